@@ -1,0 +1,107 @@
+// ===- Driver.cpp - the compile pipeline, pass after pass -----------------------===//
+//
+// compileToIR() reads as the pipeline: parse, check axes, lower (type check), verify,
+// vmap (batching), verify. Each step can dump its result (--dump, --dump-after) and is
+// timed for --stats. runScript() then JIT-compiles and runs the module on the devices.
+#include "Driver.h"
+
+#include "ast/Parse.h"
+#include "codegen/Codegen.h"
+#include "sema/AxisCheck.h"
+#include "sema/Lower.h"
+#include "transforms/Vmap.h"
+#include "Runtime.h"
+
+#include <chrono>
+#include <iostream>
+
+namespace spmd::cli {
+
+const char *const kPassNames[] = {"lower", "vmap", nullptr};
+
+namespace {
+double now() {
+  using namespace std::chrono;
+  return duration<double>(steady_clock::now().time_since_epoch()).count();
+}
+
+/// Reports every diagnostic but the first, then throws the first as a UserError.
+[[noreturn]] void fail(std::vector<Diagnostic> &errs, DiagEngine &diags) {
+  for (size_t k = 1; k < errs.size(); ++k) diags.report(errs[k]);
+  throw UserError(errs[0]);
+}
+} // namespace
+
+ir::Module compileToIR(SourceManager &sm, int file, const Config &cfg, DiagEngine &diags, std::ostream &out,
+                       std::map<std::string, double> *secs) {
+  auto timed = [&](const char *name, auto &&f) {
+    double t0 = now();
+    f();
+    if (secs) (*secs)[name] += now() - t0;
+  };
+  std::vector<Diagnostic> errs;
+  ast::Program prog;
+  timed("parse", [&] { prog = parseProgram(sm, file, errs); });
+  if (!errs.empty()) fail(errs, diags);
+  if (cfg.dumps.count("ast")) out << ast::dumpAst(prog) << std::flush;
+
+  timed("axis check", [&] { sema::checkAxes(prog, errs); });
+  if (!errs.empty()) fail(errs, diags);
+
+  sema::LowerOptions lo;
+  lo.deviceCount = cfg.deviceCount;
+  lo.args = cfg.args;
+  ir::Module m;
+  timed("lower", [&] { m = sema::lowerProgram(sm, prog, lo); });
+  ir::verify(m);
+  if (cfg.dumpAfter.count("lower")) out << "// IR after lower\n" << ir::print(m) << std::flush;
+
+  timed("vmap", [&] { transforms::vmapPass(m); });
+  ir::verify(m);
+  if (cfg.dumpAfter.count("vmap")) out << "// IR after vmap\n" << ir::print(m) << std::flush;
+  if (cfg.dumps.count("ir")) out << ir::print(m) << std::flush;
+  return m;
+}
+
+int runScript(SourceManager &sm, int file, const Config &cfg) {
+  DiagEngine diags(sm);
+  std::map<std::string, double> secs;
+  try {
+    ir::Module m = compileToIR(sm, file, cfg, diags, std::cout, &secs);
+    codegen::Options co;
+    co.optLevel = cfg.optLevel;
+    if (cfg.dumps.count("llvm")) std::cout << codegen::emitLLVM(m, co) << std::flush;
+    if (cfg.dumps.count("ptx")) std::cout << codegen::emitPTX(m, co) << std::flush;
+    if (cfg.noRun) return 0;
+    double t0 = now();
+    auto exe = codegen::compile(m, co);
+    secs["codegen + jit"] += now() - t0;
+    std::unique_ptr<rt::Host> host;
+    try {
+      rt::DeviceSpec spec = rt::parseDeviceSpec(cfg.devices.empty() ? "cpu" : cfg.devices);
+      if (spec.count == 0) spec.count = cfg.deviceCount;
+      host = rt::Host::create(spec);
+    } catch (const std::exception &e) {
+      std::cerr << "error: " << e.what() << "\n";
+      return 1;
+    }
+    t0 = now();
+    int rc = host->run(exe->entry());
+    secs["run"] += now() - t0;
+    std::cout << std::flush;
+    if (cfg.stats) {
+      std::cerr << "compile phases:\n";
+      for (auto &[k, v] : secs) fprintf(stderr, "  %-14s %10.3f ms\n", k.c_str(), v * 1e3);
+      std::cerr << host->formatStats();
+    }
+    return rc;
+  } catch (const UserError &e) {
+    diags.report(e.diag);
+    return 1;
+  } catch (const InternalError &e) {
+    std::cerr << e.what() << "\nthis is a bug in spmdrun, not in your program; please report it\n";
+    return 3;
+  }
+}
+
+} // namespace spmd::cli

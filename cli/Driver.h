@@ -1,0 +1,41 @@
+// ===- Driver.h - the compile pipeline shared by the batch driver and the REPL --===//
+#pragma once
+
+#include "diag/Diagnostics.h"
+#include "ir/IR.h"
+
+#include <map>
+#include <ostream>
+#include <set>
+#include <string>
+
+namespace spmd::cli {
+
+/// What the user asked for on the command line.
+struct Config {
+  std::string devices;                         ///< "" = the default
+  int deviceCount = 0;                         ///< resolved from `devices`
+  std::map<std::string, std::string> args;     ///< --arg NAME=VALUE
+  std::set<std::string> dumps;                 ///< --dump=ast,ir,llvm,ptx
+  std::set<std::string> dumpAfter;             ///< --dump-after=lower,vmap
+  bool noRun = false;
+  bool stats = false;
+  int optLevel = 2;
+};
+
+/// The names of the passes, in pipeline order, for --dump-after.
+extern const char *const kPassNames[];
+
+/// Compiles buffer `file` of `sm` through the whole pipeline (parse, axis check, lower,
+/// vmap, verify), printing the requested dumps to `out`. Throws UserError for errors in
+/// the program (after reporting all but the first through `diags`), InternalError for bugs.
+ir::Module compileToIR(SourceManager &sm, int file, const Config &cfg, DiagEngine &diags, std::ostream &out,
+                       std::map<std::string, double> *passSeconds = nullptr);
+
+/// Runs a whole script: compile, dumps, JIT, run. Returns the process exit code.
+int runScript(SourceManager &sm, int file, const Config &cfg);
+
+/// The interactive loop (see Repl.cpp).
+int runRepl(const Config &cfg);
+
+} // namespace spmd::cli

@@ -1,0 +1,94 @@
+// ===- spmdrun.cpp - the command line -------------------------------------------===//
+//
+// `spmdrun FILE.spmd` runs a script, `spmdrun -` one read from standard input, and
+// `spmdrun` alone starts the REPL. Misuse of the command line exits 2, errors in the
+// program exit 1 (see docs/cli.md).
+#include "Driver.h"
+
+#include "Runtime.h"
+
+#include <CLI/CLI.hpp>
+
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+using namespace spmd;
+
+int main(int argc, char **argv) {
+  CLI::App app{"spmdrun: run SPMD array programs (.spmd) on CPU devices and GPUs"};
+  app.set_version_flag("--version", std::string("spmdrun ") + SPMDRUN_VERSION);
+  cli::Config cfg;
+  std::string file, dumps, dumpAfter;
+  std::vector<std::string> args;
+  app.add_option("file", file, "the script to run ('-' reads standard input; none starts the REPL)");
+  app.add_option("--devices", cfg.devices, "cpu:N (N logical CPU devices) or cuda[:N]; default: cpu with one device per hardware thread");
+  app.add_option("--arg", args, "NAME=VALUE, read by arg(\"NAME\", default) in the script");
+  app.add_option("--dump", dumps, "print compiler stages: ast, ir, llvm, ptx (comma separated)");
+  app.add_option("--dump-after", dumpAfter, "print the IR after a pass: lower, vmap (comma separated)");
+  app.add_flag("--no-run", cfg.noRun, "stop after compiling (with --dump)");
+  app.add_flag("--stats", cfg.stats, "after the run, print compile and run times and the bytes moved");
+  app.add_option("-O", cfg.optLevel, "LLVM optimisation level 0..3 (default 2)")->check(CLI::Range(0, 3));
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError &e) {
+    int rc = app.exit(e);
+    return rc == 0 ? 0 : 2;
+  }
+  auto split = [](const std::string &s, std::set<std::string> &out) {
+    std::stringstream ss(s);
+    std::string item;
+    while (std::getline(ss, item, ',')) if (!item.empty()) out.insert(item);
+  };
+  split(dumps, cfg.dumps);
+  split(dumpAfter, cfg.dumpAfter);
+  for (auto &d : cfg.dumps)
+    if (d != "ast" && d != "ir" && d != "llvm" && d != "ptx") {
+      std::cerr << "spmdrun: unknown --dump stage '" << d << "' (stages: ast, ir, llvm, ptx)\n";
+      return 2;
+    }
+  for (auto &d : cfg.dumpAfter) {
+    bool ok = false;
+    for (auto *p = cli::kPassNames; *p; ++p) ok |= d == *p;
+    if (!ok) {
+      std::cerr << "spmdrun: unknown pass '" << d << "' for --dump-after (passes: lower, vmap)\n";
+      return 2;
+    }
+  }
+  for (auto &a : args) {
+    auto eq = a.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      std::cerr << "spmdrun: --arg needs NAME=VALUE, got '" << a << "'\n";
+      return 2;
+    }
+    cfg.args[a.substr(0, eq)] = a.substr(eq + 1);
+  }
+  try {
+    rt::DeviceSpec spec = rt::parseDeviceSpec(cfg.devices.empty() ? "cpu" : cfg.devices);
+    cfg.deviceCount = spec.count > 0 ? spec.count : int(std::max(1u, std::thread::hardware_concurrency()));
+  } catch (const std::exception &e) {
+    std::cerr << "spmdrun: " << e.what() << "\n";
+    return 2;
+  }
+
+  if (file.empty()) return cli::runRepl(cfg);
+  std::string text;
+  if (file == "-") {
+    std::stringstream ss;
+    ss << std::cin.rdbuf();
+    text = ss.str();
+  } else {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) {
+      std::cerr << "spmdrun: cannot open '" << file << "'\n";
+      return 2;
+    }
+    std::stringstream ss;
+    ss << in.rdbuf();
+    text = ss.str();
+  }
+  SourceManager sm;
+  int id = sm.add(file == "-" ? "<stdin>" : file, text);
+  return cli::runScript(sm, id, cfg);
+}

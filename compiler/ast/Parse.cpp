@@ -1,0 +1,379 @@
+// ===- Parse.cpp - lexing, parsing and friendly syntax errors --------------===//
+//
+// Runs the ANTLR lexer and parser generated from grammar/Spmd.g4 over one source buffer
+// and hands the parse tree to AstBuilder. ANTLR's own error reporting is replaced: the
+// parser stops at the first syntax error (later ones are mostly cascades), and
+// describeSyntaxError() turns what ANTLR knows at that point (the offending token, the
+// tokens it expected) plus a look at the token stream into a clang-style diagnostic.
+// See Note [Syntax error messages].
+#include "ast/Parse.h"
+
+#include "ast/AstBuilder.h"
+
+#include "SpmdLexer.h"
+#include "SpmdParser.h"
+
+#include <algorithm>
+#include <optional>
+
+namespace spmd {
+namespace {
+
+using P = spmdgen::SpmdParser;
+using antlr4::Token;
+
+/// Deeper bracket nesting (or longer runs of prefix operators) is refused before
+/// parsing: the parser and every later pass recurse once per level.
+constexpr size_t kMaxNesting = 200;
+
+/// The source text, one character per byte, so that ANTLR's token columns and indices
+/// are byte offsets (what Diagnostics prints carets with) and no input is invalid UTF-8.
+class ByteStream : public antlr4::ANTLRInputStream {
+public:
+  explicit ByteStream(const std::string &text) {
+    _data.reserve(text.size());
+    for (unsigned char c : text) _data.push_back(char32_t(c));
+  }
+};
+
+/// Thrown by StopAtFirstError once it has recorded the first syntax error.
+struct StopParsing {};
+
+/// Records the first syntax error and stops the parse; no recovery, so no cascades.
+class StopAtFirstError : public antlr4::DefaultErrorStrategy {
+public:
+  Token *offending = nullptr;
+  antlr4::misc::IntervalSet expected;
+  bool expectedKnown = false;  ///< whether `expected` is what may stand at `offending`
+
+  void reportError(antlr4::Parser *p, const antlr4::RecognitionException &e) override {
+    offending = e.getOffendingToken() ? e.getOffendingToken() : p->getCurrentToken();
+    // A failed prediction knows what could start the decision, which may lie some
+    // tokens before the one that ruled out the last alternative.
+    auto *nva = dynamic_cast<const antlr4::NoViableAltException *>(&e);
+    expectedKnown = !nva || nva->getStartToken() == offending;
+    if (expectedKnown) expected = e.getExpectedTokens();
+  }
+  void recover(antlr4::Parser *, std::exception_ptr) override { throw StopParsing{}; }
+  Token *recoverInline(antlr4::Parser *p) override { throw antlr4::InputMismatchException(p); }
+  void sync(antlr4::Parser *) override {}
+};
+
+bool isOpener(size_t t) { return t == P::LPAREN || t == P::LBRACK || t == P::LBRACE; }
+bool isCloser(size_t t) { return t == P::RPAREN || t == P::RBRACK || t == P::RBRACE; }
+const char *closerOf(size_t opener) {
+  return opener == P::LPAREN ? ")" : opener == P::LBRACK ? "]" : "}";
+}
+
+bool canStartExpr(size_t t) {
+  switch (t) {
+  case P::INT: case P::FLOAT: case P::TRUE: case P::FALSE: case P::STRING: case P::NAME:
+  case P::LPAREN: case P::LBRACK: case P::LBRACE: case P::FN: case P::IF: case P::PMAP:
+  case P::VMAP: case P::MINUS: case P::PLUS: case P::TILDE: case P::NOT:
+    return true;
+  }
+  return false;
+}
+
+/// Optimal string alignment distance (edits, with adjacent transpositions).
+size_t editDistance(const std::string &a, const std::string &b) {
+  std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
+  for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (size_t i = 1; i <= a.size(); ++i)
+    for (size_t j = 1; j <= b.size(); ++j) {
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] != b[j - 1])});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  return d[a.size()][b.size()];
+}
+
+/// The keyword that `word` is probably a misspelling of, or "".
+std::string nearKeyword(const std::string &word, std::initializer_list<const char *> keywords) {
+  if (word.size() < 2) return "";
+  for (const char *kw : keywords) {
+    std::string k = kw;
+    if (word == k) return "";
+    if (editDistance(word, k) <= (k.size() >= 5 ? 2u : 1u)) return k;
+  }
+  return "";
+}
+
+// Note [Syntax error messages]
+// The parser stops at the first error, at token T. In order:
+//  1. a character no token starts with, or a string missing its closing quote;
+//  2. a misspelt keyword (`lett x = 1`, `fnn f(x) = x`, `vmapp (x in xs)`): a name that is
+//     one edit from a keyword (two for long ones), found where the parser expected that
+//     keyword, juxtaposed with the next word, or first in its statement, is the culprit,
+//     and the error points at it with "did you mean 'let'?";
+//  3. a bracket problem at or before T: a closer that matches no opener, or an opener
+//     never closed ("expected '}' to close the block" with a note at the '{'). Newlines
+//     are ignored inside ( and [, so an unclosed '(' usually shows up as an error at the
+//     start of a later line: then the message is the missing ')' at the end of the line
+//     before, which is where the user forgot it;
+//  4. "expected an expression" where one had to start at T;
+//  5. a complete statement followed by more on the same line, an 'else' with no 'if',
+//     a pmap without its axis name;
+//  6. "expected X" where ANTLR expected at most three kinds of token;
+//  7. "unexpected T".
+// Errors at a newline or at the end of the file point just after the previous token.
+class SyntaxErrorDescriber {
+public:
+  SyntaxErrorDescriber(const std::vector<Token *> &toks, const std::string &src, int file,
+                       const antlr4::dfa::Vocabulary &vocab)
+      : toks_(toks), src_(src), file_(file), vocab_(vocab) {}
+
+  Diagnostic describe(size_t at, const antlr4::misc::IntervalSet *expected) {
+    Token *t = toks_[at];
+    size_t type = t->getType();
+    if (type == P::ERRCHAR) return error(range(at), "unexpected character '" + text(t) + "'");
+    if (type == P::UNTERMINATED_STRING) return error(range(at), "missing terminating '\"' character");
+    if (auto d = misspeltKeyword(at, expected)) return *d;
+    if (auto d = bracketProblem(at)) return *d;
+    if (expected && expected->contains(size_t(P::NAME)) && expected->contains(size_t(P::INT)) &&
+        expected->contains(size_t(P::LPAREN)) && !canStartExpr(type))
+      return error(range(at), "expected an expression");
+    if (type == P::ELSE) return error(range(at), "'else' without an 'if' block before it");
+    if (expected && at > 0 && (toks_[at - 1]->getType() == P::PMAP) && expected->contains(size_t(P::NAME)))
+      return error(range(at), "expected an axis name after 'pmap'");
+    if (expected && endsStatement(*expected) && type != P::NEWLINE && type != Token::EOF && !isCloser(type))
+      return error(range(at), "unexpected " + describeToken(t) + ": a statement ends with a newline or ';'");
+    if (expected) {
+      std::vector<std::string> names;
+      for (ssize_t e : expected->toList())
+        if (e != P::NEWLINE && e != P::SEMI) names.push_back(tokenName(size_t(e)));
+      if (!names.empty() && names.size() <= 3) {
+        std::string msg = "expected " + names[0];
+        for (size_t i = 1; i < names.size(); ++i) msg += (i + 1 == names.size() ? " or " : ", ") + names[i];
+        return error(range(at), msg + ", found " + describeToken(t));
+      }
+    }
+    return error(range(at), "unexpected " + describeToken(t));
+  }
+
+  /// An error for nesting deeper than kMaxNesting, checked before parsing.
+  std::optional<Diagnostic> tooDeep() {
+    size_t depth = 0, prefixRun = 0;
+    for (size_t i = 0; i < toks_.size(); ++i) {
+      size_t t = toks_[i]->getType();
+      if (isOpener(t)) ++depth;
+      if (isCloser(t) && depth > 0) --depth;
+      bool prefix = t == P::MINUS || t == P::PLUS || t == P::TILDE || t == P::NOT;
+      prefixRun = prefix ? prefixRun + 1 : 0;
+      if (depth > kMaxNesting || prefixRun > kMaxNesting)
+        return error(range(i), "expression nested too deeply (more than " +
+                                   std::to_string(kMaxNesting) + " levels)");
+    }
+    return std::nullopt;
+  }
+
+private:
+  const std::vector<Token *> &toks_;
+  const std::string &src_;
+  int file_;
+  const antlr4::dfa::Vocabulary &vocab_;
+
+  std::string text(Token *t) const { return front::tokenText(t, src_); }
+
+  Diagnostic error(SrcRange loc, std::string msg,
+                   std::vector<std::pair<SrcRange, std::string>> notes = {}) const {
+    Diagnostic d;
+    d.loc = loc;
+    d.message = std::move(msg);
+    d.notes = std::move(notes);
+    return d;
+  }
+
+  /// Where an error at token `i` points: the token, or for a newline or the end of the
+  /// file, just after the last token before it.
+  SrcRange range(size_t i) const {
+    size_t type = toks_[i]->getType();
+    if (type != P::NEWLINE && type != Token::EOF) return front::tokenRange(toks_[i], file_);
+    size_t j = i;
+    while (j > 0 && toks_[j - 1]->getType() == P::NEWLINE) --j;
+    if (j == 0) return front::tokenRange(toks_[i], file_);
+    return after(j - 1);
+  }
+  /// The one-character range just past token `i`.
+  SrcRange after(size_t i) const {
+    SrcRange r = front::tokenRange(toks_[i], file_);
+    r.col = r.endCol;
+    r.endCol = r.col + 1;
+    return r;
+  }
+
+  /// Whether `expected` is just what may follow a complete statement.
+  static bool endsStatement(const antlr4::misc::IntervalSet &expected) {
+    for (ssize_t e : expected.toList())
+      if (e != ssize_t(Token::EOF) && e != P::RBRACE && e != P::NEWLINE && e != P::SEMI) return false;
+    return !expected.isEmpty();
+  }
+
+  std::string describeToken(Token *t) const {
+    if (t->getType() == Token::EOF) return "end of file";
+    if (t->getType() == P::NEWLINE) return "end of line";
+    std::string s = text(t);
+    if (s.size() > 24) s = s.substr(0, 21) + "...";
+    return "'" + s + "'";
+  }
+
+  std::string tokenName(size_t type) const {
+    switch (type) {
+    case Token::EOF: return "end of file";
+    case P::NAME: return "a name";
+    case P::INT: return "an integer";
+    case P::FLOAT: return "a number";
+    case P::STRING: return "a string";
+    case P::NEWLINE: return "end of line";
+    }
+    return vocab_.getLiteralName(type);  // quoted already: 'in'
+  }
+
+  /// The first token of the statement that token `at` belongs to.
+  size_t statementStart(size_t at) const {
+    size_t i = at;
+    while (i > 0) {
+      size_t t = toks_[i - 1]->getType();
+      if (t == P::NEWLINE || t == P::SEMI || t == P::LBRACE || t == P::RBRACE) break;
+      --i;
+    }
+    return i;
+  }
+
+  std::optional<Diagnostic> misspeltKeyword(size_t at, const antlr4::misc::IntervalSet *expected) const {
+    auto suggest = [&](size_t i, std::initializer_list<const char *> kws) -> std::optional<Diagnostic> {
+      if (toks_[i]->getType() != P::NAME) return std::nullopt;
+      std::string word = text(toks_[i]), kw = nearKeyword(word, kws);
+      if (kw.empty()) return std::nullopt;
+      return error(front::tokenRange(toks_[i], file_),
+                   "'" + word + "' is not a keyword; did you mean '" + kw + "'?");
+    };
+    size_t type = toks_[at]->getType();
+    // `for t inn xs`: the parser expected a keyword that is one edit away.
+    if (expected && type == P::NAME)
+      for (ssize_t e : expected->toList())
+        if (e >= P::LET && e <= P::NOT) {
+          std::string kw = vocab_.getLiteralName(size_t(e));
+          kw = kw.substr(1, kw.size() - 2);  // unquoted
+          if (auto d = suggest(at, {kw.c_str()})) return d;
+        }
+    // `lett x`, `fnn f`, `x inn xs`: two words side by side never parse.
+    if (at > 0 && (type == P::NAME || type == P::INT || type == P::FLOAT || type == P::STRING))
+      if (auto d = suggest(at - 1, {"let", "var", "fn", "for", "if", "else", "pmap", "vmap", "in",
+                                     "along", "and", "or", "not"}))
+        return d;
+    // `lett (a, b) = t`, `vmapp (x in xs) { ... }`: the statement's first word.
+    size_t start = statementStart(at);
+    if (start < at)
+      if (auto d = suggest(start, {"let", "var", "fn", "for", "if", "pmap", "vmap"})) return d;
+    // `let y = vmapp (x in xs) { ... }`: a mapped binding outside a pmap/vmap.
+    if (type == P::IN || type == P::ALONG)
+      for (size_t i = at; i-- > start;)
+        if (auto d = suggest(i, {"pmap", "vmap"})) return d;
+    return std::nullopt;
+  }
+
+  std::optional<Diagnostic> bracketProblem(size_t at) const {
+    std::vector<size_t> open;
+    for (size_t i = 0; i < toks_.size(); ++i) {
+      size_t t = toks_[i]->getType();
+      if (isOpener(t)) open.push_back(i);
+      if (isCloser(t)) {
+        if (open.empty())
+          return i <= at ? std::optional(error(range(i), "unexpected " + describeToken(toks_[i]) +
+                                                             " with no matching opening bracket"))
+                         : std::nullopt;
+        size_t o = open.back();
+        if (std::string(closerOf(toks_[o]->getType())) != text(toks_[i]))
+          return i <= at ? std::optional(missingCloser(o, i)) : std::nullopt;
+        open.pop_back();
+      }
+      if (t == Token::EOF && !open.empty()) {
+        // An unclosed ( or [ swallows the newlines after it, so the parser trips over
+        // the start of a following line: report the missing closer at the line's end.
+        for (size_t k = open.size(); k-- > 0;) {
+          size_t o = open[k];
+          if (toks_[o]->getType() == P::LBRACE || o >= at) continue;
+          if (at > 0 && toks_[at]->getLine() > toks_[at - 1]->getLine() &&
+              toks_[at - 1]->getLine() >= toks_[o]->getLine())
+            return missingCloser(o, at, /*atLineEnd=*/true);
+          break;
+        }
+        if (i <= at) return missingCloser(open.back(), i);
+      }
+    }
+    return std::nullopt;
+  }
+
+  Diagnostic missingCloser(size_t opener, size_t at, bool atLineEnd = false) const {
+    size_t type = toks_[opener]->getType();
+    std::string closer = closerOf(type);
+    std::string msg = "expected '" + closer + "'";
+    if (type == P::LBRACE) msg += " to close the block";
+    SrcRange loc = atLineEnd ? after(at - 1) : range(at);
+    return error(loc, msg, {{front::tokenRange(toks_[opener], file_), "to match this '" + text(toks_[opener]) + "'"}});
+  }
+};
+
+} // namespace
+
+ast::Program parseProgram(const SourceManager &sm, int file, std::vector<Diagnostic> &errors) {
+  const std::string &src = sm.text(file);
+  ByteStream input(src);
+  spmdgen::SpmdLexer lexer(&input);
+  lexer.removeErrorListeners();
+  antlr4::CommonTokenStream tokens(&lexer);
+  tokens.fill();
+  std::vector<Token *> toks = tokens.getTokens();
+
+  spmdgen::SpmdParser parser(&tokens);
+  parser.removeErrorListeners();
+  SyntaxErrorDescriber describer(toks, src, file, parser.getVocabulary());
+  if (auto d = describer.tooDeep()) {
+    errors.push_back(*d);
+    return {};
+  }
+  auto strategy = std::make_shared<StopAtFirstError>();
+  parser.setErrorHandler(strategy);
+  antlr4::ParserRuleContext *tree = nullptr;
+  try {
+    tree = parser.program();
+  } catch (StopParsing &) {
+    size_t at = strategy->offending ? strategy->offending->getTokenIndex() : toks.size() - 1;
+    errors.push_back(describer.describe(std::min(at, toks.size() - 1),
+                                       strategy->expectedKnown ? &strategy->expected : nullptr));
+    return {};
+  }
+  try {
+    return front::buildAst(tree, src, file);
+  } catch (UserError &e) {
+    errors.push_back(e.diag);
+    return {};
+  }
+}
+
+bool inputIsIncomplete(const std::string &text) {
+  std::vector<char> open;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '#') {
+      while (i < text.size() && text[i] != '\n') ++i;
+    } else if (c == '"') {
+      for (++i; i < text.size() && text[i] != '"'; ++i) {
+        if (text[i] == '\n') return false;  // an unterminated string: an error, not more input
+        if (text[i] == '\\' && i + 1 < text.size() && text[i + 1] != '\n') ++i;
+      }
+      if (i >= text.size()) return false;
+    } else if (c == '(' || c == '[' || c == '{') {
+      open.push_back(c);
+    } else if (c == ')' || c == ']' || c == '}') {
+      char want = c == ')' ? '(' : c == ']' ? '[' : '{';
+      if (open.empty() || open.back() != want) return false;  // a mismatch: let the parser say
+      open.pop_back();
+    }
+  }
+  return !open.empty();
+}
+
+} // namespace spmd

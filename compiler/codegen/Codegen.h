@@ -1,0 +1,47 @@
+// ===- Codegen.h - lowering the IR to LLVM, JIT compiling it, emitting PTX --===//
+//
+// The public face of code generation. One emitter (Lowering.h) turns a Module into an
+// LLVM module: the host jaxpr becomes `void spmd_main(spmd_host*)`, each pmap nest one
+// kernel `void k(spmd_dev*, void** ins, void** outs)` (runtime/spmdrt.h is the contract).
+// For the CPU the module is optimised for the host and JIT compiled with ORC; for
+// NVIDIA GPUs the kernels alone are compiled to PTX.
+#pragma once
+
+#include "ir/IR.h"
+#include "spmdrt.h"
+
+#include <memory>
+#include <string>
+
+namespace spmd::codegen {
+
+/// Code generation options.
+struct Options {
+  int optLevel = 2;  ///< 0..3, LLVM's new pass manager pipeline level
+};
+
+/// The optimised LLVM module for the host CPU, as text (`--dump=llvm`).
+std::string emitLLVM(const ir::Module &m, const Options &o);
+
+/// The kernels of `m` compiled for nvptx64-nvidia-cuda, sm_90, PTX 8.0 (`--dump=ptx`).
+/// Calls into the runtime (collectives) stay extern declarations.
+std::string emitPTX(const ir::Module &m, const Options &o);
+
+/// A JIT-compiled program; keeps its code alive.
+class Executable {
+public:
+  virtual ~Executable();
+  /// The compiled `spmd_main`.
+  virtual void (*entry())(spmd_host *) = 0;
+  /// Wall time spent lowering, optimising and compiling to machine code.
+  double compileSeconds() const { return compileSeconds_; }
+
+protected:
+  double compileSeconds_ = 0;
+};
+
+/// Lowers, optimises and JIT compiles `m` for the host CPU. Throws InternalError on our
+/// own bugs (an IR the emitter does not support).
+std::unique_ptr<Executable> compile(const ir::Module &m, const Options &o);
+
+} // namespace spmd::codegen

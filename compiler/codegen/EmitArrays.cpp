@@ -1,0 +1,396 @@
+// ===- EmitArrays.cpp - reductions, data movement, dynamic slices, dot ------===//
+//
+// The non-elementwise array primitives, each a loop nest with constant bounds:
+// reductions accumulate in a register when the reduced axes are a contiguous suffix
+// (the inner loop then vectorises) and into the output otherwise (walking the input
+// row-major); dot_general is brought to a batched [B,M,K] x [B,K,N] product by
+// transposes when needed and runs as a cache-blocked i-k-j loop (Note [Dot]).
+#include "codegen/Lowering.h"
+
+#include <llvm/IR/Intrinsics.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace spmd::codegen {
+
+using namespace llvm;
+using ir::DType;
+using ir::Op;
+
+/// An alloca in the function's entry block (so mem2reg promotes it to a register).
+static Value *scalarSlot(Lowering &L, Type *t) {
+  BasicBlock &entry = L.fs->fn->getEntryBlock();
+  IRBuilder<> eb(&entry, entry.getFirstInsertionPt());
+  return eb.CreateAlloca(t);
+}
+
+/// A loop lo <= i < hi with run-time bounds.
+static void loopRange(Lowering &L, Value *lo, Value *hi, const std::function<void(Value *)> &body) {
+  auto &b = L.b;
+  Function *f = b.GetInsertBlock()->getParent();
+  BasicBlock *pre = b.GetInsertBlock();
+  BasicBlock *head = BasicBlock::Create(L.ctx, "r.head", f), *bodyB = BasicBlock::Create(L.ctx, "r.body", f),
+             *exit = BasicBlock::Create(L.ctx, "r.end", f);
+  b.CreateBr(head);
+  b.SetInsertPoint(head);
+  PHINode *i = b.CreatePHI(L.i64(), 2, "i");
+  i->addIncoming(lo, pre);
+  b.CreateCondBr(b.CreateICmpSLT(i, hi), bodyB, exit);
+  b.SetInsertPoint(bodyB);
+  body(i);
+  i->addIncoming(b.CreateAdd(i, L.c64(1), "", true, true), b.GetInsertBlock());
+  b.CreateBr(head);
+  b.SetInsertPoint(exit);
+}
+
+/// Runs `then` only when `cond` holds.
+static void ifThen(Lowering &L, Value *cond, const std::function<void()> &then) {
+  Function *f = L.b.GetInsertBlock()->getParent();
+  BasicBlock *t = BasicBlock::Create(L.ctx, "then", f), *cont = BasicBlock::Create(L.ctx, "endif", f);
+  L.b.CreateCondBr(cond, t, cont);
+  L.b.SetInsertPoint(t);
+  then();
+  L.b.CreateBr(cont);
+  L.b.SetInsertPoint(cont);
+}
+
+/// The identity of a reduction on dtype `d`.
+static double reduceIdentity(Op op, DType d) {
+  double inf = std::numeric_limits<double>::infinity();
+  switch (op) {
+  case Op::ReduceSum: case Op::ReduceOr: return 0;
+  case Op::ReduceProd: case Op::ReduceAnd: return 1;
+  case Op::ReduceMax:
+    return ir::isFloat(d) ? -inf : d == DType::I32 ? double(INT32_MIN) : 0;
+  case Op::ReduceMin:
+    return ir::isFloat(d) ? inf : d == DType::I32 ? double(INT32_MAX) : d == DType::U32 ? double(UINT32_MAX) : 1;
+  default: internal_assert(false, "not a reduction");
+  }
+}
+
+static Op combiner(Op op) {
+  switch (op) {
+  case Op::ReduceSum: return Op::Add;
+  case Op::ReduceProd: return Op::Mul;
+  case Op::ReduceMax: return Op::Max;
+  case Op::ReduceMin: return Op::Min;
+  case Op::ReduceAnd: return Op::And;
+  default: return Op::Or;
+  }
+}
+
+void Lowering::emitReduce(const ir::Eqn &e) {
+  const ir::Atom &x = e.in[0];
+  const ir::Shape &in = x.type().shape;
+  const ir::Type &ot = e.out[0].type;
+  DType d = ot.dtype;
+  auto axes = e.intsParam("axes");
+  std::vector<bool> red(in.size(), false);
+  for (auto a : axes) red[a] = true;
+  size_t nKept = in.size() - axes.size();
+  bool suffix = true;
+  for (size_t k = 0; k < in.size(); ++k) suffix &= red[k] == (k >= nKept);
+  Value *dst = defBuffer(e.out[0]);
+  Value *ident = constOf(d, reduceIdentity(e.op, d));
+  Op comb = combiner(e.op);
+  // Float sums and products may be reassociated so the inner loop vectorises.
+  FastMathFlags fm;
+  fm.setAllowReassoc();
+  auto combine = [&](Value *acc, Value *v) {
+    IRBuilder<>::FastMathFlagGuard g(b);
+    if (ir::isFloat(d)) b.setFastMathFlags(fm);
+    return binaryOp(comb, d, acc, v);
+  };
+  if (suffix) {
+    ir::Shape kept(in.begin(), in.begin() + nKept), rest(in.begin() + nKept, in.end());
+    Value *slot = scalarSlot(*this, regTy(d));
+    loopNest(kept, [&](const std::vector<Value *> &ki) {
+      b.CreateStore(ident, slot);
+      loopNest(rest, [&](const std::vector<Value *> &ri) {
+        std::vector<Value *> idx = ki;
+        idx.insert(idx.end(), ri.begin(), ri.end());
+        b.CreateStore(combine(b.CreateLoad(regTy(d), slot), elemAt(x, idx)), slot);
+      });
+      store(d, b.CreateLoad(regTy(d), slot), dst, linearIndex(ki, kept));
+    });
+    return;
+  }
+  loopNest(ot.shape, [&](const std::vector<Value *> &oi) { store(d, ident, dst, linearIndex(oi, ot.shape)); });
+  loopNest(in, [&](const std::vector<Value *> &idx) {
+    std::vector<Value *> oi;
+    for (size_t k = 0; k < in.size(); ++k)
+      if (!red[k]) oi.push_back(idx[k]);
+    Value *lin = linearIndex(oi, ot.shape);
+    store(d, combine(load(d, dst, lin), elemAt(x, idx)), dst, lin);
+  });
+}
+
+void Lowering::emitArgReduce(const ir::Eqn &e) {
+  const ir::Atom &x = e.in[0];
+  const ir::Shape &in = x.type().shape;
+  DType d = x.type().dtype;
+  const ir::Type &ot = e.out[0].type;
+  int64_t axis = e.intsParam("axes").at(0);
+  bool isMax = e.op == Op::Argmax;
+  Value *dst = defBuffer(e.out[0]);
+  Value *best = scalarSlot(*this, regTy(d)), *bestI = scalarSlot(*this, i64());
+  loopNest(ot.shape, [&](const std::vector<Value *> &oi) {
+    b.CreateStore(constOf(d, reduceIdentity(isMax ? Op::ReduceMax : Op::ReduceMin, d)), best);
+    b.CreateStore(c64(0), bestI);
+    loop(in[axis], [&](Value *i) {
+      std::vector<Value *> idx = oi;
+      idx.insert(idx.begin() + axis, i);
+      Value *v = elemAt(x, idx), *cur = b.CreateLoad(regTy(d), best);
+      Value *better = binaryOp(isMax ? Op::Gt : Op::Lt, d, v, cur);
+      b.CreateStore(b.CreateSelect(better, v, cur), best);
+      b.CreateStore(b.CreateSelect(better, i, b.CreateLoad(i64(), bestI)), bestI);
+    });
+    Value *r = convertOp(DType::I32, ot.dtype, b.CreateTrunc(b.CreateLoad(i64(), bestI), i32()));
+    store(ot.dtype, r, dst, linearIndex(oi, ot.shape));
+  });
+}
+
+void Lowering::emitReshape(const ir::Eqn &e) {
+  Value *dst = defBuffer(e.out[0]);
+  copyAtom(e.in[0], dst);
+}
+
+void Lowering::emitConstant(const ir::Eqn &e) {
+  const ir::Type &t = e.out[0].type;
+  const ir::Param &v = e.param("value");
+  std::vector<Constant *> elems;
+  int64_t n = t.numel();
+  for (int64_t k = 0; k < n; ++k) {
+    const ir::Param &p = v.kind == ir::Param::Tuple || v.kind == ir::Param::List
+                             ? v.elems.at(v.elems.size() == 1 ? 0 : size_t(k)) : v;
+    double x = p.kind == ir::Param::Float ? p.f : double(p.i);
+    Constant *c = cast<Constant>(constOf(t.dtype, x));
+    if (t.dtype == DType::Bool) c = ConstantInt::get(i8(), x != 0);
+    elems.push_back(c);
+  }
+  auto *aty = ArrayType::get(memTy(t.dtype), uint64_t(n));
+  auto *g = new GlobalVariable(*mod, aty, true, GlobalValue::PrivateLinkage, ConstantArray::get(aty, elems), "const");
+  auto it = fs->buf.find(e.out[0].id);
+  if (it != fs->buf.end()) memcpy(it->second, g, t.bytes());
+  else fs->buf[e.out[0].id] = g;
+}
+
+void Lowering::emitConcatenate(const ir::Eqn &e) {
+  const ir::Type &ot = e.out[0].type;
+  int64_t dim = e.intParam("dimension"), off = 0;
+  Value *dst = defBuffer(e.out[0]);
+  for (auto &a : e.in) {
+    loopNest(a.type().shape, [&](const std::vector<Value *> &idx) {
+      std::vector<Value *> oi = idx;
+      oi[dim] = b.CreateAdd(idx[dim], c64(off));
+      store(ot.dtype, elemAt(a, idx), dst, linearIndex(oi, ot.shape));
+    });
+    off += a.type().shape[dim];
+  }
+}
+
+void Lowering::emitPad(const ir::Eqn &e) {
+  const ir::Type &ot = e.out[0].type;
+  const ir::Shape &in = e.in[0].type().shape;
+  Value *dst = defBuffer(e.out[0]);
+  Value *pv = elemAt(e.in[1], {});
+  loopNest(ot.shape, [&](const std::vector<Value *> &oi) { store(ot.dtype, pv, dst, linearIndex(oi, ot.shape)); });
+  const ir::Param &cfg = e.param("padding_config");
+  loopNest(in, [&](const std::vector<Value *> &idx) {
+    std::vector<Value *> oi;
+    Value *ok = nullptr;
+    for (size_t k = 0; k < in.size(); ++k) {
+      auto c = cfg.elems[k].toInts();  // (lo, hi, interior)
+      Value *pos = b.CreateAdd(c64(c[0]), b.CreateMul(idx[k], c64(c[2] + 1)));
+      oi.push_back(pos);
+      if (c[0] < 0 || c[1] < 0) {
+        Value *in_ = b.CreateICmpULT(pos, c64(ot.shape[k]));  // also rejects negatives
+        ok = ok ? b.CreateAnd(ok, in_) : in_;
+      }
+    }
+    auto put = [&] { store(ot.dtype, elemAt(e.in[0], idx), dst, linearIndex(oi, ot.shape)); };
+    if (ok) ifThen(*this, ok, put);
+    else put();
+  });
+}
+
+std::string Lowering::where(const ir::Eqn &e) {
+  if (!e.loc.valid()) return "<unknown>";
+  return std::to_string(e.loc.line) + ":" + std::to_string(e.loc.col);
+}
+
+void Lowering::checkIndex(Value *index, int64_t limit, int64_t size, const ir::Eqn &e) {
+  Value *bad = b.CreateICmpUGT(index, c64(limit));  // negative indices are huge unsigned
+  ifThen(*this, bad, [&] {
+    b.CreateCall(rt("spmd_index_error"), {fs->kernel ? nullPtr() : fs->host, fs->kernel ? fs->dev : nullPtr(),
+                                          index, c64(size), cstr(where(e))});
+  });
+}
+
+void Lowering::emitDynamicSlice(const ir::Eqn &e, bool update) {
+  const ir::Type &xt = e.in[0].type();
+  const ir::Type &ot = e.out[0].type;
+  size_t first = update ? 2 : 1;
+  ir::Shape sizes = update ? e.in[1].type().shape : ir::Shape(e.intsParam("slice_sizes"));
+  Value *dst = defBuffer(e.out[0]);
+  if (update) copyAtom(e.in[0], dst);
+  std::vector<Value *> start;
+  for (size_t k = 0; k < sizes.size(); ++k) {
+    Value *i = elemAt(e.in[first + k], {});
+    i = e.in[first + k].type().dtype == DType::U32 ? b.CreateZExt(i, i64()) : b.CreateSExt(i, i64());
+    int64_t limit = xt.shape[k] - sizes[k];
+    checkIndex(i, limit, limit + 1, e);
+    // After a reported error the index is clamped, so memory stays safe.
+    start.push_back(b.CreateIntrinsic(Intrinsic::smin, {i64()},
+                                      {b.CreateIntrinsic(Intrinsic::smax, {i64()}, {i, c64(0)}), c64(limit)}));
+  }
+  loopNest(sizes, [&](const std::vector<Value *> &idx) {
+    std::vector<Value *> xi;
+    for (size_t k = 0; k < idx.size(); ++k) xi.push_back(b.CreateAdd(idx[k], start[k]));
+    if (update) store(ot.dtype, elemAt(e.in[1], idx), dst, linearIndex(xi, xt.shape));
+    else store(ot.dtype, elemAt(e.in[0], xi), dst, linearIndex(idx, ot.shape));
+  });
+}
+
+void Lowering::emitTransposeCopy(DType d, Value *src, const ir::Shape &srcShape,
+                                 const std::vector<int64_t> &perm, Value *dst) {
+  ir::Shape o;
+  for (auto p : perm) o.push_back(srcShape[p]);
+  loopNest(o, [&](const std::vector<Value *> &idx) {
+    std::vector<Value *> si(perm.size());
+    for (size_t k = 0; k < perm.size(); ++k) si[perm[k]] = idx[k];
+    store(d, load(d, src, linearIndex(si, srcShape)), dst, linearIndex(idx, o));
+  });
+}
+
+// Note [Dot]: C[b] = A[b] (M x K) * B[b] (K x N), all row-major. The j loop is innermost
+// and contiguous in B and C, so it vectorises (with FMA contraction); blocking over j and
+// k keeps a KB x NB panel of B in cache while every row of A streams past it.
+void Lowering::emitDot(const ir::Eqn &e) {
+  const ir::Param &dn = e.param("dimension_numbers");
+  auto lc = dn.elems[0].elems[0].toInts(), rc = dn.elems[0].elems[1].toInts();
+  auto lb = dn.elems[1].elems[0].toInts(), rbd = dn.elems[1].elems[1].toInts();
+  const ir::Type &lt = e.in[0].type(), &rtp = e.in[1].type(), &ot = e.out[0].type;
+  DType d = ot.dtype;
+  auto freeDims = [](int rank, const std::vector<int64_t> &x, const std::vector<int64_t> &y) {
+    std::vector<int64_t> f;
+    for (int k = 0; k < rank; ++k)
+      if (std::find(x.begin(), x.end(), k) == x.end() && std::find(y.begin(), y.end(), k) == y.end()) f.push_back(k);
+    return f;
+  };
+  auto prod = [](const ir::Shape &s, const std::vector<int64_t> &dims) {
+    int64_t p = 1;
+    for (auto k : dims) p *= s[k];
+    return p;
+  };
+  auto lf = freeDims(lt.rank(), lb, lc), rf = freeDims(rtp.rank(), rbd, rc);
+  int64_t B = prod(lt.shape, lb), M = prod(lt.shape, lf), K = prod(lt.shape, lc), N = prod(rtp.shape, rf);
+  // Canonical operands: A as [B, M, K], B as [B, K, N].
+  auto canon = [&](const ir::Atom &a, std::vector<int64_t> perm, bool &owned) -> Value * {
+    Value *src = bufferOf(a);
+    owned = false;
+    bool id = true;
+    for (size_t k = 0; k < perm.size(); ++k) id &= perm[k] == int64_t(k);
+    if (id) return src;
+    owned = true;
+    Value *t = allocBytes(a.type().bytes());
+    emitTransposeCopy(a.type().dtype, src, a.type().shape, perm, t);
+    return t;
+  };
+  std::vector<int64_t> lp = lb, rp = rbd;
+  lp.insert(lp.end(), lf.begin(), lf.end());
+  lp.insert(lp.end(), lc.begin(), lc.end());
+  rp.insert(rp.end(), rc.begin(), rc.end());
+  rp.insert(rp.end(), rf.begin(), rf.end());
+  bool ownA, ownB;
+  Value *A = canon(e.in[0], lp, ownA), *Bm = canon(e.in[1], rp, ownB);
+  Value *C = defBuffer(e.out[0]);
+  Type *t = regTy(d);
+  bool fl = ir::isFloat(d);
+  loop(B * M * N, [&](Value *i) { store(d, constOf(d, 0), C, i); });
+  const int64_t NB = 256, KB = 256;
+  FastMathFlags fm;
+  fm.setAllowContract();
+  auto tileRange = [&](Value *lo, int64_t step, int64_t hi) {
+    return b.CreateIntrinsic(Intrinsic::smin, {i64()}, {b.CreateAdd(lo, c64(step)), c64(hi)});
+  };
+  // The scalar i-k-j loops over rows [i0, i1) and columns [j0, j1), the j loop vectorised.
+  auto scalarPart = [&](Value *a0, Value *b0, Value *c0, int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
+    if (i0 >= i1 || j0 >= j1) return;
+    loop((j1 - j0 + NB - 1) / NB, [&](Value *jt) {
+      Value *jlo = b.CreateAdd(c64(j0), b.CreateMul(jt, c64(NB))), *jhi = tileRange(jlo, NB, j1);
+      loop((K + KB - 1) / KB, [&](Value *kt) {
+        Value *klo = b.CreateMul(kt, c64(KB)), *khi = tileRange(klo, KB, K);
+        loop(i1 - i0, [&](Value *ii) {
+          Value *i = b.CreateAdd(ii, c64(i0));
+          Value *arow = b.CreateAdd(a0, b.CreateMul(i, c64(K))), *crow = b.CreateAdd(c0, b.CreateMul(i, c64(N)));
+          Value *cp = b.CreateInBoundsGEP(t, C, crow);
+          loopRange(*this, klo, khi, [&](Value *k) {
+            Value *av = load(d, A, b.CreateAdd(arow, k));
+            Value *bp = b.CreateInBoundsGEP(t, Bm, b.CreateAdd(b0, b.CreateMul(k, c64(N))));
+            loopRange(*this, jlo, jhi, [&](Value *j) {
+              IRBuilder<>::FastMathFlagGuard g(b);
+              b.setFastMathFlags(fm);
+              Value *cj = b.CreateInBoundsGEP(t, cp, j);
+              Value *bv = b.CreateLoad(t, b.CreateInBoundsGEP(t, bp, j));
+              Value *prod = fl ? b.CreateFMul(av, bv) : b.CreateMul(av, bv);
+              Value *cv = b.CreateLoad(t, cj);
+              b.CreateStore(fl ? b.CreateFAdd(cv, prod) : b.CreateAdd(cv, prod), cj);
+            });
+          });
+        });
+      });
+    });
+  };
+  // Note [Dot] micro-kernel: an MR x NR block of C stays in vector registers over a KB
+  // slice of k: per k, one vector load of B and MR broadcasts of A feed MR FMAs.
+  const int64_t MR = 6, NR = d == DType::F32 ? 16 : 8;
+  bool micro = fl && target == Target::Host;
+  int64_t Mf = micro ? M / MR * MR : 0, Nf = micro ? N / NR * NR : 0;
+  if (Mf == 0 || Nf == 0) Mf = Nf = 0;
+  auto *vt = FixedVectorType::get(t, unsigned(NR));
+  std::vector<Value *> acc;
+  for (int64_t r = 0; r < MR && Mf; ++r) acc.push_back(scalarSlot(*this, vt));
+  loop(B, [&](Value *bi) {
+    Value *a0 = b.CreateMul(bi, c64(M * K)), *b0 = b.CreateMul(bi, c64(K * N)), *c0 = b.CreateMul(bi, c64(M * N));
+    if (Mf) {
+      loop((Nf + NB - 1) / NB, [&](Value *jt) {
+        Value *jlo = b.CreateMul(jt, c64(NB)), *jhi = tileRange(jlo, NB, Nf);
+        Value *nj = b.CreateUDiv(b.CreateSub(jhi, jlo), c64(NR));
+        loop((K + KB - 1) / KB, [&](Value *kt) {
+          Value *klo = b.CreateMul(kt, c64(KB)), *khi = tileRange(klo, KB, K);
+          loop(Mf / MR, [&](Value *ib) {
+            Value *i0 = b.CreateMul(ib, c64(MR));
+            loopRange(*this, c64(0), nj, [&](Value *jb) {
+              Value *j0 = b.CreateAdd(jlo, b.CreateMul(jb, c64(NR)));
+              auto cptr = [&](int64_t r) {
+                Value *row = b.CreateAdd(c0, b.CreateMul(b.CreateAdd(i0, c64(r)), c64(N)));
+                return b.CreateInBoundsGEP(t, C, b.CreateAdd(row, j0));
+              };
+              for (int64_t r = 0; r < MR; ++r) b.CreateStore(b.CreateAlignedLoad(vt, cptr(r), Align(4)), acc[r]);
+              loopRange(*this, klo, khi, [&](Value *k) {
+                Value *bp = b.CreateInBoundsGEP(t, Bm, b.CreateAdd(b.CreateAdd(b0, b.CreateMul(k, c64(N))), j0));
+                Value *bv = b.CreateAlignedLoad(vt, bp, Align(4));
+                for (int64_t r = 0; r < MR; ++r) {
+                  Value *ai = b.CreateAdd(b.CreateAdd(a0, b.CreateMul(b.CreateAdd(i0, c64(r)), c64(K))), k);
+                  Value *av = b.CreateVectorSplat(unsigned(NR), load(d, A, ai));
+                  Value *cur = b.CreateLoad(vt, acc[r]);
+                  b.CreateStore(b.CreateIntrinsic(Intrinsic::fmuladd, {vt}, {av, bv, cur}), acc[r]);
+                }
+              });
+              for (int64_t r = 0; r < MR; ++r) b.CreateAlignedStore(b.CreateLoad(vt, acc[r]), cptr(r), Align(4));
+            });
+          });
+        });
+      });
+    }
+    scalarPart(a0, b0, c0, Mf, M, 0, N);
+    scalarPart(a0, b0, c0, 0, Mf, Nf, N);
+  });
+  if (ownA) freeBuffer(A);
+  if (ownB) freeBuffer(Bm);
+}
+
+} // namespace spmd::codegen

@@ -1,0 +1,332 @@
+// ===- EmitElementwise.cpp - scalar semantics of elementwise ops, and fusion ===//
+//
+// Each elementwise primitive as a function of its operands' elements (JAX's semantics:
+// C-style integer division, round half to even, NaN-propagating max/min, shifts of 32 or
+// more give 0), plus the index maps of the "indexable" data movement ops
+// (broadcast_in_dim, iota, transpose, slice, rev), which can be read at any index.
+//
+// Note [Fusion]: a var defined by an indexable equation is fused (never materialised)
+// when every consumer reads it once per element (another indexable op, or a reduction),
+// it is not a jaxpr output, and either it has one use or it is cheap to recompute (pure
+// index maps, convert). A cheap value with several uses forces its own operands to be
+// materialised, so expensive work is never duplicated. A whole fused chain then runs
+// as one loop nest over the final output, which LLVM vectorises.
+#include "codegen/Lowering.h"
+
+#include "codegen/Threefry.h"
+
+#include <llvm/IR/Intrinsics.h>
+
+#include <cmath>
+
+namespace spmd::codegen {
+
+using namespace llvm;
+using ir::DType;
+using ir::Op;
+using ir::OpCategory;
+
+bool Lowering::indexable(const ir::Eqn &e) {
+  if (e.out.size() != 1) return false;
+  switch (ir::info(e.op).category) {
+  case OpCategory::Unary: case OpCategory::Binary: case OpCategory::Compare:
+  case OpCategory::Select: return true;
+  default: break;
+  }
+  switch (e.op) {
+  case Op::BroadcastInDim: case Op::Iota: case Op::Transpose: case Op::Slice: case Op::Rev:
+  case Op::RandomSeed: case Op::RandomFoldIn: case Op::RandomSplit: case Op::RandomBits:
+    return true;
+  default: return false;
+  }
+}
+
+/// Whether `e` reads its operands once per element (so they may be fused into it).
+static bool readsOnce(const ir::Eqn &e) {
+  if (e.op == Op::BroadcastInDim) return e.in[0].type().numel() == e.out[0].type.numel();
+  if (e.op == Op::RandomSplit || e.op == Op::RandomBits) return false;  // a key per block
+  if (Lowering::indexable(e)) return true;
+  return ir::info(e.op).category == OpCategory::Reduce;
+}
+
+static bool cheap(Op op) {
+  return op == Op::BroadcastInDim || op == Op::Iota || op == Op::Transpose || op == Op::Slice ||
+         op == Op::Rev || op == Op::Convert;
+}
+
+void Lowering::planFusion(const ir::Jaxpr &j) {
+  std::unordered_map<int, int> uses;
+  std::unordered_set<int> blocked, forced;
+  for (auto &e : j.eqns)
+    for (auto &a : e.in) {
+      if (a.isLit) continue;
+      ++uses[a.var.id];
+      if (!readsOnce(e)) blocked.insert(a.var.id);
+    }
+  for (auto &a : j.outvars)
+    if (!a.isLit) blocked.insert(a.var.id);
+  for (size_t k = j.eqns.size(); k-- > 0;) {
+    const ir::Eqn &e = j.eqns[k];
+    if (!indexable(e)) continue;
+    int id = e.out[0].id;
+    int n = uses[id];
+    if (forced.count(id) || blocked.count(id) || n == 0 || fs->direct.count(id)) continue;
+    if (n > 1 && !cheap(e.op)) continue;
+    fs->fused[id] = &e;
+    if (n > 1)
+      for (auto &a : e.in)
+        if (!a.isLit) forced.insert(a.var.id);
+  }
+}
+
+void Lowering::emitIndexable(const ir::Eqn &e) {
+  const ir::Var &out = e.out[0];
+  Value *dst = defBuffer(out);
+  loopNest(out.type.shape, [&](const std::vector<Value *> &idx) {
+    store(out.type.dtype, computeElem(e, idx), dst, linearIndex(idx, out.type.shape));
+  });
+}
+
+Value *Lowering::elemAt(const ir::Atom &a, const std::vector<Value *> &idx) {
+  if (a.isLit) return literal(a.lit, a.lit.dtype);
+  auto f = fs->fused.find(a.var.id);
+  if (f != fs->fused.end()) return computeElem(*f->second, a.var.type.rank() == 0 ? std::vector<Value *>{} : idx);
+  Value *base = fs->buf.at(a.var.id);
+  const ir::Type &t = a.var.type;
+  return load(t.dtype, base, t.rank() == 0 ? c64(0) : linearIndex(idx, t.shape));
+}
+
+Value *Lowering::computeElem(const ir::Eqn &e, const std::vector<Value *> &idx) {
+  const ir::Type &ot = e.out[0].type;
+  switch (ir::info(e.op).category) {
+  case OpCategory::Unary: return unaryOp(e, e.in[0].type().dtype, elemAt(e.in[0], idx));
+  case OpCategory::Binary: case OpCategory::Compare: {
+    DType d = e.in[0].isLit ? e.in[1].type().dtype : e.in[0].type().dtype;
+    return binaryOp(e.op, d, elemAt(e.in[0], idx), elemAt(e.in[1], idx));
+  }
+  case OpCategory::Select: {
+    Value *p = elemAt(e.in[0], idx);
+    if (!p->getType()->isIntegerTy(1)) p = b.CreateICmpNE(p, ConstantInt::get(p->getType(), 0));
+    return b.CreateSelect(p, elemAt(e.in[2], idx), elemAt(e.in[1], idx));
+  }
+  default: break;
+  }
+  std::vector<Value *> in;
+  switch (e.op) {
+  case Op::RandomSeed: case Op::RandomFoldIn: case Op::RandomSplit: case Op::RandomBits:
+    return randomElem(e, idx);
+  case Op::BroadcastInDim: {
+    auto dims = e.intsParam("broadcast_dimensions");
+    const ir::Shape &s = e.in[0].type().shape;
+    for (size_t j = 0; j < s.size(); ++j)
+      in.push_back(s[j] == 1 ? c64(0) : idx[dims[j]]);
+    break;
+  }
+  case Op::Iota: {
+    Value *i = idx[e.intParam("dimension")];
+    return convertOp(DType::I32, ot.dtype, b.CreateTrunc(i, i32()));
+  }
+  case Op::Transpose: {
+    auto perm = e.intsParam("permutation");
+    in.resize(perm.size());
+    for (size_t k = 0; k < perm.size(); ++k) in[perm[k]] = idx[k];
+    break;
+  }
+  case Op::Slice: {
+    auto start = e.intsParam("start_indices");
+    std::vector<int64_t> strides(start.size(), 1);
+    if (e.has("strides") && e.param("strides").kind != ir::Param::None) strides = e.intsParam("strides");
+    for (size_t k = 0; k < start.size(); ++k)
+      in.push_back(b.CreateAdd(c64(start[k]), b.CreateMul(idx[k], c64(strides[k]))));
+    break;
+  }
+  case Op::Rev: {
+    auto dims = e.intsParam("dimensions");
+    const ir::Shape &s = e.in[0].type().shape;
+    in = idx;
+    for (auto d : dims) in[d] = b.CreateSub(c64(s[d] - 1), idx[d]);
+    break;
+  }
+  default: internal_assert(false, std::string("not indexable: ") + ir::name(e.op));
+  }
+  return elemAt(e.in[0], in);
+}
+
+/// Keys live in registers as i64: word k0 in the low half (it comes first in memory).
+static WordPair unpackKey(IRBuilderBase &b, Value *k) {
+  return {b.CreateTrunc(k, b.getInt32Ty()), b.CreateTrunc(b.CreateLShr(k, 32), b.getInt32Ty())};
+}
+static Value *packKey(IRBuilderBase &b, WordPair w) {
+  return b.CreateOr(b.CreateZExt(w.first, b.getInt64Ty()), b.CreateShl(b.CreateZExt(w.second, b.getInt64Ty()), 32));
+}
+
+Value *Lowering::randomElem(const ir::Eqn &e, const std::vector<Value *> &idx) {
+  if (e.op == Op::RandomSeed) return packKey(b, emitRandomSeed(b, elemAt(e.in[0], idx)));
+  if (e.op == Op::RandomFoldIn)
+    return packKey(b, emitFoldIn(b, unpackKey(b, elemAt(e.in[0], idx)), elemAt(e.in[1], idx)));
+  // split / bits: the leading dims pick the key, the trailing `shape` dims the counter.
+  size_t kr = size_t(e.in[0].type().rank());
+  std::vector<Value *> ki(idx.begin(), idx.begin() + kr), ci(idx.begin() + kr, idx.end());
+  WordPair key = unpackKey(b, elemAt(e.in[0], ki));
+  Value *i = linearIndex(ci, ir::Shape(e.intsParam("shape")));
+  return e.op == Op::RandomSplit ? packKey(b, emitSplitAt(b, key, i)) : emitRandomBitsAt(b, key, i);
+}
+
+Value *Lowering::constOf(DType d, double v) {
+  switch (d) {
+  case DType::F32: return ConstantFP::get(b.getFloatTy(), v);
+  case DType::F64: return ConstantFP::get(b.getDoubleTy(), v);
+  case DType::Bool: return b.getInt1(v != 0);
+  case DType::I32: return b.getInt32(uint32_t(int32_t(int64_t(v))));
+  case DType::U32: return b.getInt32(uint32_t(int64_t(v)));
+  case DType::Key: return b.getInt64(uint64_t(int64_t(v)));
+  }
+  return nullptr;
+}
+
+Value *Lowering::literal(const ir::Literal &l, DType as) {
+  if (ir::isFloat(l.dtype)) return constOf(as, l.f);
+  if (as == DType::I32 || as == DType::U32) return b.getInt32(uint32_t(l.i));
+  if (as == DType::Bool) return b.getInt1(l.i != 0);
+  if (as == DType::Key) return b.getInt64(uint64_t(l.i));
+  return constOf(as, double(l.i));
+}
+
+Value *Lowering::mathCall(const std::string &name, DType d, std::vector<Value *> args) {
+  Type *t = regTy(d);
+  static const std::unordered_map<std::string, Intrinsic::ID> intrinsics = {
+      {"sqrt", Intrinsic::sqrt}, {"floor", Intrinsic::floor}, {"ceil", Intrinsic::ceil},
+      {"roundeven", Intrinsic::roundeven}, {"fabs", Intrinsic::fabs},
+      {"exp", Intrinsic::exp}, {"log", Intrinsic::log}, {"sin", Intrinsic::sin},
+      {"cos", Intrinsic::cos}, {"pow", Intrinsic::pow}};
+  bool gpuLib = target == Target::NVPTX && name != "sqrt" && name != "floor" && name != "ceil" &&
+                name != "roundeven" && name != "fabs";
+  auto it = intrinsics.find(name);
+  if (it != intrinsics.end() && !gpuLib) return b.CreateIntrinsic(it->second, {t}, args);
+  // libm on the host, libdevice on NVIDIA GPUs.
+  std::string fn = (gpuLib ? "__nv_" : "") + name + (d == DType::F32 ? "f" : "");
+  std::vector<Type *> tys(args.size(), t);
+  FunctionCallee c = mod->getOrInsertFunction(fn, FunctionType::get(t, tys, false));
+  return b.CreateCall(c, args);
+}
+
+Value *Lowering::unaryOp(const ir::Eqn &e, DType d, Value *x) {
+  bool fl = ir::isFloat(d);
+  Type *t = regTy(d);
+  auto one = [&] { return constOf(d, 1); };
+  switch (e.op) {
+  case Op::Neg: return fl ? b.CreateFNeg(x) : b.CreateNeg(x);
+  case Op::Exp: return mathCall("exp", d, {x});
+  // f32 log/log1p/erf_inv: the bit-exact ports of XLA's (Threefry.h), on every target.
+  case Op::Log: return d == DType::F32 ? emitLogF32(b, x) : mathCall("log", d, {x});
+  case Op::Log1p: return d == DType::F32 ? emitLog1pF32(b, x) : mathCall("log1p", d, {x});
+  case Op::ErfInv:
+    if (d == DType::F32) return emitErfInvF32(b, x);
+    return b.CreateFPExt(emitErfInvF32(b, b.CreateFPTrunc(x, b.getFloatTy())), t);
+  case Op::Sqrt: return mathCall("sqrt", d, {x});
+  case Op::Rsqrt: return b.CreateFDiv(one(), mathCall("sqrt", d, {x}));
+  case Op::Sin: return mathCall("sin", d, {x});
+  case Op::Cos: return mathCall("cos", d, {x});
+  case Op::Tan: return mathCall("tan", d, {x});
+  case Op::Tanh: return mathCall("tanh", d, {x});
+  case Op::Logistic:
+    return b.CreateFDiv(one(), b.CreateFAdd(one(), mathCall("exp", d, {b.CreateFNeg(x)})));
+  case Op::Abs:
+    if (fl) return mathCall("fabs", d, {x});
+    if (d == DType::I32) return b.CreateSelect(b.CreateICmpSLT(x, b.getInt32(0)), b.CreateNeg(x), x);
+    return x;
+  case Op::Sign: {
+    if (d == DType::U32 || d == DType::Bool) return b.CreateZExt(b.CreateICmpNE(x, ConstantInt::get(t, 0)), t);
+    Value *zero = constOf(d, 0), *pos, *neg;
+    if (fl) { pos = b.CreateFCmpOGT(x, zero); neg = b.CreateFCmpOLT(x, zero); }
+    else { pos = b.CreateICmpSGT(x, zero); neg = b.CreateICmpSLT(x, zero); }
+    return b.CreateSelect(pos, one(), b.CreateSelect(neg, constOf(d, -1), fl ? x : zero));
+  }
+  case Op::Floor: return fl ? mathCall("floor", d, {x}) : x;
+  case Op::Ceil: return fl ? mathCall("ceil", d, {x}) : x;
+  case Op::Round: return fl ? mathCall("roundeven", d, {x}) : x;
+  case Op::Not: return b.CreateNot(x);
+  case Op::IntegerPow: {
+    int64_t y = e.intParam("y");
+    Value *acc = nullptr, *p = x;
+    for (int64_t n = y < 0 ? -y : y; n > 0; n >>= 1) {
+      if (n & 1) acc = acc ? (fl ? b.CreateFMul(acc, p) : b.CreateMul(acc, p)) : p;
+      if (n > 1) p = fl ? b.CreateFMul(p, p) : b.CreateMul(p, p);
+    }
+    if (!acc) acc = one();
+    return y < 0 ? b.CreateFDiv(one(), acc) : acc;
+  }
+  case Op::Convert: return convertOp(d, e.param("new_dtype").dtype, x);
+  case Op::BitcastConvert: return b.CreateBitCast(x, regTy(e.param("new_dtype").dtype));
+  default: break;
+  }
+  internal_assert(false, std::string("not a unary op: ") + ir::name(e.op));
+}
+
+Value *Lowering::convertOp(DType from, DType to, Value *x) {
+  if (from == to) return x;
+  bool ff = ir::isFloat(from), tf = ir::isFloat(to);
+  Type *t = regTy(to);
+  if (to == DType::Bool)
+    return ff ? b.CreateFCmpUNE(x, ConstantFP::get(x->getType(), 0)) : b.CreateICmpNE(x, ConstantInt::get(x->getType(), 0));
+  if (from == DType::Bool) return tf ? b.CreateUIToFP(x, t) : b.CreateZExt(x, t);
+  if (ff && tf) return b.CreateFPCast(x, t);
+  if (ff) return b.CreateIntrinsic(to == DType::U32 ? Intrinsic::fptoui_sat : Intrinsic::fptosi_sat, {t, x->getType()}, {x});
+  if (tf) return from == DType::U32 ? b.CreateUIToFP(x, t) : b.CreateSIToFP(x, t);
+  return b.CreateZExtOrTrunc(x, t);  // i32 <-> u32 (and keys)
+}
+
+Value *Lowering::binaryOp(Op op, DType d, Value *x, Value *y) {
+  bool fl = ir::isFloat(d), sgn = d == DType::I32;
+  Type *t = x->getType();
+  auto zero = [&] { return ConstantInt::get(t, 0); };
+  switch (op) {
+  case Op::Add: return fl ? b.CreateFAdd(x, y) : b.CreateAdd(x, y);
+  case Op::Sub: return fl ? b.CreateFSub(x, y) : b.CreateSub(x, y);
+  case Op::Mul: return fl ? b.CreateFMul(x, y) : b.CreateMul(x, y);
+  case Op::Div: case Op::Rem: {
+    if (fl) return op == Op::Div ? b.CreateFDiv(x, y) : b.CreateFRem(x, y);
+    // Integer division never traps: x/0 gives 0 here, INT_MIN/-1 wraps.
+    Value *y0 = b.CreateICmpEQ(y, zero());
+    Value *ym1 = sgn ? b.CreateICmpEQ(y, ConstantInt::get(t, -1, true)) : b.getInt1(false);
+    Value *safe = b.CreateSelect(b.CreateOr(y0, ym1), ConstantInt::get(t, 1), y);
+    Value *r = op == Op::Div ? (sgn ? b.CreateSDiv(x, safe) : b.CreateUDiv(x, safe))
+                             : (sgn ? b.CreateSRem(x, safe) : b.CreateURem(x, safe));
+    Value *special = op == Op::Div ? b.CreateNeg(x) : (Value *)zero();
+    r = b.CreateSelect(ym1, special, r);
+    return b.CreateSelect(y0, op == Op::Div ? (Value *)zero() : x, r);
+  }
+  case Op::Pow: {
+    if (fl) return mathCall("pow", d, {x, y});
+    auto cv = [&](Value *v) { return sgn ? b.CreateSIToFP(v, b.getDoubleTy()) : b.CreateUIToFP(v, b.getDoubleTy()); };
+    Value *p = mathCall("pow", DType::F64, {cv(x), cv(y)});
+    return convertOp(DType::F64, d, p);
+  }
+  case Op::Max: case Op::Min: {
+    bool mx = op == Op::Max;
+    if (fl) return b.CreateIntrinsic(mx ? Intrinsic::maximum : Intrinsic::minimum, {t}, {x, y});
+    if (d == DType::Bool) return mx ? b.CreateOr(x, y) : b.CreateAnd(x, y);
+    Intrinsic::ID id = sgn ? (mx ? Intrinsic::smax : Intrinsic::smin) : (mx ? Intrinsic::umax : Intrinsic::umin);
+    return b.CreateIntrinsic(id, {t}, {x, y});
+  }
+  case Op::And: return b.CreateAnd(x, y);
+  case Op::Or: return b.CreateOr(x, y);
+  case Op::Xor: return b.CreateXor(x, y);
+  case Op::ShiftLeft: case Op::ShiftRightLogical: {
+    Value *big = b.CreateICmpUGE(y, ConstantInt::get(t, t->getIntegerBitWidth()));
+    Value *safe = b.CreateSelect(big, zero(), y);
+    Value *r = op == Op::ShiftLeft ? b.CreateShl(x, safe) : b.CreateLShr(x, safe);
+    return b.CreateSelect(big, zero(), r);
+  }
+  case Op::Eq: return fl ? b.CreateFCmpOEQ(x, y) : b.CreateICmpEQ(x, y);
+  case Op::Ne: return fl ? b.CreateFCmpUNE(x, y) : b.CreateICmpNE(x, y);
+  case Op::Lt: return fl ? b.CreateFCmpOLT(x, y) : sgn ? b.CreateICmpSLT(x, y) : b.CreateICmpULT(x, y);
+  case Op::Le: return fl ? b.CreateFCmpOLE(x, y) : sgn ? b.CreateICmpSLE(x, y) : b.CreateICmpULE(x, y);
+  case Op::Gt: return fl ? b.CreateFCmpOGT(x, y) : sgn ? b.CreateICmpSGT(x, y) : b.CreateICmpUGT(x, y);
+  case Op::Ge: return fl ? b.CreateFCmpOGE(x, y) : sgn ? b.CreateICmpSGE(x, y) : b.CreateICmpUGE(x, y);
+  default: break;
+  }
+  internal_assert(false, std::string("not a binary op: ") + ir::name(op));
+}
+
+} // namespace spmd::codegen

@@ -1,0 +1,440 @@
+// ===- EmitRegions.cpp - pmap launches and kernels, loops, conds, collectives ===//
+//
+// Note [Nested pmap]: a host-level pmap and every pmap nested in its body become ONE
+// kernel launched over a mesh whose axes are the nest's axis names, outermost first.
+// The outer body runs on every device of the mesh (redundantly for each inner index).
+// An inner pmap runs inline in the same kernel: a mapped input is sliced at the device's
+// coordinate on the inner axis (a pointer offset for axis 0); its results are stacked by
+// all_gather over the inner axis, unless a result flows straight into a launch output,
+// in which case each device writes its own slot and the launch stacks it over the mask
+// of both axes (spmd_launch_desc.out_axes). Collectives turn axis names into mask bits
+// (bit m = mesh axis m). in_axes/out_axes other than 0 are transposes on the host.
+#include "codegen/Lowering.h"
+
+#include <llvm/IR/Constants.h>
+
+namespace spmd::codegen {
+
+using namespace llvm;
+using ir::DType;
+using ir::Op;
+
+/// Collects the mesh of a pmap nest: one axis per nesting depth.
+static void collectMesh(const ir::Jaxpr &j, size_t depth, std::vector<MeshAxis> &mesh) {
+  for (auto &e : j.eqns) {
+    if (e.op != Op::Pmap) {
+      for (auto &r : e.regions) collectMesh(r, depth, mesh);
+      continue;
+    }
+    MeshAxis ax{e.param("axis_name").s, e.intParam("axis_size")};
+    if (depth < mesh.size())
+      internal_assert(mesh[depth].name == ax.name && mesh[depth].size == ax.size,
+                      "pmaps at one nesting depth must share their axis (" + mesh[depth].name + " vs " + ax.name + ")");
+    else
+      mesh.push_back(ax);
+    for (auto &r : e.regions) collectMesh(r, depth + 1, mesh);
+  }
+}
+
+/// An alloca in the entry block of the current function.
+static Value *entryAlloca(Lowering &L, Type *t) {
+  BasicBlock &entry = L.fs->fn->getEntryBlock();
+  IRBuilder<> eb(&entry, entry.getFirstInsertionPt());
+  return eb.CreateAlloca(t);
+}
+
+static int countUses(const ir::Jaxpr &j, int id) {
+  int n = 0;
+  for (auto &e : j.eqns)
+    for (auto &a : e.in) n += !a.isLit && a.var.id == id;
+  for (auto &a : j.outvars) n += !a.isLit && a.var.id == id;
+  return n;
+}
+
+static const ir::Eqn *definer(const ir::Jaxpr &j, int id) {
+  for (auto &e : j.eqns)
+    for (auto &v : e.out)
+      if (v.id == id) return &e;
+  return nullptr;
+}
+
+/// Position `o` of the stacked axis: the permutation taking [n, per...] to out_axes `o`.
+static std::vector<int64_t> stackPerm(int rank, int64_t o) {
+  std::vector<int64_t> p;
+  for (int k = 0; k < rank; ++k) p.push_back(k < o ? k + 1 : k == o ? 0 : k);
+  return p;
+}
+
+static int64_t optInt(const ir::Param &p) { return p.kind == ir::Param::None ? -1 : p.i; }
+
+uint32_t Lowering::axisMask(const ir::Param &names) {
+  std::vector<std::string> ns;
+  if (names.kind == ir::Param::Str) ns.push_back(names.s);
+  for (auto &e : names.elems) ns.push_back(e.s);
+  uint32_t m = 0;
+  for (auto &n : ns) {
+    size_t k = 0;
+    while (k < fs->mesh.size() && fs->mesh[k].name != n) ++k;
+    internal_assert(k < fs->mesh.size(), "axis '" + n + "' is not an axis of this kernel's mesh");
+    m |= 1u << k;
+  }
+  return m;
+}
+
+Value *Lowering::devAxisIndex(uint32_t mask) {
+  return b.CreateCall(rt("spmd_axis_index"), {fs->dev, c32(int32_t(mask))});
+}
+
+/// The output slot of a body outvar that a kernel writes directly, or -1.
+static bool canWriteDirect(const ir::Jaxpr &body, const ir::Atom &ov, size_t q) {
+  if (ov.isLit) return false;
+  for (auto &v : body.invars)
+    if (v.id == ov.var.id) return false;
+  for (size_t k = 0; k < q; ++k)
+    if (!body.outvars[k].isLit && body.outvars[k].var.id == ov.var.id) return false;
+  return true;
+}
+
+void Lowering::emitPmapLaunch(const ir::Eqn &e) {
+  const ir::Jaxpr &body = e.regions.at(0);
+  std::vector<MeshAxis> mesh{{e.param("axis_name").s, e.intParam("axis_size")}};
+  collectMesh(body, 1, mesh);
+  internal_assert(mesh.size() <= 4, "a pmap nest deeper than 4");
+  auto inAxes = e.param("in_axes").elems;
+  auto outAxes = e.intsParam("out_axes");
+
+  // ---- the kernel ----
+  FnState *host = fs;
+  auto ip = b.saveIP();
+  FunctionType *kt = FunctionType::get(b.getVoidTy(), {ptr(), ptr(), ptr()}, false);
+  std::string kname = "pmap_" + mesh[0].name + "_" + std::to_string(kernelCount++);
+  Function *kf = Function::Create(kt, GlobalValue::ExternalLinkage, kname, mod.get());
+  FnState ks;
+  ks.fn = kf;
+  ks.kernel = true;
+  ks.dev = kf->getArg(0);
+  ks.host = nullPtr();
+  ks.mesh = mesh;
+  ks.allocs = BasicBlock::Create(ctx, "allocs", kf);
+  BasicBlock *start = BasicBlock::Create(ctx, "body", kf);
+  fs = &ks;
+  b.SetInsertPoint(start);
+  for (size_t k = 0; k < body.invars.size(); ++k)
+    ks.buf[body.invars[k].id] = b.CreateLoad(ptr(), b.CreateConstInBoundsGEP1_64(ptr(), kf->getArg(1), k));
+  std::vector<Value *> outPtr;
+  ks.outMasks.assign(body.outvars.size(), 1u);
+  for (size_t k = 0; k < body.outvars.size(); ++k) {
+    outPtr.push_back(b.CreateLoad(ptr(), b.CreateConstInBoundsGEP1_64(ptr(), kf->getArg(2), k)));
+    const ir::Atom &ov = body.outvars[k];
+    if (!canWriteDirect(body, ov, k)) continue;
+    const ir::Eqn *d = definer(body, ov.var.id);
+    if (d && d->op == Op::Pmap && (outAxes[k] != 0 || countUses(body, ov.var.id) != 1)) continue;
+    ks.direct[ov.var.id] = DirectOut{outPtr[k], 1u, int(k)};
+    if (!d || d->op != Op::Pmap) ks.buf[ov.var.id] = outPtr[k];
+  }
+  emitJaxpr(body);
+  for (size_t k = 0; k < body.outvars.size(); ++k) {
+    const ir::Atom &ov = body.outvars[k];
+    if (!ov.isLit && ks.direct.count(ov.var.id) && ks.direct[ov.var.id].slot == int(k)) continue;
+    copyAtom(ov, outPtr[k]);
+  }
+  b.CreateRetVoid();
+  IRBuilder<>(ks.allocs).CreateBr(start);
+  std::vector<uint32_t> masks = ks.outMasks;
+  fs = host;
+  b.restoreIP(ip);
+
+  // ---- the launch ----
+  std::vector<Value *> ins, temps;
+  std::vector<int64_t> inBytes;
+  std::vector<int32_t> inAxis;
+  for (size_t k = 0; k < e.in.size(); ++k) {
+    Value *p = bufferOf(e.in[k]);
+    int64_t a = optInt(inAxes.at(k));
+    const ir::Type &t = e.in[k].type();
+    if (a > 0) {  // move the mapped axis to the front
+      syncForRead(e.in[k]);
+      std::vector<int64_t> perm{a};
+      for (int64_t d = 0; d < t.rank(); ++d)
+        if (d != a) perm.push_back(d);
+      Value *tp = allocBytes(t.bytes());
+      emitTransposeCopy(t.dtype, p, t.shape, perm, tp);
+      temps.push_back(tp);
+      p = tp;
+    }
+    ins.push_back(p);
+    inBytes.push_back(t.bytes());
+    inAxis.push_back(a < 0 ? -1 : 0);
+  }
+  std::vector<Value *> outs;
+  std::vector<int64_t> outBytes;
+  for (size_t k = 0; k < e.out.size(); ++k) {
+    const ir::Var &v = e.out[k];
+    int64_t n = 1;
+    for (size_t m = 0; m < mesh.size(); ++m)
+      if (masks[k] >> m & 1) n *= mesh[m].size;
+    outBytes.push_back(v.type.bytes() / n);
+    outs.push_back(outAxes[k] == 0 ? defBuffer(v) : allocBytes(v.type.bytes()));
+  }
+  auto ptrArray = [&](const std::vector<Value *> &ps) {
+    Value *a = entryAlloca(*this, ArrayType::get(ptr(), std::max<size_t>(ps.size(), 1)));
+    for (size_t k = 0; k < ps.size(); ++k) b.CreateStore(ps[k], b.CreateConstInBoundsGEP1_64(ptr(), a, k));
+    return a;
+  };
+  std::vector<int64_t> meshShape;
+  for (auto &m : mesh) meshShape.push_back(m.size);
+  StructType *desc = StructType::get(ctx, {ptr(), ptr(), i32(), ptr(), i32(), ptr(), ptr(), ptr(), i32(), ptr(), ptr(), ptr()});
+  Value *d = entryAlloca(*this, desc);
+  std::vector<int32_t> outMasks(masks.begin(), masks.end());
+  std::string label = "pmap " + mesh[0].name + " @ " + where(e);
+  Value *fields[] = {kf, cstr(label), c32(int32_t(mesh.size())), constI64s(meshShape),
+                     c32(int32_t(ins.size())), ptrArray(ins), constI64s(inBytes), constI32s(inAxis),
+                     c32(int32_t(outs.size())), ptrArray(outs), constI64s(outBytes), constI32s(outMasks)};
+  for (unsigned k = 0; k < 12; ++k) b.CreateStore(fields[k], b.CreateStructGEP(desc, d, k));
+  Value *rc = b.CreateCall(rt("spmd_launch"), {fs->host, d});
+  BasicBlock *ok = BasicBlock::Create(ctx, "launched", fs->fn);
+  b.CreateCondBr(b.CreateICmpEQ(rc, c32(0)), ok, fs->failBlock);
+  b.SetInsertPoint(ok);
+  for (auto *t : temps) freeBuffer(t);
+  for (size_t k = 0; k < e.out.size(); ++k) {
+    const ir::Var &v = e.out[k];
+    if (outAxes[k] == 0) { fs->unsynced.insert(v.id); continue; }
+    b.CreateCall(rt("spmd_host_sync"), {fs->host, outs[k], c64(v.type.bytes())});
+    ir::Shape stacked = body.outvars[k].type().shape;
+    stacked.insert(stacked.begin(), e.intParam("axis_size"));
+    emitTransposeCopy(v.type.dtype, outs[k], stacked, stackPerm(v.type.rank(), outAxes[k]), defBuffer(v));
+    freeBuffer(outs[k]);
+  }
+}
+
+void Lowering::emitInnerPmap(const ir::Eqn &e) {
+  const ir::Jaxpr &body = e.regions.at(0);
+  uint32_t bit = axisMask(e.param("axis_name"));
+  Value *me = b.CreateSExt(devAxisIndex(bit), i64());
+  auto inAxes = e.param("in_axes").elems;
+  auto outAxes = e.intsParam("out_axes");
+  for (size_t k = 0; k < e.in.size(); ++k) {
+    const ir::Var &iv = body.invars[k];
+    Value *src = bufferOf(e.in[k]);
+    int64_t a = optInt(inAxes.at(k));
+    if (a < 0) { fs->buf[iv.id] = src; continue; }
+    if (a == 0) { fs->buf[iv.id] = b.CreateInBoundsGEP(i8(), src, b.CreateMul(me, c64(iv.type.bytes()))); continue; }
+    Value *dst = defBuffer(iv);
+    const ir::Shape &xs = e.in[k].type().shape;
+    loopNest(iv.type.shape, [&](const std::vector<Value *> &idx) {
+      std::vector<Value *> xi = idx;
+      xi.insert(xi.begin() + a, me);
+      store(iv.type.dtype, load(iv.type.dtype, src, linearIndex(xi, xs)), dst, linearIndex(idx, iv.type.shape));
+    });
+  }
+  std::vector<bool> isDirect(e.out.size(), false);
+  for (size_t q = 0; q < e.out.size(); ++q) {
+    auto it = fs->direct.find(e.out[q].id);
+    const ir::Atom &ov = body.outvars[q];
+    if (it == fs->direct.end() || outAxes[q] != 0 || !canWriteDirect(body, ov, q)) continue;
+    const ir::Eqn *d = definer(body, ov.var.id);
+    if (d && d->op == Op::Pmap && countUses(body, ov.var.id) != 1) continue;
+    DirectOut dd = it->second;
+    dd.mask |= bit;
+    fs->outMasks[dd.slot] = dd.mask;
+    fs->direct[ov.var.id] = dd;
+    if (!d || d->op != Op::Pmap) fs->buf[ov.var.id] = dd.ptr;
+    isDirect[q] = true;
+  }
+  emitJaxpr(body);
+  for (size_t q = 0; q < e.out.size(); ++q) {
+    if (isDirect[q]) continue;
+    const ir::Atom &ov = body.outvars[q];
+    const ir::Var &v = e.out[q];
+    Value *per = bufferOf(ov);
+    Value *res = outAxes[q] == 0 ? defBuffer(v) : allocBytes(v.type.bytes());
+    b.CreateCall(rt("spmd_all_gather"), {fs->dev, per, res, c64(ov.type().bytes()), c32(int32_t(bit))});
+    if (outAxes[q] != 0) {
+      ir::Shape stacked = ov.type().shape;
+      stacked.insert(stacked.begin(), e.intParam("axis_size"));
+      emitTransposeCopy(v.type.dtype, res, stacked, stackPerm(v.type.rank(), outAxes[q]), defBuffer(v));
+    }
+  }
+}
+
+/// After a region's outvars were copied out: frees those the region defined (host).
+static void freeRegionOuts(Lowering &L, const ir::Jaxpr &r) {
+  std::unordered_set<int> inv, done;
+  for (auto &v : r.invars) inv.insert(v.id);
+  for (auto &a : r.outvars) {
+    if (a.isLit || inv.count(a.var.id) || !done.insert(a.var.id).second) continue;
+    auto it = L.fs->buf.find(a.var.id);
+    if (it == L.fs->buf.end()) continue;
+    L.freeBuffer(it->second);
+    L.fs->buf.erase(it);
+  }
+}
+
+void Lowering::emitForLoop(const ir::Eqn &e) {
+  const ir::Jaxpr &body = e.regions.at(0);
+  size_t nc = size_t(e.intParam("num_consts")), ncar = e.in.size() - nc;
+  std::vector<Value *> carry, tmp;
+  for (size_t k = 0; k < ncar; ++k) {
+    carry.push_back(defBuffer(e.out[k]));
+    copyAtom(e.in[nc + k], carry[k]);
+  }
+  std::unordered_set<int> inv;
+  for (auto &v : body.invars) inv.insert(v.id);
+  bool viaTemp = false;
+  for (auto &a : body.outvars) viaTemp |= !a.isLit && inv.count(a.var.id);
+  if (viaTemp)
+    for (size_t k = 0; k < ncar; ++k) tmp.push_back(allocBytes(e.out[k].type.bytes()));
+  Value *ibuf = entryAlloca(*this, i32());
+  fs->buf[body.invars[0].id] = ibuf;
+  for (size_t k = 0; k < nc; ++k) fs->buf[body.invars[1 + k].id] = bufferOf(e.in[k]);
+  for (size_t k = 0; k < ncar; ++k) fs->buf[body.invars[1 + nc + k].id] = carry[k];
+  loop(e.intParam("trip_count"), [&](Value *i) {
+    b.CreateStore(b.CreateTrunc(i, i32()), ibuf);
+    emitJaxpr(body);
+    for (size_t k = 0; k < ncar; ++k) copyAtom(body.outvars[k], viaTemp ? tmp[k] : carry[k]);
+    for (size_t k = 0; k < tmp.size(); ++k) memcpy(carry[k], tmp[k], e.out[k].type.bytes());
+    freeRegionOuts(*this, body);
+  });
+  for (auto *t : tmp) freeBuffer(t);
+}
+
+void Lowering::emitCond(const ir::Eqn &e) {
+  std::vector<Value *> outs;
+  for (auto &v : e.out) outs.push_back(defBuffer(v));
+  std::vector<Value *> operands;
+  for (size_t k = 1; k < e.in.size(); ++k) operands.push_back(bufferOf(e.in[k]));
+  Value *p = elemAt(e.in[0], {});
+  if (!p->getType()->isIntegerTy(1)) p = b.CreateICmpNE(p, ConstantInt::get(p->getType(), 0));
+  BasicBlock *tb = BasicBlock::Create(ctx, "cond.true", fs->fn), *fb = BasicBlock::Create(ctx, "cond.false", fs->fn),
+             *cont = BasicBlock::Create(ctx, "cond.end", fs->fn);
+  b.CreateCondBr(p, tb, fb);
+  for (int r = 0; r < 2; ++r) {
+    const ir::Jaxpr &region = e.regions.at(r);
+    b.SetInsertPoint(r == 0 ? fb : tb);
+    for (size_t k = 0; k < operands.size(); ++k) fs->buf[region.invars[k].id] = operands[k];
+    emitJaxpr(region);
+    for (size_t k = 0; k < outs.size(); ++k) copyAtom(region.outvars[k], outs[k]);
+    freeRegionOuts(*this, region);
+    b.CreateBr(cont);
+  }
+  b.SetInsertPoint(cont);
+}
+
+/// [.., G, n/G, ..] with G moved to the front: the chunk-major copy of `x` split in G
+/// along `axis`, as all_to_all and reduce_scatter send it.
+static Value *chunkMajor(Lowering &L, const ir::Atom &x, int64_t axis, int64_t G) {
+  Value *src = L.bufferOf(x);
+  if (axis == 0) return src;
+  const ir::Type &t = x.type();
+  ir::Shape split = t.shape;
+  split[axis] /= G;
+  split.insert(split.begin() + axis, G);
+  std::vector<int64_t> perm{axis};
+  for (int64_t k = 0; k < int64_t(split.size()); ++k)
+    if (k != axis) perm.push_back(k);
+  Value *dst = L.allocBytes(t.bytes());
+  L.emitTransposeCopy(t.dtype, src, split, perm, dst);
+  return dst;
+}
+
+void Lowering::emitCollective(const ir::Eqn &e) {
+  internal_assert(fs->kernel, std::string(ir::name(e.op)) + " outside a pmap");
+  const ir::Var &out = e.out[0];
+  DType d = out.type.dtype;
+  if (e.op == Op::AxisIndex) {
+    store(DType::I32, devAxisIndex(axisMask(e.param("axis_name"))), defBuffer(out), c64(0));
+    return;
+  }
+  const ir::Atom &x = e.in[0];
+  int64_t bytes = x.type().bytes();
+  auto groupSize = [&](uint32_t m) {
+    int64_t g = 1;
+    for (size_t k = 0; k < fs->mesh.size(); ++k)
+      if (m >> k & 1) g *= fs->mesh[k].size;
+    return g;
+  };
+  switch (e.op) {
+  case Op::Psum: case Op::Pmax: case Op::Pmin: {
+    Value *dst = defBuffer(out);
+    copyAtom(x, dst);
+    int32_t op = e.op == Op::Psum ? 0 : e.op == Op::Pmax ? 1 : 2;
+    b.CreateCall(rt("spmd_allreduce"), {fs->dev, dst, c64(out.type.numel()), c32(dtypeCode(d)), c32(op),
+                                        c32(int32_t(axisMask(e.param("axes"))))});
+    return;
+  }
+  case Op::AllGather: {
+    uint32_t m = axisMask(e.param("axis_name"));
+    int64_t gd = e.intParam("all_gather_dimension");
+    Value *dst = defBuffer(out);
+    Value *tmp = gd == 0 ? dst : allocBytes(out.type.bytes());
+    b.CreateCall(rt("spmd_all_gather"), {fs->dev, bufferOf(x), tmp, c64(bytes), c32(int32_t(m))});
+    if (gd != 0) {
+      ir::Shape st = x.type().shape;
+      st.insert(st.begin(), groupSize(m));
+      emitTransposeCopy(d, tmp, st, stackPerm(int(st.size()), gd), dst);
+    }
+    return;
+  }
+  case Op::Ppermute: {
+    std::vector<int32_t> pairs;
+    for (auto &p : e.param("perm").elems)
+      for (auto v : p.toInts()) pairs.push_back(int32_t(v));
+    b.CreateCall(rt("spmd_ppermute"), {fs->dev, bufferOf(x), defBuffer(out), c64(bytes),
+                                       c32(int32_t(axisMask(e.param("axis_name")))),
+                                       c32(int32_t(pairs.size() / 2)), constI32s(pairs)});
+    return;
+  }
+  case Op::AllToAll: {
+    uint32_t m = axisMask(e.param("axis_name"));
+    int64_t G = groupSize(m), sa = e.intParam("split_axis"), ca = e.intParam("concat_axis");
+    Value *in = chunkMajor(*this, x, sa, G);
+    Value *tmp = allocBytes(bytes);
+    b.CreateCall(rt("spmd_all_to_all"), {fs->dev, in, tmp, c64(bytes / G), c32(int32_t(m))});
+    ir::Shape chunk = x.type().shape;
+    chunk[sa] /= G;
+    chunk.insert(chunk.begin(), G);
+    emitTransposeCopy(d, tmp, chunk, stackPerm(int(chunk.size()), ca), defBuffer(out));
+    return;
+  }
+  case Op::ReduceScatter: {
+    uint32_t m = axisMask(e.param("axis_name"));
+    int64_t G = groupSize(m);
+    Value *in = chunkMajor(*this, x, e.intParam("scatter_dimension"), G);
+    b.CreateCall(rt("spmd_reduce_scatter"), {fs->dev, in, defBuffer(out), c64(x.type().numel() / G),
+                                             c32(dtypeCode(d)), c32(0), c32(int32_t(m))});
+    return;
+  }
+  default: break;
+  }
+  internal_assert(false, std::string("unsupported collective ") + ir::name(e.op));
+}
+
+void Lowering::emitPrint(const ir::Eqn &e) {
+  for (auto &s : e.param("segments").elems) {
+    if (s.kind == ir::Param::Str) {
+      b.CreateCall(rt("spmd_print_str"), {fs->host, cstr(s.s)});
+    } else if (s.kind == ir::Param::Int) {
+      const ir::Atom &a = e.in.at(size_t(s.i));
+      const ir::Type t = a.type();
+      b.CreateCall(rt("spmd_print_array"), {fs->host, bufferOf(a), c32(dtypeCode(t.dtype)), c32(t.rank()),
+                                            constI64s(t.shape)});
+    } else {
+      const ir::Atom &a = e.in.at(size_t(s.elems.at(0).i));
+      b.CreateCall(rt("spmd_print_render"), {fs->host, bufferOf(a), c64(a.type().numel()),
+                                             cstr(s.elems.at(1).s), cstr(s.elems.at(2).s)});
+    }
+  }
+  b.CreateCall(rt("spmd_print_end"), {fs->host});
+}
+
+void Lowering::emitAssertClose(const ir::Eqn &e) {
+  const ir::Type t = e.in[0].type();
+  auto num = [&](const char *k) {
+    const ir::Param &p = e.param(k);
+    return ConstantFP::get(b.getDoubleTy(), p.kind == ir::Param::Float ? p.f : double(p.i));
+  };
+  b.CreateCall(rt("spmd_assert_close"), {fs->host, bufferOf(e.in[0]), bufferOf(e.in[1]), c32(dtypeCode(t.dtype)),
+                                          c64(t.numel()), num("rtol"), num("atol"), cstr(e.param("where").s)});
+}
+
+} // namespace spmd::codegen

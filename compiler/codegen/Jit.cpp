@@ -1,0 +1,213 @@
+// ===- Jit.cpp - optimising, JIT compiling (ORC) and emitting PTX -----------===//
+//
+// The back half of code generation: the module from Lowering is verified, optimised
+// with the new pass manager at -O0..3 for the target machine (the host CPU, with its
+// own features, or nvptx64 sm_90), then either JIT compiled with ORC LLJIT (runtime
+// functions are resolved from the running process, which links with -rdynamic) or
+// printed as PTX. Kernels that call libdevice math functions get libdevice linked in.
+#include "codegen/Codegen.h"
+#include "codegen/Lowering.h"
+
+#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/IRReader/IRReader.h>
+#include <llvm/Linker/Linker.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/SourceMgr.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/TargetParser/Host.h>
+
+#include <chrono>
+#include <filesystem>
+#include <mutex>
+
+extern "C" {
+void LLVMInitializeNVPTXTargetInfo();
+void LLVMInitializeNVPTXTarget();
+void LLVMInitializeNVPTXTargetMC();
+void LLVMInitializeNVPTXAsmPrinter();
+}
+
+namespace spmd::codegen {
+
+using namespace llvm;
+
+Executable::~Executable() = default;
+
+static void initTargets() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    InitializeNativeTarget();
+    InitializeNativeTargetAsmPrinter();
+    InitializeNativeTargetAsmParser();
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXTargetMC();
+    LLVMInitializeNVPTXAsmPrinter();
+  });
+}
+
+template <typename T> static T check(Expected<T> v, const char *what) {
+  if (!v) internal_assert(false, std::string(what) + ": " + toString(v.takeError()));
+  return std::move(*v);
+}
+
+static CodeGenOptLevel cgLevel(int o) {
+  return o <= 0 ? CodeGenOptLevel::None : o == 1 ? CodeGenOptLevel::Less
+                                         : o == 2 ? CodeGenOptLevel::Default : CodeGenOptLevel::Aggressive;
+}
+
+/// The JIT's description of this machine: its CPU and features, at level `o`.
+static orc::JITTargetMachineBuilder hostBuilder(int o) {
+  auto jtmb = check(orc::JITTargetMachineBuilder::detectHost(), "detecting the host");
+  jtmb.setCPU(sys::getHostCPUName().str());
+  SubtargetFeatures f;
+  for (auto &[name, on] : sys::getHostCPUFeatures()) f.AddFeature(name, on);
+  jtmb.getFeatures() = f;
+  jtmb.setCodeGenOptLevel(cgLevel(o));
+  return jtmb;
+}
+
+/// Runs LLVM's default pipeline at level `o` for `tm`.
+static void optimize(Module &m, TargetMachine *tm, int o) {
+  LoopAnalysisManager lam;
+  FunctionAnalysisManager fam;
+  CGSCCAnalysisManager cgam;
+  ModuleAnalysisManager mam;
+  PipelineTuningOptions pto;
+  pto.LoopVectorization = o >= 2;
+  pto.SLPVectorization = o >= 2;
+  PassBuilder pb(tm, pto);
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  OptimizationLevel lvl = o <= 0 ? OptimizationLevel::O0 : o == 1 ? OptimizationLevel::O1
+                          : o == 2 ? OptimizationLevel::O2 : OptimizationLevel::O3;
+  ModulePassManager mpm = o <= 0 ? pb.buildO0DefaultPipeline(lvl) : pb.buildPerModuleDefaultPipeline(lvl);
+  mpm.run(m, mam);
+}
+
+static void verifyOrDie(const Module &m) {
+  std::string err;
+  raw_string_ostream os(err);
+  if (verifyModule(m, &os)) internal_assert(false, "codegen produced invalid LLVM IR: " + os.str());
+}
+
+/// Lowers `m` and optimises it for the host; `tm` receives the target machine.
+static std::unique_ptr<Module> hostModule(LLVMContext &ctx, const ir::Module &m, const Options &o,
+                                          std::unique_ptr<TargetMachine> &tm) {
+  initTargets();
+  tm = check(hostBuilder(o.optLevel).createTargetMachine(), "creating the host target machine");
+  auto mod = Lowering(ctx, Target::Host).run(m);
+  mod->setDataLayout(tm->createDataLayout());
+  mod->setTargetTriple(tm->getTargetTriple().str());
+  verifyOrDie(*mod);
+  optimize(*mod, tm.get(), o.optLevel);
+  return mod;
+}
+
+std::string emitLLVM(const ir::Module &m, const Options &o) {
+  LLVMContext ctx;
+  std::unique_ptr<TargetMachine> tm;
+  auto mod = hostModule(ctx, m, o, tm);
+  std::string s;
+  raw_string_ostream os(s);
+  mod->print(os, nullptr);
+  return os.str();
+}
+
+/// Links the libdevice functions the kernels call (when CUDA is installed).
+static void linkLibdevice(Module &mod) {
+  bool needed = false;
+  for (auto &f : mod)
+    needed |= f.isDeclaration() && f.getName().starts_with("__nv_");
+  const char *path = "/usr/local/cuda/nvvm/libdevice/libdevice.10.bc";
+  if (!needed || !std::filesystem::exists(path)) return;
+  SMDiagnostic diag;
+  auto lib = parseIRFile(path, diag, mod.getContext());
+  if (!lib) return;
+  lib->setTargetTriple(mod.getTargetTriple());
+  lib->setDataLayout(mod.getDataLayout());
+  Linker::linkModules(mod, std::move(lib), Linker::LinkOnlyNeeded);
+  for (auto &f : mod)
+    if (!f.isDeclaration() && f.getName().starts_with("__nv_")) f.setLinkage(GlobalValue::InternalLinkage);
+}
+
+std::string emitPTX(const ir::Module &m, const Options &o) {
+  initTargets();
+  LLVMContext ctx;
+  auto mod = Lowering(ctx, Target::NVPTX).run(m);
+  // Kernels only: the host code stays on the CPU.
+  if (Function *main = mod->getFunction("spmd_main")) main->eraseFromParent();
+  std::string triple = "nvptx64-nvidia-cuda", err;
+  const llvm::Target *t = TargetRegistry::lookupTarget(triple, err);
+  internal_assert(t, "no NVPTX target: " + err);
+  std::unique_ptr<TargetMachine> tm(t->createTargetMachine(triple, "sm_90", "+ptx80", TargetOptions(),
+                                                          std::nullopt, std::nullopt, cgLevel(o.optLevel)));
+  mod->setTargetTriple(triple);
+  mod->setDataLayout(tm->createDataLayout());
+  NamedMDNode *ann = mod->getOrInsertNamedMetadata("nvvm.annotations");
+  for (auto &f : *mod) {
+    if (f.isDeclaration()) continue;
+    Metadata *md[] = {ValueAsMetadata::get(&f), MDString::get(ctx, "kernel"),
+                      ConstantAsMetadata::get(ConstantInt::get(Type::getInt32Ty(ctx), 1))};
+    ann->addOperand(MDNode::get(ctx, md));
+  }
+  linkLibdevice(*mod);
+  verifyOrDie(*mod);
+  optimize(*mod, tm.get(), o.optLevel);
+  for (auto it = mod->begin(); it != mod->end();) {
+    Function &f = *it++;
+    if (f.isDeclaration() && f.use_empty()) f.eraseFromParent();
+  }
+  SmallString<0> out;
+  raw_svector_ostream os(out);
+  legacy::PassManager pm;
+  internal_assert(!tm->addPassesToEmitFile(pm, os, nullptr, CodeGenFileType::AssemblyFile),
+                  "NVPTX cannot emit assembly");
+  pm.run(*mod);
+  return std::string(out.str());
+}
+
+namespace {
+/// A program JIT compiled by ORC LLJIT; owns the JIT and so the code.
+class JitExecutable : public Executable {
+public:
+  JitExecutable(std::unique_ptr<orc::LLJIT> jit, void (*fn)(spmd_host *), double secs)
+      : jit_(std::move(jit)), fn_(fn) {
+    compileSeconds_ = secs;
+  }
+  void (*entry())(spmd_host *) override { return fn_; }
+
+private:
+  std::unique_ptr<orc::LLJIT> jit_;
+  void (*fn_)(spmd_host *);
+};
+} // namespace
+
+std::unique_ptr<Executable> compile(const ir::Module &m, const Options &o) {
+  auto t0 = std::chrono::steady_clock::now();
+  auto ctx = std::make_unique<LLVMContext>();
+  std::unique_ptr<TargetMachine> tm;
+  auto mod = hostModule(*ctx, m, o, tm);
+  auto jit = check(orc::LLJITBuilder().setJITTargetMachineBuilder(hostBuilder(o.optLevel)).create(),
+                   "creating the JIT");
+  auto gen = check(orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(jit->getDataLayout().getGlobalPrefix()),
+                   "searching the process for the runtime");
+  jit->getMainJITDylib().addGenerator(std::move(gen));
+  if (auto err = jit->addIRModule(orc::ThreadSafeModule(std::move(mod), std::move(ctx))))
+    internal_assert(false, "adding the module to the JIT: " + toString(std::move(err)));
+  auto sym = check(jit->lookup("spmd_main"), "looking up spmd_main");
+  auto fn = sym.toPtr<void (*)(spmd_host *)>();
+  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return std::make_unique<JitExecutable>(std::move(jit), fn, secs);
+}
+
+} // namespace spmd::codegen

@@ -1,0 +1,316 @@
+// ===- Lowering.cpp - module set-up, buffers, loops and the jaxpr walk -----===//
+//
+// The skeleton of the emitter: runtime declarations (spmdrt.h, by name), buffer
+// allocation and freeing, loop nests with constant bounds, and the walk over a jaxpr
+// that dispatches each equation to its emitter.
+//
+// Note [Buffers]: every materialised value has one buffer. On the host, buffers come
+// from spmd_host_alloc when defined and are freed right after their last use in the
+// jaxpr that defines them. In kernels, every allocation is hoisted to the entry block
+// (small ones as allocas, large ones from spmd_dev_alloc), so a loop body reuses its
+// buffers on every iteration. Literals used as buffers and `constant` data are private
+// constant globals, never freed.
+#include "codegen/Lowering.h"
+
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/Intrinsics.h>
+
+namespace spmd::codegen {
+
+using namespace llvm;
+using ir::DType;
+
+int32_t dtypeCode(DType d) {
+  switch (d) {
+  case DType::Bool: return 0;
+  case DType::I32: return 1;
+  case DType::U32: return 2;
+  case DType::F32: return 3;
+  case DType::F64: return 4;
+  case DType::Key: return 5;
+  }
+  return -1;
+}
+
+Lowering::Lowering(LLVMContext &c, Target t) : ctx(c), target(t), b(c) {}
+
+Type *Lowering::regTy(DType d) {
+  switch (d) {
+  case DType::Bool: return b.getInt1Ty();
+  case DType::I32: case DType::U32: return b.getInt32Ty();
+  case DType::F32: return b.getFloatTy();
+  case DType::F64: return b.getDoubleTy();
+  case DType::Key: return b.getInt64Ty();
+  }
+  return nullptr;
+}
+
+Type *Lowering::memTy(DType d) { return d == DType::Bool ? b.getInt8Ty() : regTy(d); }
+
+/// The runtime entry points, with their C signatures (spmdrt.h).
+FunctionCallee Lowering::rt(const std::string &name) {
+  Type *P = ptr(), *I32 = i32(), *I64 = i64(), *V = b.getVoidTy(), *D = b.getDoubleTy();
+  static const std::unordered_map<std::string, int> idx = {
+      {"spmd_host_alloc", 0}, {"spmd_host_free", 1}, {"spmd_host_sync", 2},
+      {"spmd_launch", 3}, {"spmd_dev_index", 4}, {"spmd_axis_index", 5},
+      {"spmd_dev_alloc", 6}, {"spmd_allreduce", 7}, {"spmd_all_gather", 8},
+      {"spmd_ppermute", 9}, {"spmd_all_to_all", 10}, {"spmd_reduce_scatter", 11},
+      {"spmd_fail", 12}, {"spmd_index_error", 13}, {"spmd_print_str", 14},
+      {"spmd_print_array", 15}, {"spmd_print_render", 16}, {"spmd_print_end", 17},
+      {"spmd_assert_close", 18}};
+  auto it = idx.find(name);
+  internal_assert(it != idx.end(), "unknown runtime function " + name);
+  FunctionType *ft = nullptr;
+  switch (it->second) {
+  case 0: ft = FunctionType::get(P, {P, I64}, false); break;
+  case 1: ft = FunctionType::get(V, {P, P}, false); break;
+  case 2: ft = FunctionType::get(V, {P, P, I64}, false); break;
+  case 3: ft = FunctionType::get(I32, {P, P}, false); break;
+  case 4: ft = FunctionType::get(I32, {P}, false); break;
+  case 5: ft = FunctionType::get(I32, {P, I32}, false); break;
+  case 6: ft = FunctionType::get(P, {P, I64}, false); break;
+  case 7: ft = FunctionType::get(V, {P, P, I64, I32, I32, I32}, false); break;
+  case 8: ft = FunctionType::get(V, {P, P, P, I64, I32}, false); break;
+  case 9: ft = FunctionType::get(V, {P, P, P, I64, I32, I32, P}, false); break;
+  case 10: ft = FunctionType::get(V, {P, P, P, I64, I32}, false); break;
+  case 11: ft = FunctionType::get(V, {P, P, P, I64, I32, I32, I32}, false); break;
+  case 12: ft = FunctionType::get(V, {P, P, P}, false); break;
+  case 13: ft = FunctionType::get(V, {P, P, I64, I64, P}, false); break;
+  case 14: ft = FunctionType::get(V, {P, P}, false); break;
+  case 15: ft = FunctionType::get(V, {P, P, I32, I32, P}, false); break;
+  case 16: ft = FunctionType::get(V, {P, P, I64, P, P}, false); break;
+  case 17: ft = FunctionType::get(V, {P}, false); break;
+  case 18: ft = FunctionType::get(V, {P, P, P, I32, I64, D, D, P}, false); break;
+  }
+  return mod->getOrInsertFunction(name, ft);
+}
+
+Value *Lowering::cstr(const std::string &s) { return b.CreateGlobalStringPtr(s, "str", 0, mod.get()); }
+
+Value *Lowering::constI64s(const std::vector<int64_t> &v) {
+  std::vector<uint64_t> u(v.begin(), v.end());
+  if (u.empty()) u.push_back(0);
+  auto *init = ConstantDataArray::get(ctx, u);
+  return new GlobalVariable(*mod, init->getType(), true, GlobalValue::PrivateLinkage, init, "i64s");
+}
+
+Value *Lowering::constI32s(const std::vector<int32_t> &v) {
+  std::vector<uint32_t> u(v.begin(), v.end());
+  if (u.empty()) u.push_back(0);
+  auto *init = ConstantDataArray::get(ctx, u);
+  return new GlobalVariable(*mod, init->getType(), true, GlobalValue::PrivateLinkage, init, "i32s");
+}
+
+// ---- memory ------------------------------------------------------------------------
+
+Value *Lowering::load(DType d, Value *base, Value *linear) {
+  Value *p = b.CreateInBoundsGEP(memTy(d), base, linear);
+  Value *v = b.CreateLoad(memTy(d), p);
+  return d == DType::Bool ? b.CreateICmpNE(v, b.getInt8(0)) : v;
+}
+
+void Lowering::store(DType d, Value *v, Value *base, Value *linear) {
+  if (d == DType::Bool) v = b.CreateZExt(v, i8());
+  b.CreateStore(v, b.CreateInBoundsGEP(memTy(d), base, linear));
+}
+
+Value *Lowering::linearIndex(const std::vector<Value *> &idx, const ir::Shape &shape) {
+  if (shape.empty() || idx.empty()) return c64(0);
+  internal_assert(idx.size() == shape.size(), "index rank differs from the shape's");
+  Value *lin = idx[0];
+  for (size_t k = 1; k < shape.size(); ++k)
+    lin = b.CreateAdd(b.CreateMul(lin, c64(shape[k]), "", true, true), idx[k], "", true, true);
+  return lin;
+}
+
+std::vector<Value *> Lowering::delinearize(Value *lin, const ir::Shape &shape) {
+  std::vector<Value *> idx(shape.size());
+  for (size_t k = shape.size(); k-- > 0;) {
+    if (k == 0) { idx[k] = lin; break; }
+    idx[k] = b.CreateURem(lin, c64(shape[k]));
+    lin = b.CreateUDiv(lin, c64(shape[k]));
+  }
+  return idx;
+}
+
+void Lowering::loop(int64_t n, const std::function<void(Value *)> &body) {
+  if (n <= 0) return;
+  if (n == 1) { body(c64(0)); return; }
+  Function *f = b.GetInsertBlock()->getParent();
+  BasicBlock *pre = b.GetInsertBlock();
+  BasicBlock *head = BasicBlock::Create(ctx, "loop", f);
+  BasicBlock *exit = BasicBlock::Create(ctx, "loop.end", f);
+  b.CreateBr(head);
+  b.SetInsertPoint(head);
+  PHINode *i = b.CreatePHI(i64(), 2, "i");
+  i->addIncoming(c64(0), pre);
+  body(i);
+  Value *next = b.CreateAdd(i, c64(1), "", true, true);
+  i->addIncoming(next, b.GetInsertBlock());
+  b.CreateCondBr(b.CreateICmpULT(next, c64(n)), head, exit);
+  b.SetInsertPoint(exit);
+}
+
+void Lowering::loopNest(const ir::Shape &shape, const IndexFn &body) {
+  std::vector<Value *> idx;
+  std::function<void(size_t)> rec = [&](size_t k) {
+    if (k == shape.size()) { body(idx); return; }
+    loop(shape[k], [&](Value *i) {
+      idx.push_back(i);
+      rec(k + 1);
+      idx.pop_back();
+    });
+  };
+  rec(0);
+}
+
+void Lowering::memcpy(Value *dst, Value *src, int64_t bytes) {
+  if (bytes > 0) b.CreateMemCpy(dst, MaybeAlign(1), src, MaybeAlign(1), bytes);
+}
+
+Value *Lowering::allocBytes(int64_t bytes) {
+  int64_t n = std::max<int64_t>(bytes, 1);
+  if (!fs->kernel) return b.CreateCall(rt("spmd_host_alloc"), {fs->host, c64(n)});
+  IRBuilder<> ab(fs->allocs);
+  if (n <= 16384) {
+    auto *a = ab.CreateAlloca(ArrayType::get(i8(), uint64_t(n)));
+    a->setAlignment(Align(64));
+    return a;
+  }
+  return ab.CreateCall(rt("spmd_dev_alloc"), {fs->dev, c64(n)});
+}
+
+Value *Lowering::defBuffer(const ir::Var &v) {
+  auto it = fs->buf.find(v.id);
+  if (it != fs->buf.end()) return it->second;
+  Value *p = allocBytes(v.type.bytes());
+  fs->buf[v.id] = p;
+  return p;
+}
+
+Value *Lowering::bufferOf(const ir::Atom &a) {
+  if (!a.isLit) {
+    auto it = fs->buf.find(a.var.id);
+    if (it != fs->buf.end()) return it->second;
+    // A fused value needed as a whole: materialise it now.
+    auto f = fs->fused.find(a.var.id);
+    internal_assert(f != fs->fused.end(), "use of a var with no buffer");
+    const ir::Eqn *e = f->second;
+    fs->fused.erase(f);
+    emitIndexable(*e);
+    return fs->buf.at(a.var.id);
+  }
+  Constant *c = cast<Constant>(literal(a.lit, a.lit.dtype));
+  if (a.lit.dtype == DType::Bool) c = ConstantInt::get(i8(), a.lit.i != 0);
+  return new GlobalVariable(*mod, c->getType(), true, GlobalValue::PrivateLinkage, c, "lit");
+}
+
+void Lowering::freeBuffer(Value *p) {
+  if (!fs->kernel && !isa<GlobalVariable>(p)) b.CreateCall(rt("spmd_host_free"), {fs->host, p});
+}
+
+void Lowering::syncForRead(const ir::Atom &a) {
+  if (fs->kernel || a.isLit || !fs->unsynced.count(a.var.id)) return;
+  fs->unsynced.erase(a.var.id);
+  b.CreateCall(rt("spmd_host_sync"), {fs->host, fs->buf.at(a.var.id), c64(a.var.type.bytes())});
+}
+
+void Lowering::copyAtom(const ir::Atom &a, Value *dst) {
+  syncForRead(a);
+  if (!a.isLit && fs->fused.count(a.var.id)) {
+    const ir::Type &t = a.var.type;
+    loopNest(t.shape, [&](const std::vector<Value *> &idx) {
+      store(t.dtype, elemAt(a, idx), dst, linearIndex(idx, t.shape));
+    });
+    return;
+  }
+  Value *src = bufferOf(a);
+  if (src != dst) memcpy(dst, src, a.type().bytes());
+}
+
+// ---- the walk ------------------------------------------------------------------------
+
+void Lowering::emitJaxpr(const ir::Jaxpr &j) {
+  planFusion(j);
+  // Last use of each var defined here (Note [Buffers]); outvars live past the jaxpr.
+  std::unordered_map<int, size_t> lastUse;
+  std::unordered_set<int> defined, outs;
+  for (auto &a : j.outvars)
+    if (!a.isLit) outs.insert(a.var.id);
+  // A fused equation reads its inputs where its output is materialised: at the last use
+  // of its output. Walking backwards, that position is known before it is needed.
+  for (size_t k = j.eqns.size(); k-- > 0;) {
+    const ir::Eqn &e = j.eqns[k];
+    for (auto &v : e.out) lastUse.emplace(v.id, k);
+    size_t at = e.out.size() == 1 && fs->fused.count(e.out[0].id) ? lastUse[e.out[0].id] : k;
+    for (auto &a : e.in)
+      if (!a.isLit) lastUse[a.var.id] = std::max(lastUse[a.var.id], at);
+  }
+  std::vector<std::vector<int>> freeAfter(j.eqns.size());
+  if (!fs->kernel) {
+    for (auto &e : j.eqns)
+      for (auto &v : e.out) defined.insert(v.id);
+    for (auto &[id, k] : lastUse)
+      if (defined.count(id) && !outs.count(id)) freeAfter[k].push_back(id);
+  }
+  for (size_t k = 0; k < j.eqns.size(); ++k) {
+    emitEqn(j.eqns[k]);
+    for (int id : freeAfter[k]) {
+      auto it = fs->buf.find(id);
+      if (it == fs->buf.end()) continue;  // fused, never materialised
+      freeBuffer(it->second);
+      fs->buf.erase(it);
+    }
+  }
+}
+
+void Lowering::emitEqn(const ir::Eqn &e) {
+  using ir::Op;
+  using ir::OpCategory;
+  // A fused value is emitted by its consumers.
+  if (e.out.size() == 1 && fs->fused.count(e.out[0].id)) return;
+  if (e.op != Op::Pmap)
+    for (auto &a : e.in) syncForRead(a);
+  if (indexable(e)) return emitIndexable(e);
+  switch (e.op) {
+  case Op::ReduceSum: case Op::ReduceMax: case Op::ReduceMin: case Op::ReduceProd:
+  case Op::ReduceAnd: case Op::ReduceOr: return emitReduce(e);
+  case Op::Argmax: case Op::Argmin: return emitArgReduce(e);
+  case Op::Reshape: case Op::RandomWrap: case Op::RandomUnwrap: return emitReshape(e);
+  case Op::Concatenate: return emitConcatenate(e);
+  case Op::Pad: return emitPad(e);
+  case Op::Constant: return emitConstant(e);
+  case Op::DynamicSlice: return emitDynamicSlice(e, false);
+  case Op::DynamicUpdateSlice: return emitDynamicSlice(e, true);
+  case Op::DotGeneral: return emitDot(e);
+  case Op::Pmap: return fs->kernel ? emitInnerPmap(e) : emitPmapLaunch(e);
+  case Op::ForLoop: return emitForLoop(e);
+  case Op::Cond: return emitCond(e);
+  case Op::Print: return emitPrint(e);
+  case Op::AssertClose: return emitAssertClose(e);
+  default: break;
+  }
+  if (ir::info(e.op).category == OpCategory::Collective) return emitCollective(e);
+  internal_assert(false, std::string("codegen does not support primitive ") + ir::name(e.op));
+}
+
+std::unique_ptr<Module> Lowering::run(const ir::Module &m) {
+  mod = std::make_unique<Module>("spmd", ctx);
+  FunctionType *ft = FunctionType::get(b.getVoidTy(), {ptr()}, false);
+  Function *f = Function::Create(ft, GlobalValue::ExternalLinkage, "spmd_main", mod.get());
+  FnState st;
+  st.fn = f;
+  st.host = f->getArg(0);
+  st.dev = nullPtr();
+  fs = &st;
+  b.SetInsertPoint(BasicBlock::Create(ctx, "entry", f));
+  st.failBlock = BasicBlock::Create(ctx, "launch.failed", f);
+  emitJaxpr(m.main);
+  b.CreateRetVoid();
+  IRBuilder<> fb(st.failBlock);
+  fb.CreateRetVoid();
+  fs = nullptr;
+  return std::move(mod);
+}
+
+} // namespace spmd::codegen

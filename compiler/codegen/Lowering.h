@@ -1,0 +1,171 @@
+// ===- Lowering.h - the IR -> LLVM IR emitter (internal to codegen) --------===//
+//
+// One emitter for the host CPU and for NVPTX. Every array value is a buffer (a pointer);
+// each primitive becomes a loop nest with constant bounds over its output. Chains of
+// elementwise ops are fused: a value whose only consumers read it once per element is
+// never materialised, its consumers recompute it at their index (Note [Fusion]).
+//
+// The work is split by seam over several files that share this class:
+//   Lowering.cpp        module set-up, runtime declarations, buffers, loops, jaxpr walk
+//   EmitElementwise.cpp scalar semantics of the elementwise primitives, fusion reads
+//   EmitArrays.cpp      reductions, shape ops, dynamic slices, dot_general
+//   EmitRegions.cpp     pmap (launch + kernel, nested flattening), for_loop, cond,
+//                       collectives, host effects
+#pragma once
+
+#include "ir/IR.h"
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+namespace spmd::codegen {
+
+enum class Target { Host, NVPTX };
+
+/// One axis of a kernel's device mesh (a level of a flattened pmap nest).
+struct MeshAxis {
+  std::string name;
+  int64_t size = 1;
+};
+
+/// Where a kernel writes a value directly: an output pointer and the launch mask of mesh
+/// axes it is stacked over (Note [Nested pmap]).
+struct DirectOut {
+  llvm::Value *ptr = nullptr;
+  uint32_t mask = 0;
+  int slot = -1;  ///< index of the launch output
+};
+
+/// The state of the LLVM function being emitted (spmd_main or one kernel). Nested
+/// regions (loops, conditionals, inner pmaps) share their function's state.
+struct FnState {
+  llvm::Function *fn = nullptr;
+  bool kernel = false;
+  llvm::Value *host = nullptr;  ///< spmd_host* (null in kernels)
+  llvm::Value *dev = nullptr;   ///< spmd_dev* (null on the host)
+  llvm::BasicBlock *allocs = nullptr;  ///< kernels: hoisted allocations go here
+  llvm::BasicBlock *failBlock = nullptr;  ///< host: returns after a failed launch
+  std::vector<MeshAxis> mesh;
+  std::unordered_map<int, llvm::Value *> buf;        ///< var id -> buffer
+  std::unordered_map<int, const ir::Eqn *> fused;    ///< var id -> its defining eqn
+  std::unordered_set<int> unsynced;  ///< host: pmap results not yet synced
+  std::unordered_map<int, DirectOut> direct;  ///< kernel: var id -> launch output
+  std::vector<uint32_t> outMasks;  ///< kernel: the mask of each launch output
+};
+
+/// A loop body: gets the multi-index (i64 values, one per dimension).
+using IndexFn = std::function<void(const std::vector<llvm::Value *> &)>;
+
+class Lowering {
+public:
+  Lowering(llvm::LLVMContext &ctx, Target target);
+  /// Emits the whole module; returns it.
+  std::unique_ptr<llvm::Module> run(const ir::Module &m);
+
+  // ---- shared helpers (Lowering.cpp) ----
+  llvm::LLVMContext &ctx;
+  Target target;
+  std::unique_ptr<llvm::Module> mod;
+  llvm::IRBuilder<> b;
+  FnState *fs = nullptr;
+  int kernelCount = 0;
+
+  llvm::Type *i1() { return b.getInt1Ty(); }
+  llvm::Type *i8() { return b.getInt8Ty(); }
+  llvm::Type *i32() { return b.getInt32Ty(); }
+  llvm::Type *i64() { return b.getInt64Ty(); }
+  llvm::PointerType *ptr() { return b.getPtrTy(); }
+  llvm::Value *c64(int64_t v) { return b.getInt64(uint64_t(v)); }
+  llvm::Value *c32(int32_t v) { return b.getInt32(uint32_t(v)); }
+
+  llvm::Type *regTy(ir::DType d);  ///< the type of one element in a register
+  llvm::Type *memTy(ir::DType d);  ///< the type of one element in memory
+  llvm::FunctionCallee rt(const std::string &name);  ///< a runtime entry point
+  llvm::Value *cstr(const std::string &s);            ///< a private C string
+  llvm::Value *constI64s(const std::vector<int64_t> &v);
+  llvm::Value *constI32s(const std::vector<int32_t> &v);
+  llvm::Value *nullPtr() { return llvm::ConstantPointerNull::get(ptr()); }
+
+  llvm::Value *load(ir::DType d, llvm::Value *base, llvm::Value *linear);
+  void store(ir::DType d, llvm::Value *v, llvm::Value *base, llvm::Value *linear);
+  llvm::Value *linearIndex(const std::vector<llvm::Value *> &idx, const ir::Shape &shape);
+  std::vector<llvm::Value *> delinearize(llvm::Value *lin, const ir::Shape &shape);
+  void loop(int64_t n, const std::function<void(llvm::Value *)> &body);
+  void loopNest(const ir::Shape &shape, const IndexFn &body);
+  void memcpy(llvm::Value *dst, llvm::Value *src, int64_t bytes);
+
+  /// A new buffer of `bytes` bytes (host: spmd_host_alloc; kernel: hoisted).
+  llvm::Value *allocBytes(int64_t bytes);
+  /// The buffer of var `v`, allocating one on its first definition.
+  llvm::Value *defBuffer(const ir::Var &v);
+  /// The buffer holding atom `a` (a literal gets a constant global).
+  llvm::Value *bufferOf(const ir::Atom &a);
+  void freeBuffer(llvm::Value *p);
+  /// Host: before the host reads `a`, sync it if a launch wrote it.
+  void syncForRead(const ir::Atom &a);
+
+  void emitJaxpr(const ir::Jaxpr &j);
+  void emitEqn(const ir::Eqn &e);
+  /// Copies atom `a` into the buffer `dst`.
+  void copyAtom(const ir::Atom &a, llvm::Value *dst);
+
+  // ---- elementwise (EmitElementwise.cpp) ----
+  /// The element of `a` at `idx` (an index into a value of a's shape), recomputing
+  /// fused producers.
+  llvm::Value *elemAt(const ir::Atom &a, const std::vector<llvm::Value *> &idx);
+  /// The element at `idx` of the output of an indexable eqn.
+  llvm::Value *computeElem(const ir::Eqn &e, const std::vector<llvm::Value *> &idx);
+  /// random_seed/fold_in/split/bits at `idx` (Threefry.h).
+  llvm::Value *randomElem(const ir::Eqn &e, const std::vector<llvm::Value *> &idx);
+  llvm::Value *unaryOp(const ir::Eqn &e, ir::DType in, llvm::Value *x);
+  llvm::Value *binaryOp(ir::Op op, ir::DType d, llvm::Value *x, llvm::Value *y);
+  llvm::Value *convertOp(ir::DType from, ir::DType to, llvm::Value *x);
+  llvm::Value *mathCall(const std::string &name, ir::DType d, std::vector<llvm::Value *> args);
+  llvm::Value *literal(const ir::Literal &l, ir::DType as);
+  llvm::Value *constOf(ir::DType d, double v);
+  /// Whether `e`'s output element can be computed from its inputs' elements (fusable).
+  static bool indexable(const ir::Eqn &e);
+  /// Decides which vars of `j` are fused (Note [Fusion]).
+  void planFusion(const ir::Jaxpr &j);
+  void emitIndexable(const ir::Eqn &e);
+
+  // ---- arrays (EmitArrays.cpp) ----
+  void emitReduce(const ir::Eqn &e);
+  void emitArgReduce(const ir::Eqn &e);
+  void emitReshape(const ir::Eqn &e);
+  void emitConcatenate(const ir::Eqn &e);
+  void emitPad(const ir::Eqn &e);
+  void emitConstant(const ir::Eqn &e);
+  void emitDynamicSlice(const ir::Eqn &e, bool update);
+  void emitDot(const ir::Eqn &e);
+  /// dst = transpose(src) with `perm` (src has shape `srcShape`).
+  void emitTransposeCopy(ir::DType d, llvm::Value *src, const ir::Shape &srcShape,
+                         const std::vector<int64_t> &perm, llvm::Value *dst);
+  /// Checks 0 <= index <= limit at run time, else spmd_index_error.
+  void checkIndex(llvm::Value *index, int64_t limit, int64_t size, const ir::Eqn &e);
+  std::string where(const ir::Eqn &e);
+
+  // ---- regions, collectives, host effects (EmitRegions.cpp) ----
+  void emitPmapLaunch(const ir::Eqn &e);
+  void emitInnerPmap(const ir::Eqn &e);
+  void emitForLoop(const ir::Eqn &e);
+  void emitCond(const ir::Eqn &e);
+  void emitCollective(const ir::Eqn &e);
+  void emitPrint(const ir::Eqn &e);
+  void emitAssertClose(const ir::Eqn &e);
+  uint32_t axisMask(const ir::Param &axisNames);
+  llvm::Value *devAxisIndex(uint32_t mask);
+};
+
+/// The runtime's dtype code (spmdrt.h).
+int32_t dtypeCode(ir::DType d);
+
+} // namespace spmd::codegen

@@ -1,0 +1,689 @@
+// ===- LowerOps.cpp - expressions: literals, arithmetic, promotion, indexing ---===//
+//
+// JAX's dtype promotion with weak literals (`x * 2` keeps x's dtype), NumPy
+// broadcasting made explicit with broadcast_in_dim, static arithmetic folded at compile
+// time, and indexing lowered to slice / dynamic_slice / reshape.
+#include "sema/Lowering.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace spmd::sema {
+using namespace ast;
+using ir::Atom;
+using ir::DType;
+using ir::Op;
+using ir::Param;
+
+// ---- trees ---------------------------------------------------------------------------------
+
+void Lowering::leaves(ValueP v, std::vector<ValueP> &out) {
+  if (v->kind == Value::Tuple) {
+    for (auto &e : v->elems) leaves(e, out);
+    return;
+  }
+  out.push_back(v);
+}
+
+ValueP Lowering::fromLeaves(const Value &like, const std::vector<ValueP> &ls, size_t &pos) {
+  if (like.kind == Value::Tuple) {
+    std::vector<ValueP> e;
+    for (auto &x : like.elems) e.push_back(fromLeaves(*x, ls, pos));
+    return Value::tuple(e, like.isList);
+  }
+  return ls.at(pos++);
+}
+
+// ---- static values -------------------------------------------------------------------------
+
+int64_t Lowering::staticInt(ValueP v, SrcRange loc, const char *what) {
+  if (v->kind == Value::Int || v->kind == Value::Bool) return v->i;
+  if (v->kind == Value::Array)
+    userError(loc, std::string(what) + " must be known at compile time, but this value (" + v->type().str() +
+                       ") is computed at run time");
+  userError(loc, std::string(what) + " must be a static integer, not a " + describe(*v));
+}
+
+std::vector<int64_t> Lowering::staticInts(const ArgV &a, const char *what) {
+  // Check list elements one by one so an error points at the element.
+  if (a.expr)
+    if (auto *lit = a.expr->as<ArrayLitExpr>()) {
+      std::vector<int64_t> r;
+      for (size_t k = 0; k < lit->elems.size(); ++k) {
+        ValueP e = a.value->kind == Value::Tuple && k < a.value->elems.size() ? a.value->elems[k] : nullptr;
+        if (!e) break;
+        r.push_back(staticInt(e, lit->elems[k]->loc, what));
+      }
+      if (r.size() == lit->elems.size()) return r;
+    }
+  if (a.value->kind == Value::Tuple) {
+    std::vector<int64_t> r;
+    for (auto &e : a.value->elems) r.push_back(staticInt(e, a.loc, what));
+    return r;
+  }
+  return {staticInt(a.value, a.loc, what)};
+}
+
+ir::Shape Lowering::staticShape(const ArgV &a) {
+  auto s = staticInts(a, "a shape");
+  for (auto d : s)
+    if (d < 0) userError(a.loc, "a shape cannot have a negative size (" + std::to_string(d) + ")");
+  return s;
+}
+
+DType Lowering::dtypeFrom(ValueP v, SrcRange loc) {
+  if (v->kind == Value::DTypeV) return v->dtype;
+  userError(loc, "expected a dtype (bool, i32, u32, f32, f64), not a " + describe(*v));
+}
+
+// ---- arrays ------------------------------------------------------------------------------------
+
+Atom Lowering::constant(const std::vector<double> &data, DType d, const ir::Shape &s) {
+  if (s.empty()) return b().lit(d, data.at(0));
+  bool allSame = std::all_of(data.begin(), data.end(), [&](double x) { return x == data[0]; });
+  if (allSame && !data.empty()) return emit1(Op::BroadcastInDim, {b().lit(d, data[0])},
+                                             {{"shape", Param::ints(s)}, {"broadcast_dimensions", Param::tuple({})}});
+  std::vector<Param> vals;
+  for (double x : data) vals.push_back(ir::isFloat(d) ? Param::ofFloat(x) : Param::of(int64_t(x)));
+  return emit1(Op::Constant, {}, {{"value", Param::list(vals)}, {"dtype", Param::ofDType(d)}, {"shape", Param::ints(s)}});
+}
+
+/// Flattens a static nested list of numbers; returns false when it is not rectangular.
+static bool flattenStatic(const Value &v, std::vector<double> &data, ir::Shape &shape, size_t depth, bool &anyFloat,
+                          bool &allBool) {
+  if (v.kind == Value::Tuple) {
+    if (shape.size() == depth) shape.push_back(int64_t(v.elems.size()));
+    else if (shape[depth] != int64_t(v.elems.size())) return false;
+    for (auto &e : v.elems)
+      if (!flattenStatic(*e, data, shape, depth + 1, anyFloat, allBool)) return false;
+    return true;
+  }
+  if (shape.size() != depth) return false;
+  if (v.kind == Value::Float) { anyFloat = true; allBool = false; data.push_back(v.f); }
+  else if (v.kind == Value::Int) { allBool = false; data.push_back(double(v.i)); }
+  else if (v.kind == Value::Bool) data.push_back(double(v.i));
+  else return false;
+  return true;
+}
+
+ValueP Lowering::toArray(ValueP v, SrcRange loc) {
+  if (v->kind == Value::Array) return v;
+  if (v->kind == Value::Int) return Value::array(b().lit(DType::I32, double(v->i)), true);
+  if (v->kind == Value::Float) return Value::array(b().lit(DType::F32, v->f), true);
+  if (v->kind == Value::Bool) return Value::array(b().lit(DType::Bool, double(v->i)), true);
+  if (v->kind == Value::Tuple && !v->elems.empty()) {
+    if (v->isStatic()) {
+      std::vector<double> data;
+      ir::Shape shape;
+      bool anyFloat = false, allBool = true;
+      if (flattenStatic(*v, data, shape, 0, anyFloat, allBool)) {
+        DType d = anyFloat ? DType::F32 : allBool ? DType::Bool : DType::I32;
+        return Value::array(constant(data, d, shape), false);
+      }
+      userError(loc, "this list is not a rectangular array of numbers");
+    }
+    // A list with run-time elements: stack them (jnp.array([...])).
+    std::vector<ValueP> elems;
+    for (auto &e : v->elems) elems.push_back(toArray(e, loc));
+    DType d;
+    bool weak;
+    auto atoms = unify(elems, loc, &d, &weak, "array literal");
+    std::vector<Atom> parts;
+    for (auto &a : atoms) {
+      ir::Shape s = a.type().shape;
+      s.insert(s.begin(), 1);
+      parts.push_back(b().reshape(local(a), s));
+    }
+    for (auto &p : parts) varLevel[p.var.id] = top().level;
+    return Value::array(emit1(Op::Concatenate, parts, {{"dimension", Param::of(0)}}), false);
+  }
+  userError(loc, "expected an array, but this is a " + describe(*v));
+}
+
+Atom Lowering::toAtom(ValueP v, SrcRange loc, bool *weak) {
+  ValueP a = toArray(v, loc);
+  if (weak) *weak = a->weak;
+  return a->atom;
+}
+
+Atom Lowering::castTo(Atom a, DType d) {
+  if (a.type().dtype == d) return a;
+  if (a.isLit) {
+    ir::Literal l = a.lit;
+    double x = l.asDouble();
+    if (d == DType::Bool) x = x != 0;
+    else if (!ir::isFloat(d)) x = std::trunc(x);
+    return b().lit(d, x);
+  }
+  return emit1(Op::Convert, {a}, {{"new_dtype", Param::ofDType(d)}, {"weak_type", Param::ofBool(false)}});
+}
+
+Atom Lowering::broadcast(Atom a, const ir::Shape &s) {
+  if (a.type().shape == s) return a;
+  if (a.isLit) return a.type().rank() == 0 && s.empty() ? a : Atom(emit1(Op::BroadcastInDim, {a},
+      {{"shape", Param::ints(s)}, {"broadcast_dimensions", Param::tuple({})}}));
+  ir::Type t = a.type();
+  int off = int(s.size()) - t.rank();
+  ir::Shape keep;
+  std::vector<int64_t> dims;
+  bool squeeze = false;
+  for (int k = 0; k < t.rank(); ++k) {
+    if (t.shape[k] == s[off + k]) { keep.push_back(t.shape[k]); dims.push_back(off + k); }
+    else squeeze = true;
+  }
+  Atom src = a;
+  if (squeeze) src = emit1(Op::Reshape, {a}, {{"new_sizes", Param::ints(keep)}, {"dimensions", Param::none()}});
+  return emit1(Op::BroadcastInDim, {src}, {{"shape", Param::ints(s)}, {"broadcast_dimensions", Param::ints(dims)}});
+}
+
+static int category(DType d) { return d == DType::Bool ? 0 : ir::isInt(d) ? 1 : d == DType::Key ? 3 : 2; }
+
+std::vector<Atom> Lowering::unify(const std::vector<ValueP> &vs, SrcRange loc, DType *dtOut, bool *weakOut,
+                                  const char *what) {
+  std::vector<ValueP> arrs;
+  for (auto &v : vs) arrs.push_back(toArray(v, loc));
+  // dtype: strong types decide; weak ones only raise the category.
+  bool haveStrong = false;
+  DType strong = DType::Bool;
+  int weakCat = -1;
+  for (auto &a : arrs) {
+    DType d = a->type().dtype;
+    if (d == DType::Key) userError(loc, std::string("keys cannot be used in ") + what);
+    if (a->weak) weakCat = std::max(weakCat, category(d));
+    else if (!haveStrong) { strong = d; haveStrong = true; }
+    else if (d != strong) {
+      if (category(d) > category(strong)) strong = d;
+      else if (category(d) == category(strong) && d != strong) {
+        if (d == DType::F64 || strong == DType::F64) strong = DType::F64;
+        else strong = DType::I32;  // i32 with u32 (JAX: int64, canonicalised to int32)
+      }
+    }
+  }
+  DType d;
+  bool weak = false;
+  if (!haveStrong) { d = weakCat == 2 ? DType::F32 : weakCat == 1 ? DType::I32 : DType::Bool; weak = true; }
+  else if (weakCat > category(strong)) d = weakCat == 2 ? DType::F32 : DType::I32;
+  else d = strong;
+  // shape: NumPy broadcasting.
+  ir::Shape shape;
+  for (auto &a : arrs) {
+    const ir::Shape &s = a->type().shape;
+    if (s.size() > shape.size()) shape.insert(shape.begin(), s.size() - shape.size(), 1);
+    for (size_t k = 0; k < s.size(); ++k) {
+      int64_t &o = shape[shape.size() - s.size() + k];
+      int64_t n = s[k];
+      if (o == n || n == 1) continue;
+      if (o == 1) { o = n; continue; }
+      std::string types;
+      for (size_t j = 0; j < arrs.size(); ++j) types += (j ? " and " : "") + arrs[j]->type().str();
+      userError(loc, std::string("incompatible shapes for ") + what + ": " + types);
+    }
+  }
+  std::vector<Atom> out;
+  for (auto &a : arrs) {
+    Atom x = castTo(a->atom, d);
+    // Scalar literals stay scalars (codegen broadcasts them); everything else is made explicit.
+    if (!(x.isLit && x.type().rank() == 0)) x = broadcast(x, shape);
+    out.push_back(x);
+  }
+  // If every operand is a literal scalar but the shape is not scalar (cannot happen) or all
+  // are scalars, fine. If all operands are literals and shape non-empty, broadcast one.
+  if (!shape.empty() && std::all_of(out.begin(), out.end(), [](const Atom &a) { return a.isLit; }))
+    out[0] = broadcast(out[0], shape);
+  if (dtOut) *dtOut = d;
+  if (weakOut) *weakOut = weak;
+  return out;
+}
+
+// ---- arithmetic -----------------------------------------------------------------------------
+
+static bool staticNum(const Value &v) { return v.kind == Value::Int || v.kind == Value::Float || v.kind == Value::Bool; }
+static double num(const Value &v) { return v.kind == Value::Float ? v.f : double(v.i); }
+
+static int64_t floorDiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+  return q;
+}
+
+/// Folds an operation on static numbers, as Python would.
+static ValueP foldStatic(BinOp op, const Value &a, const Value &b, SrcRange loc) {
+  bool ints = a.kind != Value::Float && b.kind != Value::Float;
+  double x = num(a), y = num(b);
+  int64_t i = int64_t(x), j = int64_t(y);
+  switch (op) {
+  case BinOp::Add: return ints ? Value::integer(i + j) : Value::floating(x + y);
+  case BinOp::Sub: return ints ? Value::integer(i - j) : Value::floating(x - y);
+  case BinOp::Mul: return ints ? Value::integer(i * j) : Value::floating(x * y);
+  case BinOp::Div:
+    if (y == 0) userError(loc, "division by zero in a static expression");
+    return Value::floating(x / y);
+  case BinOp::FloorDiv:
+    if (y == 0) userError(loc, "division by zero in a static expression");
+    return ints ? Value::integer(floorDiv(i, j)) : Value::floating(std::floor(x / y));
+  case BinOp::Mod:
+    if (y == 0) userError(loc, "modulo by zero in a static expression");
+    if (ints) return Value::integer(i - floorDiv(i, j) * j);
+    return Value::floating(x - std::floor(x / y) * y);
+  case BinOp::Pow:
+    if (ints && j >= 0) { int64_t r = 1; for (int64_t k = 0; k < j; ++k) r *= i; return Value::integer(r); }
+    return Value::floating(std::pow(x, y));
+  case BinOp::Eq: return Value::boolean(x == y);
+  case BinOp::Ne: return Value::boolean(x != y);
+  case BinOp::Lt: return Value::boolean(x < y);
+  case BinOp::Le: return Value::boolean(x <= y);
+  case BinOp::Gt: return Value::boolean(x > y);
+  case BinOp::Ge: return Value::boolean(x >= y);
+  case BinOp::BitAnd: case BinOp::BitOr: case BinOp::BitXor: {
+    if (!ints) userError(loc, std::string("'") + spelling(op) + "' needs integers or bools");
+    int64_t r = op == BinOp::BitAnd ? (i & j) : op == BinOp::BitOr ? (i | j) : (i ^ j);
+    return a.kind == Value::Bool && b.kind == Value::Bool ? Value::boolean(r) : Value::integer(r);
+  }
+  case BinOp::And: return Value::boolean(x != 0 && y != 0);
+  case BinOp::Or: return Value::boolean(x != 0 || y != 0);
+  case BinOp::MatMul: userError(loc, "'@' needs arrays, not numbers");
+  }
+  return nullptr;
+}
+
+ValueP Lowering::binary(BinOp op, ValueP a, ValueP bv, SrcRange loc) {
+  if (staticNum(*a) && staticNum(*bv)) return foldStatic(op, *a, *bv, loc);
+  if (op == BinOp::MatMul) return matmul(a, bv, loc);
+  std::string what = std::string("'") + spelling(op) + "'";
+  // Tuples concatenate / compare statically only for static values.
+  if (a->kind == Value::Tuple && bv->kind == Value::Tuple && op == BinOp::Add && a->isStatic() && bv->isStatic() &&
+      !a->isList) {
+    auto e = a->elems;
+    e.insert(e.end(), bv->elems.begin(), bv->elems.end());
+    return Value::tuple(e);
+  }
+  // x ** k with a static integer k: integer_pow, as JAX does.
+  if (op == BinOp::Pow && bv->kind == Value::Int) {
+    bool weak;
+    Atom x = toAtom(a, loc, &weak);
+    if (x.type().dtype == DType::Bool) x = castTo(x, DType::I32);
+    if (bv->i < 0 && !ir::isFloat(x.type().dtype))
+      userError(loc, "integers cannot be raised to a negative power");
+    if (x.isLit) x = broadcast(x, {});
+    return Value::array(emit1(Op::IntegerPow, {x}, {{"y", Param::of(bv->i)}}), weak);
+  }
+  DType d;
+  bool weak;
+  auto ops = unify({a, bv}, loc, &d, &weak, what.c_str());
+  Atom x = ops[0], y = ops[1];
+  auto bin = [&](Op o, Atom p, Atom q) { return Atom(emit1(o, {p, q})); };
+  auto needInt = [&](const char *why) {
+    if (ir::isFloat(d)) userError(loc, what + " " + why + ", not " + a->type().str());
+  };
+  switch (op) {
+  case BinOp::Add: return Value::array(bin(Op::Add, x, y), weak);
+  case BinOp::Sub: return Value::array(bin(Op::Sub, x, y), weak);
+  case BinOp::Mul: return Value::array(bin(Op::Mul, x, y), weak);
+  case BinOp::Div:
+    if (!ir::isFloat(d)) { x = castTo(x, DType::F32); y = castTo(y, DType::F32); }
+    return Value::array(bin(Op::Div, x, y), weak);
+  case BinOp::FloorDiv: {
+    if (ir::isFloat(d)) return Value::array(emit1(Op::Floor, {bin(Op::Div, x, y)}), weak);
+    // Python semantics: round toward negative infinity.
+    Atom q = bin(Op::Div, x, y), r = bin(Op::Rem, x, y);
+    Atom zero = b().lit(d, 0);
+    Atom adjust = bin(Op::And, bin(Op::Ne, r, zero), bin(Op::Ne, bin(Op::Lt, r, zero), bin(Op::Lt, y, zero)));
+    return Value::array(emit1(Op::Select, {broadcast(adjust, q.type().shape), q, bin(Op::Sub, q, b().lit(d, 1))}), weak);
+  }
+  case BinOp::Mod: {
+    Atom r = bin(Op::Rem, x, y);
+    Atom zero = b().lit(d, 0);
+    Atom adjust = bin(Op::And, bin(Op::Ne, r, zero), bin(Op::Ne, bin(Op::Lt, r, zero), bin(Op::Lt, y, zero)));
+    return Value::array(emit1(Op::Select, {broadcast(adjust, r.type().shape), r, bin(Op::Add, r, y)}), weak);
+  }
+  case BinOp::Pow:
+    if (!ir::isFloat(d)) { x = castTo(x, DType::F32); y = castTo(y, DType::F32); }
+    return Value::array(bin(Op::Pow, x, y), weak);
+  case BinOp::Eq: return Value::array(bin(Op::Eq, x, y));
+  case BinOp::Ne: return Value::array(bin(Op::Ne, x, y));
+  case BinOp::Lt: return Value::array(bin(Op::Lt, x, y));
+  case BinOp::Le: return Value::array(bin(Op::Le, x, y));
+  case BinOp::Gt: return Value::array(bin(Op::Gt, x, y));
+  case BinOp::Ge: return Value::array(bin(Op::Ge, x, y));
+  case BinOp::BitAnd: needInt("needs integers or bools"); return Value::array(bin(Op::And, x, y), weak);
+  case BinOp::BitOr: needInt("needs integers or bools"); return Value::array(bin(Op::Or, x, y), weak);
+  case BinOp::BitXor: needInt("needs integers or bools"); return Value::array(bin(Op::Xor, x, y), weak);
+  case BinOp::And:
+  case BinOp::Or:
+    if (d != DType::Bool) userError(loc, what + " needs bools; use '&' and '|' for bitwise operations on integers");
+    return Value::array(bin(op == BinOp::And ? Op::And : Op::Or, x, y));
+  case BinOp::MatMul: break;
+  }
+  internal_assert(false, "unhandled binary operator");
+}
+
+ValueP Lowering::unary(UnOp op, ValueP a, SrcRange loc) {
+  if (staticNum(*a)) {
+    switch (op) {
+    case UnOp::Neg: return a->kind == Value::Float ? Value::floating(-a->f) : Value::integer(-a->i);
+    case UnOp::Plus: return a;
+    case UnOp::Not: return Value::boolean(!a->i);
+    case UnOp::BitNot:
+      if (a->kind == Value::Bool) return Value::boolean(!a->i);
+      if (a->kind == Value::Int) return Value::integer(~a->i);
+      userError(loc, "'~' needs an integer or a bool");
+    }
+  }
+  bool weak;
+  Atom x = toAtom(a, loc, &weak);
+  if (x.isLit) x = broadcast(x, {}), x = emit1(Op::Reshape, {x}, {{"new_sizes", Param::tuple({})}, {"dimensions", Param::none()}});
+  DType d = x.type().dtype;
+  switch (op) {
+  case UnOp::Plus: return a;
+  case UnOp::Neg:
+    if (d == DType::Bool) userError(loc, "cannot negate a bool array; use 'not'");
+    return Value::array(emit1(Op::Neg, {x}), weak);
+  case UnOp::Not:
+    if (d != DType::Bool) userError(loc, "'not' needs a bool, not " + x.type().str());
+    return Value::array(emit1(Op::Not, {x}));
+  case UnOp::BitNot:
+    if (ir::isFloat(d)) userError(loc, "'~' needs integers or bools, not " + x.type().str());
+    return Value::array(emit1(Op::Not, {x}), weak);
+  }
+  return nullptr;
+}
+
+// ---- matrix products ------------------------------------------------------------------------
+
+ValueP Lowering::matmul(ValueP av, ValueP bv, SrcRange loc) {
+  DType d;
+  bool weak;
+  Atom a = toAtom(av, loc), bb = toAtom(bv, loc);
+  // Promote dtypes only (a product does not broadcast its operands against each other).
+  unify({Value::array(b().lit(a.type().dtype, 0), av->weak), Value::array(b().lit(bb.type().dtype, 0), bv->weak)}, loc,
+        &d, &weak, "'@'");
+  a = castTo(a, d);
+  bb = castTo(bb, d);
+  ir::Type ta = a.type(), tb = bb.type();
+  if (ta.rank() == 0 || tb.rank() == 0)
+    userError(loc, "'@' needs arrays of rank 1 or more, not " + ta.str() + " and " + tb.str());
+  int ra = ta.rank(), rb = tb.rank();
+  int64_t ka = ta.shape[ra - 1], kb = rb == 1 ? tb.shape[0] : tb.shape[rb - 2];
+  if (ka != kb)
+    userError(loc, "'@' contracts dimensions of different sizes: " + ta.str() + " and " + tb.str() + " (" +
+                       std::to_string(ka) + " != " + std::to_string(kb) + ")");
+  auto dn = [](std::vector<int64_t> lc, std::vector<int64_t> rc, std::vector<int64_t> lb, std::vector<int64_t> rbb) {
+    return Param::tuple({Param::tuple({Param::ints(lc, true), Param::ints(rc, true)}),
+                         Param::tuple({Param::ints(lb, true), Param::ints(rbb, true)})});
+  };
+  if (ra <= 2 && rb <= 2) {
+    ir::Params p{{"dimension_numbers", dn({ra - 1}, {rb == 1 ? 0 : rb - 2}, {}, {})},
+                 {"precision", Param::none()}, {"preferred_element_type", Param::ofDType(d)}};
+    return Value::array(emit1(Op::DotGeneral, {a, bb}, p), weak);
+  }
+  // Batched: broadcast leading (batch) dimensions, as NumPy's matmul does.
+  if (rb == 1) {
+    ir::Params p{{"dimension_numbers", dn({ra - 1}, {0}, {}, {})}, {"precision", Param::none()},
+                 {"preferred_element_type", Param::ofDType(d)}};
+    return Value::array(emit1(Op::DotGeneral, {a, bb}, p), weak);
+  }
+  ir::Shape ba(ta.shape.begin(), ta.shape.end() - (ra >= 2 ? 2 : 1));
+  ir::Shape bbs(tb.shape.begin(), tb.shape.end() - 2);
+  size_t nb = std::max(ba.size(), bbs.size());
+  ir::Shape batch(nb, 1);
+  for (size_t k = 0; k < nb; ++k) {
+    int64_t x = k + ba.size() >= nb ? ba[k + ba.size() - nb] : 1;
+    int64_t y = k + bbs.size() >= nb ? bbs[k + bbs.size() - nb] : 1;
+    if (x != y && x != 1 && y != 1)
+      userError(loc, "'@' batch dimensions do not broadcast: " + ta.str() + " and " + tb.str());
+    batch[k] = std::max(x, y);
+  }
+  if (ra == 1) {
+    // vector @ batched matrices: (k) x (..., k, n) -> (..., n)
+    ir::Shape sb = batch;
+    sb.push_back(tb.shape[rb - 2]);
+    sb.push_back(tb.shape[rb - 1]);
+    bb = broadcast(bb, sb);
+    std::vector<int64_t> bd;
+    ir::Params p{{"dimension_numbers", dn({0}, {int64_t(nb)}, {}, {})}, {"precision", Param::none()},
+                 {"preferred_element_type", Param::ofDType(d)}};
+    return Value::array(emit1(Op::DotGeneral, {a, bb}, p), weak);
+  }
+  ir::Shape sa = batch, sb = batch;
+  sa.push_back(ta.shape[ra - 2]);
+  sa.push_back(ta.shape[ra - 1]);
+  sb.push_back(tb.shape[rb - 2]);
+  sb.push_back(tb.shape[rb - 1]);
+  a = broadcast(a, sa);
+  bb = broadcast(bb, sb);
+  std::vector<int64_t> bdims;
+  for (size_t k = 0; k < nb; ++k) bdims.push_back(int64_t(k));
+  ir::Params p{{"dimension_numbers", dn({int64_t(nb) + 1}, {int64_t(nb)}, bdims, bdims)}, {"precision", Param::none()},
+               {"preferred_element_type", Param::ofDType(d)}};
+  return Value::array(emit1(Op::DotGeneral, {a, bb}, p), weak);
+}
+
+// ---- indexing --------------------------------------------------------------------------------
+
+ValueP Lowering::index(ValueP base, const IndexExpr &e) {
+  // Tuples and static lists: static indexing and slicing.
+  if (base->kind == Value::Tuple) {
+    if (e.items.size() != 1) userError(e.loc, "a " + describe(*base) + " takes one index");
+    const IndexItem &it = e.items[0];
+    int64_t n = int64_t(base->elems.size());
+    if (!it.isSlice) {
+      ValueP iv = expr(*it.index);
+      if (iv->kind == Value::Array && base->isList && base->isStatic()) {
+        ValueP arr = toArray(base, e.loc);
+        return index(arr, e);
+      }
+      int64_t k = staticInt(iv, it.index->loc, "an index into a tuple");
+      int64_t kk = k < 0 ? k + n : k;
+      if (kk < 0 || kk >= n)
+        userError(it.index->loc, "index " + std::to_string(k) + " is out of range for a " + describe(*base));
+      return base->elems[kk];
+    }
+    int64_t lo = it.lo ? staticInt(expr(*it.lo), it.lo->loc, "a slice bound") : 0;
+    int64_t hi = it.hi ? staticInt(expr(*it.hi), it.hi->loc, "a slice bound") : n;
+    int64_t st = it.step ? staticInt(expr(*it.step), it.step->loc, "a slice step") : 1;
+    if (st <= 0) userError(it.loc, "slices of tuples need a positive step");
+    if (lo < 0) lo += n;
+    if (hi < 0) hi += n;
+    lo = std::clamp<int64_t>(lo, 0, n);
+    hi = std::clamp<int64_t>(hi, 0, n);
+    std::vector<ValueP> r;
+    for (int64_t k = lo; k < hi; k += st) r.push_back(base->elems[k]);
+    return Value::tuple(r, base->isList);
+  }
+  if (base->kind != Value::Array) userError(e.base->loc, "a " + describe(*base) + " cannot be indexed");
+  Atom x = base->atom;
+  ir::Type t = x.type();
+  if (int(e.items.size()) > t.rank())
+    userError(e.items[t.rank()].loc, "too many indices for an array of type " + t.str());
+  std::vector<int64_t> start(t.rank(), 0), limit = t.shape, stride(t.rank(), 1), revDims;
+  std::vector<bool> dropped(t.rank(), false);
+  std::vector<std::pair<int, Atom>> dynamic;
+  for (size_t d = 0; d < e.items.size(); ++d) {
+    const IndexItem &it = e.items[d];
+    int64_t n = t.shape[d];
+    if (!it.isSlice) {
+      ValueP iv = expr(*it.index);
+      if (iv->kind == Value::Array) {
+        if (iv->type().rank() != 0 || !ir::isInt(iv->type().dtype))
+          userError(it.index->loc, "an index must be an integer scalar, not " + iv->type().str());
+        dynamic.push_back({int(d), iv->atom});
+        dropped[d] = true;
+        continue;
+      }
+      int64_t k = staticInt(iv, it.index->loc, "an index");
+      int64_t kk = k < 0 ? k + n : k;
+      if (kk < 0 || kk >= n)
+        userError(it.index->loc, "index " + std::to_string(k) + " is out of range for axis " + std::to_string(d) +
+                                     " of size " + std::to_string(n));
+      start[d] = kk;
+      limit[d] = kk + 1;
+      dropped[d] = true;
+      continue;
+    }
+    int64_t st = it.step ? staticInt(expr(*it.step), it.step->loc, "a slice step") : 1;
+    if (st == 0) userError(it.step->loc, "a slice step cannot be zero");
+    // Python slice semantics, then a forward slice (with rev for negative steps).
+    int64_t lo, hi;
+    if (st > 0) {
+      lo = it.lo ? staticInt(expr(*it.lo), it.lo->loc, "a slice bound") : 0;
+      hi = it.hi ? staticInt(expr(*it.hi), it.hi->loc, "a slice bound") : n;
+      if (lo < 0) lo += n;
+      if (hi < 0) hi += n;
+      lo = std::clamp<int64_t>(lo, 0, n);
+      hi = std::clamp<int64_t>(hi, lo, n);
+      start[d] = lo;
+      limit[d] = hi;
+      stride[d] = st;
+    } else {
+      lo = it.lo ? staticInt(expr(*it.lo), it.lo->loc, "a slice bound") : n - 1;
+      hi = it.hi ? staticInt(expr(*it.hi), it.hi->loc, "a slice bound") : -n - 1;
+      if (it.lo && lo < 0) lo += n;
+      if (it.hi && hi < 0) hi += n;
+      lo = std::clamp<int64_t>(lo, -1, n - 1);
+      hi = std::clamp<int64_t>(hi, -1, n - 1);
+      // Elements lo, lo+st, ... > hi. In the reversed array index r = n-1-i.
+      int64_t rlo = n - 1 - lo, rhi = n - 1 - hi;
+      if (rhi < rlo) rhi = rlo;
+      revDims.push_back(int64_t(d));
+      start[d] = rlo;
+      limit[d] = rhi;
+      stride[d] = -st;
+    }
+  }
+  if (!revDims.empty()) x = emit1(Op::Rev, {x}, {{"dimensions", Param::ints(revDims)}});
+  bool trivial = start == std::vector<int64_t>(t.rank(), 0) && limit == t.shape &&
+                 stride == std::vector<int64_t>(t.rank(), 1);
+  if (!trivial)
+    x = emit1(Op::Slice, {x}, {{"start_indices", Param::ints(start)}, {"limit_indices", Param::ints(limit)},
+                               {"strides", std::all_of(stride.begin(), stride.end(), [](int64_t s) { return s == 1; })
+                                               ? Param::none() : Param::ints(stride)}});
+  if (!dynamic.empty()) {
+    ir::Type xt = x.type();
+    std::vector<Atom> ins{x};
+    std::vector<int64_t> sizes = xt.shape;
+    std::vector<Atom> idx(xt.rank(), b().lit(DType::I32, 0));
+    for (auto &[d, a] : dynamic) {
+      // Negative indices count from the end, as in NumPy; out of range is a run-time error.
+      Atom i = castTo(a, DType::I32);
+      Atom n = b().lit(DType::I32, double(xt.shape[d]));
+      Atom neg = emit1(Op::Lt, {i, b().lit(DType::I32, 0)});
+      idx[d] = emit1(Op::Select, {neg, i, emit1(Op::Add, {i, n})});
+      sizes[d] = 1;
+    }
+    ins.insert(ins.end(), idx.begin(), idx.end());
+    x = emit1(Op::DynamicSlice, ins, {{"slice_sizes", Param::ints(sizes)}});
+  }
+  ir::Shape out;
+  ir::Shape cur = x.type().shape;
+  for (int d = 0; d < t.rank(); ++d)
+    if (!dropped[d]) out.push_back(cur[d]);
+  if (out != cur) x = emit1(Op::Reshape, {x}, {{"new_sizes", Param::ints(out)}, {"dimensions", Param::none()}});
+  return Value::array(x, base->weak);
+}
+
+// ---- the expression dispatcher ------------------------------------------------------------------
+
+ValueP Lowering::expr(const Expr &e) {
+  switch (e.kind) {
+  case ExprKind::IntLit: return Value::integer(e.as<IntLitExpr>()->value);
+  case ExprKind::FloatLit: return Value::floating(e.as<FloatLitExpr>()->value);
+  case ExprKind::BoolLit: return Value::boolean(e.as<BoolLitExpr>()->value);
+  case ExprKind::StringLit: return Value::string(e.as<StringLitExpr>()->value);
+  case ExprKind::Name: {
+    auto *n = e.as<NameExpr>();
+    if (Scope::Binding *bd = scope->lookup(n->name)) return bd->value;
+    static const std::pair<const char *, DType> dtypes[] = {
+        {"f32", DType::F32}, {"i32", DType::I32}, {"u32", DType::U32}, {"bool", DType::Bool}, {"f64", DType::F64}};
+    for (auto &[nm, d] : dtypes)
+      if (n->name == nm) {
+        auto v = std::make_shared<Value>();
+        v->kind = Value::DTypeV;
+        v->dtype = d;
+        v->fname = nm;
+        return v;
+      }
+    if (isBuiltin(n->name)) {
+      auto v = std::make_shared<Value>();
+      v->kind = Value::Func;
+      v->fkind = Value::Builtin;
+      v->fname = n->name;
+      return v;
+    }
+    if (scope->lookupAxis(n->name))
+      userError(n->loc, "'" + n->name + "' is an axis name, not a value; use axis_index(" + n->name + ") for this replica's index");
+    userError(n->loc, "unknown name '" + n->name + "'");
+  }
+  case ExprKind::Unary: {
+    auto *u = e.as<UnaryExpr>();
+    ValueP v = expr(*u->operand);
+    b().setLoc(u->loc);
+    return unary(u->op, v, u->loc);
+  }
+  case ExprKind::Binary: {
+    auto *bi = e.as<BinaryExpr>();
+    // `and`/`or` on static bools short-circuit.
+    ValueP l = expr(*bi->lhs);
+    if ((bi->op == BinOp::And || bi->op == BinOp::Or) && l->kind == Value::Bool) {
+      if (bi->op == BinOp::And && !l->i) return l;
+      if (bi->op == BinOp::Or && l->i) return l;
+    }
+    ValueP r = expr(*bi->rhs);
+    b().setLoc(bi->loc);
+    return binary(bi->op, l, r, bi->loc);
+  }
+  case ExprKind::Call: return call(*e.as<CallExpr>());
+  case ExprKind::Index: {
+    auto *ix = e.as<IndexExpr>();
+    ValueP base = expr(*ix->base);
+    b().setLoc(ix->loc);
+    return index(base, *ix);
+  }
+  case ExprKind::ArrayLit: {
+    std::vector<ValueP> el;
+    for (auto &x : e.as<ArrayLitExpr>()->elems) el.push_back(expr(*x));
+    return Value::tuple(el, true);
+  }
+  case ExprKind::Comprehension: {
+    auto *c = e.as<ComprehensionExpr>();
+    ValueP it = expr(*c->iter);
+    if (it->kind != Value::Tuple) userError(c->iter->loc, "a comprehension iterates over a range or a static list");
+    std::vector<ValueP> el;
+    for (auto &v : it->elems) {
+      ScopeP saved = scope;
+      scope = std::make_shared<Scope>();
+      scope->parent = saved;
+      bindPattern(c->var, v, false, c->var.loc);
+      el.push_back(expr(*c->elem));
+      scope = saved;
+    }
+    return Value::tuple(el, true);
+  }
+  case ExprKind::Range: {
+    auto *r = e.as<RangeExpr>();
+    int64_t lo = staticInt(expr(*r->lo), r->lo->loc, "a range bound");
+    int64_t hi = staticInt(expr(*r->hi), r->hi->loc, "a range bound");
+    std::vector<ValueP> el;
+    for (int64_t k = lo; k < hi; ++k) el.push_back(Value::integer(k));
+    return Value::tuple(el, true);
+  }
+  case ExprKind::TupleLit: {
+    std::vector<ValueP> el;
+    for (auto &x : e.as<TupleLitExpr>()->elems) el.push_back(expr(*x));
+    return Value::tuple(el);
+  }
+  case ExprKind::Lambda: {
+    auto v = std::make_shared<Value>();
+    v->kind = Value::Func;
+    v->fkind = Value::Closure;
+    v->lambda = e.as<LambdaExpr>();
+    v->env = scope;
+    return v;
+  }
+  case ExprKind::Block: return block(*e.as<BlockExpr>());
+  case ExprKind::If: return ifExpr(*e.as<IfExpr>());
+  case ExprKind::Map: return mapExpr(*e.as<MapExpr>());
+  }
+  return nullptr;
+}
+
+} // namespace spmd::sema

@@ -1,0 +1,110 @@
+// ===- Lowering.h - the lowering engine shared by Lower/LowerOps/Builtins ------===//
+//
+// Internal to compiler/sema. The Lowering walks the AST as an abstract interpreter (see
+// Value.h), emitting IR into the current Frame. A Frame is a jaxpr under construction: the
+// host program, a pmap/vmap body, a loop body, a branch, or a function being
+// differentiated. Note [Closure conversion]: when an equation in an inner frame uses a
+// variable defined in an outer frame, `local()` turns it into a new invar of each frame in
+// between and records the outer atom as an input of the region equation; regions stay
+// closed (Note [Regions] in IR.h).
+#pragma once
+
+#include "sema/Lower.h"
+#include "sema/Value.h"
+
+#include <functional>
+#include <unordered_map>
+
+namespace spmd::sema {
+
+struct Frame {
+  ir::Jaxpr jaxpr;
+  std::unique_ptr<ir::Builder> b;
+  int level = 0;
+  bool isMapBody = false;        ///< pmap or vmap body: no host effects, static if
+  std::vector<ir::Atom> captured;   ///< outer atoms (in the parent frame) ...
+  std::vector<ir::Var> captureVars; ///< ... and the invars that stand for them here
+  std::unordered_map<int, ir::Var> captureMap;  ///< outer var id -> local invar
+};
+
+/// A positional or keyword argument after evaluation, with the expression it came from.
+struct ArgV {
+  std::string keyword;     ///< empty when positional
+  ValueP value;
+  const ast::Expr *expr = nullptr;
+  SrcRange loc;
+};
+
+class Lowering {
+public:
+  Lowering(const SourceManager &sm, const LowerOptions &o);
+  ir::Module run(const ast::Program &p);
+
+  // ---- frames and emission ----
+  ir::Module module;
+  std::vector<std::unique_ptr<Frame>> frames;
+  std::unordered_map<int, int> varLevel;  ///< var id -> level of the frame defining it
+  Frame &top() { return *frames.back(); }
+  ir::Builder &b() { return *top().b; }
+  Frame &pushFrame(bool mapBody);
+  std::unique_ptr<Frame> popFrame();
+  ir::Var newInvar(ir::Type t);
+  ir::Atom local(ir::Atom a);
+  std::vector<ir::Var> emit(ir::Op op, std::vector<ir::Atom> ins, ir::Params params = {},
+                            std::vector<ir::Jaxpr> regions = {});
+  ir::Var emit1(ir::Op op, std::vector<ir::Atom> ins, ir::Params params = {}) {
+    return emit(op, std::move(ins), std::move(params)).at(0);
+  }
+  /// Inlines closed jaxpr `j` with `args` for its invars into the current frame.
+  std::vector<ir::Atom> inlineJaxpr(const ir::Jaxpr &j, const std::vector<ir::Atom> &args);
+  bool inMapBody() const;
+
+  // ---- statements and expressions (Lower.cpp) ----
+  ScopeP scope;
+  std::vector<AxisP> pmapStack;  ///< enclosing pmaps, for the device count check
+  std::vector<const ast::LambdaExpr *> callStack;
+  ValueP block(const ast::BlockExpr &b, bool newScope = true);
+  ValueP stmt(const ast::Stmt &s);
+  ValueP expr(const ast::Expr &e);
+  void bindPattern(const ast::Pattern &p, ValueP v, bool mutable_, SrcRange loc);
+  ValueP call(const ast::CallExpr &c);
+  ValueP callValue(ValueP f, std::vector<ArgV> args, const std::vector<AxisP> &axes, SrcRange loc);
+  ValueP callClosure(const Value &f, std::vector<ArgV> args, const std::vector<AxisP> &axes, SrcRange loc);
+  ValueP mapExpr(const ast::MapExpr &m);
+  ValueP ifExpr(const ast::IfExpr &e);
+  void forStmt(const ast::ForStmt &f);
+  AxisP axis(const std::string &name, SrcRange loc);
+  std::vector<AxisP> axesOf(const ast::Expr &e);
+
+  // ---- values, arithmetic, indexing (LowerOps.cpp) ----
+  const SourceManager &sm;
+  LowerOptions opts;
+  ValueP binary(ast::BinOp op, ValueP a, ValueP b, SrcRange loc);
+  ValueP unary(ast::UnOp op, ValueP a, SrcRange loc);
+  ValueP index(ValueP base, const ast::IndexExpr &e);
+  ValueP matmul(ValueP a, ValueP b, SrcRange loc);
+  /// The array a value stands for (static numbers and lists become constants).
+  ir::Atom toAtom(ValueP v, SrcRange loc, bool *weak = nullptr);
+  ValueP toArray(ValueP v, SrcRange loc);
+  /// Promotes and broadcasts operands to a common dtype and shape.
+  std::vector<ir::Atom> unify(const std::vector<ValueP> &vs, SrcRange loc, ir::DType *dt, bool *weak,
+                              const char *what);
+  ir::Atom castTo(ir::Atom a, ir::DType d);
+  ir::Atom broadcast(ir::Atom a, const ir::Shape &s);
+  ir::Atom constant(const std::vector<double> &data, ir::DType d, const ir::Shape &s);
+  ValueP fromLeaves(const Value &like, const std::vector<ValueP> &leaves, size_t &pos);
+  void leaves(ValueP v, std::vector<ValueP> &out);
+  int64_t staticInt(ValueP v, SrcRange loc, const char *what);
+  std::vector<int64_t> staticInts(const ArgV &a, const char *what);
+  ir::Shape staticShape(const ArgV &a);
+  ir::DType dtypeFrom(ValueP v, SrcRange loc);
+  std::string where(SrcRange loc) const { return locationText(sm, loc); }
+
+  // ---- builtins (Builtins.cpp) ----
+  ValueP builtin(const std::string &name, std::vector<ArgV> &args, const std::vector<AxisP> &axes,
+                 SrcRange loc);
+  static bool isBuiltin(const std::string &name);
+  ValueP gradCall(const Value &g, std::vector<ArgV> args, SrcRange loc);
+};
+
+} // namespace spmd::sema

@@ -1,0 +1,357 @@
+// ===- Grad.cpp - reverse-mode differentiation of jaxprs (the driver) ---------===//
+//
+// valueAndGrad splits f into a forward and a backward jaxpr and inlines both into one
+// closed jaxpr: forward pass, then the backward pass seeded with 1.0 for f's first
+// output. The per-primitive rules are in VjpRules.cpp; pmap, for_loop and cond split their
+// bodies recursively (GradRegions.cpp), so the backward pass of a pmap is a pmap.
+//
+// Note [Splitting a jaxpr]
+// splitVjp(body) works in three sweeps:
+//  1. activity, forward: a variable is active when it is floating point and depends on an
+//     active invar. Integers, booleans and keys are never active: they carry no cotangent.
+//  2. need, backward: an active variable is needed when a cotangent reaches it from an
+//     output that receives one. An equation is *relevant* when one of its outputs is
+//     needed; only relevant equations get a rule (so a pmax off the gradient's path is
+//     fine, one on it is an error).
+//  3. the forward jaxpr is a renamed copy of the body (region equations on the path are
+//     replaced by their split forms); the backward jaxpr runs the rules of the relevant
+//     equations in reverse, accumulating cotangents by variable. Whatever the backward
+//     jaxpr reads from the forward one is a residual: its free variables are found after
+//     the fact and turned into invars, and the forward jaxpr returns them. Residuals that
+//     are body invars are passed in by the caller instead of being returned.
+#include "transforms/Grad.h"
+#include "transforms/GradInternal.h"
+#include "transforms/Vmap.h"
+
+#include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace spmd::transforms {
+namespace grad {
+using namespace ir;
+
+// ---- copying jaxprs ----------------------------------------------------------------------
+
+std::vector<Atom> inlineJaxpr(Builder &b, const Jaxpr &j, const std::vector<Atom> &args) {
+  internal_assert(args.size() == j.invars.size(), "inlineJaxpr: argument count");
+  std::unordered_map<int, Atom> env;
+  for (size_t k = 0; k < args.size(); ++k) env[j.invars[k].id] = args[k];
+  auto subst = [&](const Atom &a) -> Atom {
+    if (a.isLit) return a;
+    auto it = env.find(a.var.id);
+    internal_assert(it != env.end(), "inlineJaxpr: free variable in a closed jaxpr");
+    return it->second;
+  };
+  SrcRange saved = b.loc();
+  for (auto &e : j.eqns) {
+    std::vector<Atom> ins;
+    for (auto &a : e.in) ins.push_back(subst(a));
+    std::vector<Jaxpr> regions;
+    for (auto &r : e.regions) regions.push_back(cloneJaxpr(b.module(), r));
+    b.setLoc(e.loc);
+    auto outs = b.emit(e.op, std::move(ins), e.params, std::move(regions));
+    for (size_t k = 0; k < outs.size(); ++k) env[e.out[k].id] = outs[k];
+  }
+  b.setLoc(saved);
+  std::vector<Atom> r;
+  for (auto &a : j.outvars) r.push_back(subst(a));
+  return r;
+}
+
+Jaxpr cloneJaxpr(Module &m, const Jaxpr &j) {
+  Jaxpr r;
+  std::vector<Atom> args;
+  for (auto &v : j.invars) {
+    r.invars.push_back(m.newVar(v.type));
+    args.push_back(r.invars.back());
+  }
+  Builder b(m, r);
+  r.outvars = inlineJaxpr(b, j, args);
+  return r;
+}
+
+Atom zeros(Builder &b, const Type &t) {
+  if (t.dtype == DType::Key) {
+    Shape s = t.shape;
+    s.push_back(2);
+    return b.emit1(Op::RandomWrap, {b.fill(DType::U32, s, 0)});
+  }
+  if (t.rank() == 0) return b.lit(t.dtype, 0);
+  return b.fill(t.dtype, t.shape, 0);
+}
+
+Atom materialize(Builder &b, const Ct &c, const Type &t) { return c ? *c : zeros(b, t); }
+
+// ---- activity -----------------------------------------------------------------------------
+
+namespace {
+
+/// Forward activity (Note [Splitting a jaxpr], sweep 1).
+std::unordered_set<int> activeVars(const Jaxpr &j, const std::vector<bool> &inActive) {
+  std::unordered_set<int> active;
+  for (size_t k = 0; k < j.invars.size(); ++k)
+    if (inActive[k] && isFloat(j.invars[k].type.dtype)) active.insert(j.invars[k].id);
+  for (auto &e : j.eqns) {
+    bool any = std::any_of(e.in.begin(), e.in.end(),
+                           [&](const Atom &a) { return !a.isLit && active.count(a.var.id); });
+    if (!any) continue;
+    for (auto &v : e.out)
+      if (isFloat(v.type.dtype)) active.insert(v.id);
+  }
+  return active;
+}
+
+bool isActive(const std::unordered_set<int> &s, const Atom &a) { return !a.isLit && s.count(a.var.id); }
+
+void accumulate(Builder &b, std::unordered_map<int, Atom> &ct, int id, const Atom &c) {
+  auto it = ct.find(id);
+  if (it == ct.end()) ct.emplace(id, c);
+  else it->second = b.binary(Op::Add, it->second, c);
+}
+
+/// A relevant forward equation, for the backward sweep.
+struct TapeEntry {
+  size_t index;                       ///< into the forward jaxpr's equations
+  std::vector<bool> need;             ///< inputs that want a cotangent
+  std::shared_ptr<RegionTape> tape;   ///< region equations only
+};
+
+/// Turns the free variables of `bwd` (top level; regions are closed) into invars:
+/// forward invars become `resInvars`, the rest computed residuals returned by `fwd`.
+void closeBackward(Module &m, Split &s) {
+  std::unordered_set<int> defined;
+  for (auto &v : s.bwd.invars) defined.insert(v.id);
+  std::unordered_map<int, int> fwdInvar;
+  for (size_t k = 0; k < s.fwd.invars.size(); ++k) fwdInvar[s.fwd.invars[k].id] = int(k);
+  std::vector<Var> free;
+  std::unordered_set<int> seen;
+  auto visit = [&](const Atom &a) {
+    if (!a.isLit && !defined.count(a.var.id) && seen.insert(a.var.id).second) free.push_back(a.var);
+  };
+  for (auto &e : s.bwd.eqns) {
+    for (auto &a : e.in) visit(a);
+    for (auto &v : e.out) defined.insert(v.id);
+  }
+  for (auto &a : s.bwd.outvars) visit(a);
+
+  std::unordered_map<int, Var> rename;
+  std::vector<Var> resIn, resOut;
+  std::vector<std::pair<int, Var>> byInvar;  // (invar index, fresh var)
+  for (auto &v : free) {
+    Var fresh = m.newVar(v.type);
+    rename[v.id] = fresh;
+    auto it = fwdInvar.find(v.id);
+    if (it != fwdInvar.end()) byInvar.push_back({it->second, fresh});
+    else {
+      resOut.push_back(fresh);
+      s.fwd.outvars.push_back(v);
+    }
+  }
+  std::sort(byInvar.begin(), byInvar.end(), [](auto &a, auto &b) { return a.first < b.first; });
+  for (auto &[k, v] : byInvar) {
+    s.resInvars.push_back(k);
+    s.bwd.invars.push_back(v);
+  }
+  for (auto &v : resOut) s.bwd.invars.push_back(v);
+  s.numResOut = int(resOut.size());
+  auto subst = [&](Atom &a) {
+    if (a.isLit) return;
+    auto it = rename.find(a.var.id);
+    if (it != rename.end()) a.var = it->second;
+  };
+  for (auto &e : s.bwd.eqns)
+    for (auto &a : e.in) subst(a);
+  for (auto &a : s.bwd.outvars) subst(a);
+}
+
+bool hasEffects(const Eqn &e) {
+  bool fx = info(e.op).category == OpCategory::Host;
+  for (auto &r : e.regions) walk(r, [&](const Eqn &x) { fx |= info(x.op).category == OpCategory::Host; });
+  return fx;
+}
+
+/// Removes equations whose results are unused (inside regions too; region signatures
+/// stay as they are).
+void deadCodeElim(Jaxpr &j) {
+  std::unordered_set<int> used;
+  for (auto &a : j.outvars)
+    if (!a.isLit) used.insert(a.var.id);
+  std::vector<Eqn> kept;
+  for (size_t k = j.eqns.size(); k-- > 0;) {
+    Eqn &e = j.eqns[k];
+    bool live = hasEffects(e) ||
+                std::any_of(e.out.begin(), e.out.end(), [&](const Var &v) { return used.count(v.id); });
+    if (!live) continue;
+    for (auto &a : e.in)
+      if (!a.isLit) used.insert(a.var.id);
+    for (auto &r : e.regions) deadCodeElim(r);
+    kept.push_back(std::move(e));
+  }
+  std::reverse(kept.begin(), kept.end());
+  j.eqns = std::move(kept);
+}
+
+} // namespace
+
+std::vector<bool> activeOutputs(const Jaxpr &j, const std::vector<bool> &inActive) {
+  auto active = activeVars(j, inActive);
+  std::vector<bool> r;
+  for (auto &a : j.outvars) r.push_back(isActive(active, a));
+  return r;
+}
+
+// ---- splitting ----------------------------------------------------------------------------
+
+Split splitVjp(Module &m, const Jaxpr &body, const std::vector<bool> &inActive,
+               const std::vector<bool> &outCt, SrcRange loc) {
+  internal_assert(inActive.size() == body.invars.size() && outCt.size() == body.outvars.size(),
+                  "splitVjp: flag counts");
+  Split s;
+  s.inActive = inActive;
+  s.outCt = outCt;
+  auto active = activeVars(body, inActive);
+
+  // Sweep 2: which active variables a cotangent reaches.
+  std::unordered_set<int> needed;
+  for (size_t k = 0; k < body.outvars.size(); ++k)
+    if (outCt[k] && isActive(active, body.outvars[k])) needed.insert(body.outvars[k].var.id);
+  std::vector<bool> relevant(body.eqns.size(), false);
+  for (size_t k = body.eqns.size(); k-- > 0;) {
+    auto &e = body.eqns[k];
+    if (!std::any_of(e.out.begin(), e.out.end(), [&](const Var &v) { return needed.count(v.id); })) continue;
+    relevant[k] = true;
+    for (auto &a : e.in)
+      if (isActive(active, a)) needed.insert(a.var.id);
+  }
+
+  // Sweep 3a: the forward jaxpr.
+  Builder fb(m, s.fwd);
+  std::unordered_map<int, Atom> env;
+  for (auto &v : body.invars) {
+    s.fwd.invars.push_back(m.newVar(v.type));
+    env[v.id] = s.fwd.invars.back();
+  }
+  auto subst = [&](const Atom &a) { return a.isLit ? a : env.at(a.var.id); };
+  std::vector<TapeEntry> tape;
+  for (size_t k = 0; k < body.eqns.size(); ++k) {
+    const Eqn &e = body.eqns[k];
+    std::vector<Atom> ins;
+    std::vector<bool> need;
+    for (auto &a : e.in) {
+      ins.push_back(subst(a));
+      need.push_back(!a.isLit && needed.count(a.var.id));
+    }
+    fb.setLoc(e.loc);
+    std::vector<Var> outs;
+    std::shared_ptr<RegionTape> rt;
+    if (relevant[k] && regionForward(e.op)) {
+      Eqn renamed = e;
+      renamed.in = ins;
+      rt = std::make_shared<RegionTape>();
+      for (auto &a : e.in) rt->inActive.push_back(isActive(active, a));
+      for (auto &v : e.out) rt->outCt.push_back(needed.count(v.id) != 0);
+      rt->numOrigOuts = int(e.out.size());
+      outs = regionForward(e.op)(fb, renamed, *rt, loc);
+    } else {
+      std::vector<Jaxpr> regions;
+      for (auto &r : e.regions) regions.push_back(cloneJaxpr(m, r));
+      outs = fb.emit(e.op, ins, e.params, std::move(regions));
+    }
+    for (size_t o = 0; o < e.out.size(); ++o) env[e.out[o].id] = outs[o];
+    if (relevant[k]) tape.push_back({s.fwd.eqns.size() - 1, std::move(need), rt});
+  }
+  for (auto &a : body.outvars) s.fwd.outvars.push_back(subst(a));
+
+  // Sweep 3b: the backward jaxpr, rules in reverse.
+  Builder bb(m, s.bwd);
+  std::unordered_map<int, Atom> ct;  // by forward variable id
+  for (size_t k = 0; k < body.outvars.size(); ++k) {
+    if (!outCt[k]) continue;
+    Var v = m.newVar(body.outvars[k].type());
+    s.bwd.invars.push_back(v);
+    if (isActive(active, body.outvars[k])) accumulate(bb, ct, s.fwd.outvars[k].var.id, v);
+  }
+  for (size_t t = tape.size(); t-- > 0;) {
+    const Eqn &e = s.fwd.eqns[tape[t].index];
+    std::vector<Ct> cts;
+    bool any = false;
+    for (auto &v : e.out) {
+      auto it = ct.find(v.id);
+      cts.push_back(it == ct.end() ? Ct() : Ct(it->second));
+      any |= it != ct.end();
+    }
+    if (!any) continue;
+    bb.setLoc(e.loc);
+    RuleCtx c{bb, e, std::move(cts), tape[t].need, tape[t].tape.get(), loc};
+    auto rule = vjpRule(e.op);
+    internal_assert(rule, std::string("no VJP rule for ") + name(e.op));
+    auto inCts = rule(c);
+    internal_assert(inCts.size() == e.in.size(), std::string("VJP rule arity for ") + name(e.op));
+    for (size_t k = 0; k < e.in.size(); ++k) {
+      if (!inCts[k] || !tape[t].need[k]) continue;
+      internal_assert(inCts[k]->type() == e.in[k].type(),
+                      std::string("VJP rule of ") + name(e.op) + " gave " + inCts[k]->type().str() +
+                          " for " + e.in[k].type().str());
+      accumulate(bb, ct, e.in[k].var.id, *inCts[k]);
+    }
+  }
+  for (size_t k = 0; k < body.invars.size(); ++k) {
+    if (!inActive[k]) continue;
+    auto it = ct.find(s.fwd.invars[k].id);
+    s.bwd.outvars.push_back(it == ct.end() ? zeros(bb, body.invars[k].type) : it->second);
+  }
+  closeBackward(m, s);
+  return s;
+}
+
+} // namespace grad
+
+// ---- the entry point ------------------------------------------------------------------------
+
+ir::Jaxpr valueAndGrad(ir::Module &m, const ir::Jaxpr &f, const std::vector<int> &argnums, SrcRange loc) {
+  using namespace ir;
+  Jaxpr body = grad::cloneJaxpr(m, f);
+  eliminateVmaps(m, body);
+  if (body.outvars.empty() || body.outvars[0].type().rank() != 0 || !isFloat(body.outvars[0].type().dtype))
+    userError(loc, "grad needs a function whose result is a float scalar, but it returns " +
+                       (body.outvars.empty() ? std::string("nothing") : body.outvars[0].type().str()));
+  std::vector<bool> inActive(body.invars.size(), false);
+  for (int a : argnums) {
+    if (a < 0 || a >= int(body.invars.size()))
+      userError(loc, "argnums " + std::to_string(a) + " is out of range for a function of " +
+                         std::to_string(body.invars.size()) + " arguments");
+    const Type &t = body.invars[a].type;
+    if (!isFloat(t.dtype))
+      userError(loc, "cannot differentiate with respect to argument " + std::to_string(a) + " of type " +
+                         t.str() + ": only floating-point arguments have gradients");
+    inActive[a] = true;
+  }
+  std::vector<bool> outCt(body.outvars.size(), false);
+  outCt[0] = true;
+  grad::Split s = grad::splitVjp(m, body, inActive, outCt, loc);
+
+  Jaxpr r;
+  std::vector<Atom> args;
+  for (auto &v : f.invars) {
+    r.invars.push_back(m.newVar(v.type));
+    args.push_back(r.invars.back());
+  }
+  Builder b(m, r);
+  b.setLoc(loc);
+  auto outs = grad::inlineJaxpr(b, s.fwd, args);
+  std::vector<Atom> bargs{b.lit(body.outvars[0].type().dtype, 1.0)};
+  for (int k : s.resInvars) bargs.push_back(args[k]);
+  size_t nOut = body.outvars.size();
+  bargs.insert(bargs.end(), outs.begin() + nOut, outs.end());
+  auto grads = grad::inlineJaxpr(b, s.bwd, bargs);
+  r.outvars.push_back(outs[0]);
+  for (int a : argnums) {
+    int pos = int(std::count(inActive.begin(), inActive.begin() + a, true));
+    r.outvars.push_back(grads[pos]);
+  }
+  grad::deadCodeElim(r);
+  return r;
+}
+
+} // namespace spmd::transforms

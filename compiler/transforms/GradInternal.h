@@ -1,0 +1,90 @@
+// ===- GradInternal.h - shared pieces of reverse-mode differentiation ---------===//
+//
+// Internal to Grad.cpp, GradRegions.cpp and VjpRules.cpp. The transform is a direct
+// VJP (Note [Splitting a jaxpr] in Grad.cpp): a jaxpr is split into a forward jaxpr that
+// also returns residuals and a backward jaxpr that maps output cotangents (plus the
+// residuals) to input cotangents. Per-primitive rules live in one table (VjpRules.cpp);
+// pmap, for_loop and cond have region rules (GradRegions.cpp) that split their bodies.
+#pragma once
+
+#include "ir/IR.h"
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace spmd::transforms::grad {
+
+/// A cotangent: an atom, or nothing (a symbolic zero).
+using Ct = std::optional<ir::Atom>;
+
+/// A jaxpr split into its forward and backward halves.
+struct Split {
+  /// invars: fresh copies of the body's; outvars: the body's outputs, then `numResOut`
+  /// residuals it computes.
+  ir::Jaxpr fwd;
+  /// invars: a cotangent per output with outCt, then the body invars listed in
+  /// `resInvars`, then the `numResOut` computed residuals; outvars: a cotangent per
+  /// body invar with inActive (zeros where none flows).
+  ir::Jaxpr bwd;
+  std::vector<int> resInvars;  ///< body invars the backward reads, by index
+  int numResOut = 0;
+  std::vector<bool> inActive, outCt;
+};
+
+/// Splits `body` (a closed jaxpr). `inActive[k]`: invar k is differentiated (it must be
+/// floating point); `outCt[k]`: output k receives a cotangent.
+Split splitVjp(ir::Module &m, const ir::Jaxpr &body, const std::vector<bool> &inActive,
+               const std::vector<bool> &outCt, SrcRange loc);
+
+/// Which outputs of `j` depend on a floating-point invar marked in `inActive`.
+std::vector<bool> activeOutputs(const ir::Jaxpr &j, const std::vector<bool> &inActive);
+
+/// Copies closed jaxpr `j` into `b`'s jaxpr with `args` for its invars (fresh variables
+/// everywhere, regions included); returns its outputs.
+std::vector<ir::Atom> inlineJaxpr(ir::Builder &b, const ir::Jaxpr &j, const std::vector<ir::Atom> &args);
+/// A deep copy of closed jaxpr `j` with fresh variables.
+ir::Jaxpr cloneJaxpr(ir::Module &m, const ir::Jaxpr &j);
+
+/// Zeros of type `t` (keys: the key with zero data).
+ir::Atom zeros(ir::Builder &b, const ir::Type &t);
+/// `c`, or zeros of type `t` when it is a symbolic zero.
+ir::Atom materialize(ir::Builder &b, const Ct &c, const ir::Type &t);
+
+/// What a region rule recorded in the forward pass for its backward half.
+struct RegionTape {
+  std::vector<Split> splits;     ///< one per region (pmap, for_loop: one; cond: two)
+  std::vector<bool> inActive;    ///< the original equation's inputs that are active
+  std::vector<bool> outCt;       ///< the original equation's outputs with a cotangent
+  int numOrigOuts = 0;           ///< the original equation's outputs come first
+};
+
+/// Everything a VJP rule sees. The rule emits into `b` (the backward jaxpr) and may read
+/// the forward equation's inputs and outputs: they become residuals automatically.
+struct RuleCtx {
+  ir::Builder &b;
+  const ir::Eqn &e;             ///< the forward equation
+  std::vector<Ct> cts;          ///< a cotangent per output of `e`
+  std::vector<bool> need;       ///< which inputs of `e` want a cotangent
+  const RegionTape *tape = nullptr;
+  SrcRange loc;                 ///< the grad call, for user errors
+};
+
+/// A rule returns a cotangent per input of the equation (nullopt: none).
+using VjpRule = std::vector<Ct> (*)(RuleCtx &);
+
+/// The rule for `op`: every primitive has one (non-differentiable ones raise a UserError
+/// or return zeros).
+VjpRule vjpRule(ir::Op op);
+
+// Region rules (GradRegions.cpp): the forward half emits the split equation into `fb`
+// and returns the tape; the backward half is an ordinary rule reading `RuleCtx::tape`.
+using RegionForward = std::vector<ir::Var> (*)(ir::Builder &fb, const ir::Eqn &e, RegionTape &t,
+                                               SrcRange loc);
+/// The forward half of a region rule for pmap / for_loop / cond, else null.
+RegionForward regionForward(ir::Op op);
+std::vector<Ct> pmapVjp(RuleCtx &c);
+std::vector<Ct> forLoopVjp(RuleCtx &c);
+std::vector<Ct> condVjp(RuleCtx &c);
+
+} // namespace spmd::transforms::grad

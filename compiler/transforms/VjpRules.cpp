@@ -1,0 +1,408 @@
+// ===- VjpRules.cpp - one VJP rule per primitive, in one table ----------------===//
+//
+// Each rule maps the cotangents of an equation's outputs to cotangents of its inputs,
+// emitting ordinary primitives (JAX's JVP rules transposed by hand; tinygrad's gradient
+// table in spirit). A rule may read the forward equation's inputs and outputs freely:
+// they become residuals (Note [Splitting a jaxpr] in Grad.cpp). Every primitive that a
+// rule emits has a rule itself, so second-order gradients work.
+//
+// Cotangent conventions: a rule only runs when at least one output has a cotangent;
+// `c.need[k]` says whether input k wants one. Binary operands may be scalars broadcast
+// implicitly (IR.cpp's elementwiseShape), so their cotangents are summed back
+// (`unbroadcast`).
+#include "transforms/GradInternal.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace spmd::transforms::grad {
+using namespace ir;
+
+namespace {
+
+using Ints = std::vector<int64_t>;
+
+Atom unbroadcast(Builder &b, Atom g, const Type &t) {
+  if (g.type().shape == t.shape) return g;
+  internal_assert(t.rank() == 0, "unbroadcast: only scalars broadcast implicitly");
+  Ints axes(g.type().rank());
+  std::iota(axes.begin(), axes.end(), 0);
+  return b.reduce(Op::ReduceSum, g, axes);
+}
+
+Atom g0(RuleCtx &c) { return materialize(c.b, c.cts[0], c.e.out[0].type); }
+Atom in(RuleCtx &c, int k) { return c.e.in[k]; }
+Atom out0(RuleCtx &c) { return c.e.out[0]; }
+Atom lit(RuleCtx &c, double v) { return c.b.lit(c.e.out[0].type.dtype, v); }
+Var mul(RuleCtx &c, Atom a, Atom b) { return c.b.binary(Op::Mul, a, b); }
+
+/// The cotangent of a unary elementwise op whose derivative is `d`: g * d.
+std::vector<Ct> times(RuleCtx &c, Atom d) { return {unbroadcast(c.b, mul(c, g0(c), d), c.e.in[0].type())}; }
+std::vector<Ct> none(RuleCtx &c) { return std::vector<Ct>(c.e.in.size()); }
+
+Var slice(Builder &b, Atom x, const Ints &start, const Ints &limit, const Ints &strides) {
+  return b.emit1(Op::Slice, {x}, {{"start_indices", Param::ints(start)}, {"limit_indices", Param::ints(limit)},
+                                   {"strides", Param::ints(strides)}});
+}
+
+Var pad(Builder &b, Atom x, Atom pv, const std::vector<Ints> &cfg) {
+  std::vector<Param> p;
+  for (auto &c : cfg) p.push_back(Param::ints(c));
+  return b.emit1(Op::Pad, {x, pv}, {{"padding_config", Param::tuple(p)}});
+}
+
+Var sumAll(Builder &b, Atom x) {
+  Ints axes(x.type().rank());
+  std::iota(axes.begin(), axes.end(), 0);
+  return b.reduce(Op::ReduceSum, x, axes);
+}
+
+Ints remaining(int n, const Ints &a, const Ints &b) {
+  Ints r;
+  for (int64_t d = 0; d < n; ++d)
+    if (std::find(a.begin(), a.end(), d) == a.end() && std::find(b.begin(), b.end(), d) == b.end()) r.push_back(d);
+  return r;
+}
+
+Ints argsort(const Ints &v) {
+  Ints idx(v.size());
+  std::iota(idx.begin(), idx.end(), 0);
+  std::stable_sort(idx.begin(), idx.end(), [&](int64_t a, int64_t b) { return v[a] < v[b]; });
+  return idx;
+}
+
+Ints range(int64_t a, int64_t b) {
+  Ints r;
+  for (int64_t k = a; k < b; ++k) r.push_back(k);
+  return r;
+}
+
+// ---- elementwise ------------------------------------------------------------------------
+
+std::vector<Ct> negVjp(RuleCtx &c) { return {c.b.unary(Op::Neg, g0(c))}; }
+std::vector<Ct> expVjp(RuleCtx &c) { return times(c, out0(c)); }
+std::vector<Ct> logVjp(RuleCtx &c) { return {c.b.binary(Op::Div, g0(c), in(c, 0))}; }
+std::vector<Ct> log1pVjp(RuleCtx &c) {
+  return {c.b.binary(Op::Div, g0(c), c.b.binary(Op::Add, in(c, 0), lit(c, 1)))};
+}
+std::vector<Ct> sqrtVjp(RuleCtx &c) { return {c.b.binary(Op::Div, g0(c), mul(c, out0(c), lit(c, 2)))}; }
+std::vector<Ct> rsqrtVjp(RuleCtx &c) {
+  return times(c, mul(c, c.b.binary(Op::Div, out0(c), in(c, 0)), lit(c, -0.5)));
+}
+std::vector<Ct> sinVjp(RuleCtx &c) { return times(c, c.b.unary(Op::Cos, in(c, 0))); }
+std::vector<Ct> cosVjp(RuleCtx &c) { return times(c, c.b.unary(Op::Neg, c.b.unary(Op::Sin, in(c, 0)))); }
+std::vector<Ct> tanVjp(RuleCtx &c) { return times(c, c.b.binary(Op::Add, lit(c, 1), mul(c, out0(c), out0(c)))); }
+std::vector<Ct> tanhVjp(RuleCtx &c) { return times(c, c.b.binary(Op::Sub, lit(c, 1), mul(c, out0(c), out0(c)))); }
+std::vector<Ct> logisticVjp(RuleCtx &c) {
+  return times(c, mul(c, out0(c), c.b.binary(Op::Sub, lit(c, 1), out0(c))));
+}
+std::vector<Ct> absVjp(RuleCtx &c) { return times(c, c.b.unary(Op::Sign, in(c, 0))); }
+std::vector<Ct> erfInvVjp(RuleCtx &c) {
+  // d/dx erfinv(x) = sqrt(pi)/2 * exp(erfinv(x)^2)
+  return times(c, mul(c, c.b.unary(Op::Exp, mul(c, out0(c), out0(c))), lit(c, std::sqrt(M_PI) / 2)));
+}
+std::vector<Ct> integerPowVjp(RuleCtx &c) {
+  int64_t n = c.e.intParam("y");
+  if (n == 0) return {Ct()};
+  Atom d = n == 1 ? lit(c, 1) : n == 2 ? in(c, 0) : Atom(c.b.emit1(Op::IntegerPow, {in(c, 0)}, {{"y", Param::of(n - 1)}}));
+  return times(c, n == 1 ? d : Atom(mul(c, d, lit(c, double(n)))));
+}
+std::vector<Ct> convertVjp(RuleCtx &c) {
+  DType from = c.e.in[0].type().dtype, to = c.e.out[0].type.dtype;
+  if (!isFloat(from) || !isFloat(to)) return {Ct()};
+  return {from == to ? g0(c) : Atom(c.b.convert(g0(c), from))};
+}
+
+std::vector<Ct> addVjp(RuleCtx &c) {
+  return {unbroadcast(c.b, g0(c), c.e.in[0].type()), unbroadcast(c.b, g0(c), c.e.in[1].type())};
+}
+std::vector<Ct> subVjp(RuleCtx &c) {
+  return {unbroadcast(c.b, g0(c), c.e.in[0].type()),
+          c.need[1] ? Ct(unbroadcast(c.b, c.b.unary(Op::Neg, g0(c)), c.e.in[1].type())) : Ct()};
+}
+std::vector<Ct> mulVjp(RuleCtx &c) {
+  std::vector<Ct> r(2);
+  if (c.need[0]) r[0] = unbroadcast(c.b, mul(c, g0(c), in(c, 1)), c.e.in[0].type());
+  if (c.need[1]) r[1] = unbroadcast(c.b, mul(c, g0(c), in(c, 0)), c.e.in[1].type());
+  return r;
+}
+std::vector<Ct> divVjp(RuleCtx &c) {
+  std::vector<Ct> r(2);
+  if (c.need[0]) r[0] = unbroadcast(c.b, c.b.binary(Op::Div, g0(c), in(c, 1)), c.e.in[0].type());
+  if (c.need[1]) {
+    Var t = c.b.binary(Op::Div, mul(c, g0(c), out0(c)), in(c, 1));
+    r[1] = unbroadcast(c.b, c.b.unary(Op::Neg, t), c.e.in[1].type());
+  }
+  return r;
+}
+std::vector<Ct> remVjp(RuleCtx &c) {
+  std::vector<Ct> r(2);
+  if (c.need[0]) r[0] = unbroadcast(c.b, g0(c), c.e.in[0].type());
+  if (c.need[1]) {  // rem(a, b) = a - b * trunc(a / b)
+    Var q = c.b.binary(Op::Div, in(c, 0), in(c, 1));
+    Var trunc = mul(c, c.b.unary(Op::Sign, q), c.b.unary(Op::Floor, c.b.unary(Op::Abs, q)));
+    r[1] = unbroadcast(c.b, c.b.unary(Op::Neg, mul(c, g0(c), trunc)), c.e.in[1].type());
+  }
+  return r;
+}
+std::vector<Ct> powVjp(RuleCtx &c) {
+  std::vector<Ct> r(2);
+  Atom a = in(c, 0), e = in(c, 1);
+  if (c.need[0]) {  // e * a^(e-1)
+    Var d = mul(c, e, c.b.binary(Op::Pow, a, c.b.binary(Op::Sub, e, lit(c, 1))));
+    r[0] = unbroadcast(c.b, mul(c, g0(c), d), c.e.in[0].type());
+  }
+  if (c.need[1]) {  // a^e * log(a), with log(0) taken as 0 as JAX does
+    Var isZero = c.b.binary(Op::Eq, a, lit(c, 0));
+    Atom one = c.b.broadcastTo(lit(c, 1), a.type().shape);
+    Var safe = c.b.emit1(Op::Select, {isZero, a, one});
+    Var d = mul(c, out0(c), c.b.unary(Op::Log, safe));
+    r[1] = unbroadcast(c.b, mul(c, g0(c), d), c.e.in[1].type());
+  }
+  return r;
+}
+/// max/min: the cotangent goes to the winner, split evenly on ties (JAX's rule).
+std::vector<Ct> minMaxVjp(RuleCtx &c) {
+  DType d = c.e.out[0].type.dtype;
+  Op win = c.e.op == Op::Max ? Op::Gt : Op::Lt;
+  Var wa = c.b.convert(c.b.binary(win, in(c, 0), in(c, 1)), d);
+  Var tie = c.b.convert(c.b.binary(Op::Eq, in(c, 0), in(c, 1)), d);
+  Var ma = c.b.binary(Op::Add, wa, mul(c, tie, lit(c, 0.5)));
+  std::vector<Ct> r(2);
+  if (c.need[0]) r[0] = unbroadcast(c.b, mul(c, g0(c), ma), c.e.in[0].type());
+  if (c.need[1]) r[1] = unbroadcast(c.b, mul(c, g0(c), c.b.binary(Op::Sub, lit(c, 1), ma)), c.e.in[1].type());
+  return r;
+}
+std::vector<Ct> selectVjp(RuleCtx &c) {
+  Atom g = g0(c), z = zeros(c.b, g.type());
+  std::vector<Ct> r(3);
+  if (c.need[1]) r[1] = unbroadcast(c.b, c.b.emit1(Op::Select, {in(c, 0), g, z}), c.e.in[1].type());
+  if (c.need[2]) r[2] = unbroadcast(c.b, c.b.emit1(Op::Select, {in(c, 0), z, g}), c.e.in[2].type());
+  return r;
+}
+
+// ---- reductions -------------------------------------------------------------------------
+
+/// Broadcasts a reduction's result (or cotangent) back over the reduced axes.
+Var unreduce(RuleCtx &c, Atom v) {
+  auto axes = c.e.intsParam("axes");
+  const Type &xt = c.e.in[0].var.type;
+  return c.b.broadcastInDim(v, xt.shape, remaining(xt.rank(), axes, {}));
+}
+std::vector<Ct> reduceSumVjp(RuleCtx &c) { return {unreduce(c, g0(c))}; }
+std::vector<Ct> reduceMinMaxVjp(RuleCtx &c) {
+  DType d = c.e.out[0].type.dtype;
+  Var mask = c.b.convert(c.b.binary(Op::Eq, in(c, 0), unreduce(c, out0(c))), d);
+  Var count = c.b.reduce(Op::ReduceSum, mask, c.e.intsParam("axes"));
+  return {mul(c, unreduce(c, c.b.binary(Op::Div, g0(c), count)), mask)};
+}
+/// reduce_prod: g * prod / x. Exact away from zeros; an input that is exactly zero gets
+/// a non-finite cotangent (JAX's zero-safe rule needs a cumulative product we lack).
+std::vector<Ct> reduceProdVjp(RuleCtx &c) {
+  return {c.b.binary(Op::Div, unreduce(c, mul(c, g0(c), out0(c))), in(c, 0))};
+}
+
+// ---- shapes and data movement -----------------------------------------------------------
+
+std::vector<Ct> broadcastVjp(RuleCtx &c) {
+  const Type &xt = c.e.in[0].type();
+  const Shape &s = c.e.out[0].type.shape;
+  auto dims = c.e.intsParam("broadcast_dimensions");
+  Ints sum;
+  for (int64_t d = 0; d < int64_t(s.size()); ++d) {
+    auto it = std::find(dims.begin(), dims.end(), d);
+    if (it == dims.end() || (xt.shape[it - dims.begin()] == 1 && s[d] != 1)) sum.push_back(d);
+  }
+  Atom r = g0(c);
+  if (!sum.empty()) r = c.b.reduce(Op::ReduceSum, r, sum);
+  if (r.type().shape != xt.shape) r = c.b.reshape(r, xt.shape);
+  return {r};
+}
+std::vector<Ct> reshapeVjp(RuleCtx &c) { return {c.b.reshape(g0(c), c.e.in[0].type().shape)}; }
+std::vector<Ct> transposeVjp(RuleCtx &c) { return {c.b.transpose(g0(c), argsort(c.e.intsParam("permutation")))}; }
+std::vector<Ct> revVjp(RuleCtx &c) {
+  return {c.b.emit1(Op::Rev, {g0(c)}, {{"dimensions", c.e.param("dimensions")}})};
+}
+std::vector<Ct> concatenateVjp(RuleCtx &c) {
+  int64_t dim = c.e.intParam("dimension"), off = 0;
+  const Shape &s = c.e.out[0].type.shape;
+  std::vector<Ct> r;
+  for (size_t k = 0; k < c.e.in.size(); ++k) {
+    int64_t n = c.e.in[k].type().shape[dim];
+    if (c.need[k]) {
+      Ints start(s.size(), 0), limit = s;
+      start[dim] = off;
+      limit[dim] = off + n;
+      r.push_back(slice(c.b, g0(c), start, limit, Ints(s.size(), 1)));
+    } else r.push_back(Ct());
+    off += n;
+  }
+  return r;
+}
+std::vector<Ct> sliceVjp(RuleCtx &c) {
+  const Type &xt = c.e.in[0].type();
+  auto start = c.e.intsParam("start_indices");
+  Ints strides = c.e.has("strides") && c.e.param("strides").kind != Param::None ? c.e.intsParam("strides")
+                                                                                  : Ints(start.size(), 1);
+  std::vector<Ints> cfg;
+  for (int d = 0; d < xt.rank(); ++d) {
+    int64_t m = c.e.out[0].type.shape[d];
+    int64_t used = m == 0 ? start[d] : start[d] + (m - 1) * strides[d] + 1;
+    cfg.push_back({start[d], xt.shape[d] - used, strides[d] - 1});
+  }
+  return {pad(c.b, g0(c), c.b.lit(xt.dtype, 0), cfg)};
+}
+std::vector<Ct> padVjp(RuleCtx &c) {
+  const Type &xt = c.e.in[0].type();
+  auto &cfgP = c.e.param("padding_config").elems;
+  std::vector<Ints> unpad;
+  Ints start, limit, strides;
+  bool negative = false;
+  for (int d = 0; d < xt.rank(); ++d) {
+    auto cf = cfgP[d].toInts();
+    negative |= cf[0] < 0 || cf[1] < 0;
+    unpad.push_back({std::max<int64_t>(-cf[0], 0), std::max<int64_t>(-cf[1], 0), 0});
+    int64_t n = xt.shape[d], lo = std::max<int64_t>(cf[0], 0);
+    start.push_back(lo);
+    limit.push_back(n == 0 ? lo : lo + (n - 1) * (cf[2] + 1) + 1);
+    strides.push_back(cf[2] + 1);
+  }
+  // Negative padding cropped the input: pad the cotangent back with zeros first.
+  Atom g = g0(c);
+  if (negative) g = pad(c.b, g, c.b.lit(xt.dtype, 0), unpad);
+  Var tx = slice(c.b, g, start, limit, strides);
+  std::vector<Ct> r{tx, Ct()};
+  if (c.need[1]) r[1] = c.b.binary(Op::Sub, sumAll(c.b, g0(c)), sumAll(c.b, tx));
+  return r;
+}
+std::vector<Ct> dynamicSliceVjp(RuleCtx &c) {
+  std::vector<Ct> r(c.e.in.size());
+  std::vector<Atom> ins{zeros(c.b, c.e.in[0].type()), g0(c)};
+  ins.insert(ins.end(), c.e.in.begin() + 1, c.e.in.end());
+  r[0] = c.b.emit1(Op::DynamicUpdateSlice, ins);
+  return r;
+}
+std::vector<Ct> dynamicUpdateSliceVjp(RuleCtx &c) {
+  std::vector<Ct> r(c.e.in.size());
+  std::vector<Atom> idx(c.e.in.begin() + 2, c.e.in.end());
+  const Type &ut = c.e.in[1].type();
+  if (c.need[0]) {
+    std::vector<Atom> ins{g0(c), zeros(c.b, ut)};
+    ins.insert(ins.end(), idx.begin(), idx.end());
+    r[0] = c.b.emit1(Op::DynamicUpdateSlice, ins);
+  }
+  if (c.need[1]) {
+    std::vector<Atom> ins{g0(c)};
+    ins.insert(ins.end(), idx.begin(), idx.end());
+    r[1] = c.b.emit1(Op::DynamicSlice, ins, {{"slice_sizes", Param::ints(ut.shape)}});
+  }
+  return r;
+}
+
+/// JAX's _dot_general_transpose_lhs: the cotangent of x in dot_general(x, y) (or of y,
+/// with the dimension numbers swapped and `swapAns`).
+Atom dotTransposeLhs(RuleCtx &c, Atom g, const Type &xt, Atom y, const Ints &xc, const Ints &yc,
+                     const Ints &xb, const Ints &yb, bool swapAns) {
+  Ints xKept = remaining(xt.rank(), xc, xb), yKept = remaining(y.type().rank(), yc, yb);
+  int64_t nb = int64_t(xb.size());
+  Ints ansBatch = range(0, nb);
+  Ints ansY = swapAns ? range(nb, nb + int64_t(yKept.size()))
+                      : range(nb + int64_t(xKept.size()), nb + int64_t(xKept.size() + yKept.size()));
+  Params p = c.e.params;
+  p["dimension_numbers"] = Param::tuple({Param::tuple({Param::ints(ansY, true), Param::ints(yKept, true)}),
+                                         Param::tuple({Param::ints(ansBatch, true), Param::ints(yb, true)})});
+  Var r = c.b.emit1(Op::DotGeneral, {g, y}, p);
+  Ints pre = xb;
+  pre.insert(pre.end(), xKept.begin(), xKept.end());
+  for (auto k : argsort(yc)) pre.push_back(xc[k]);
+  Ints perm = argsort(pre);
+  if (perm == range(0, int64_t(perm.size()))) return r;
+  return c.b.transpose(r, perm);
+}
+std::vector<Ct> dotGeneralVjp(RuleCtx &c) {
+  auto &dn = c.e.param("dimension_numbers").elems;
+  Ints lc = dn[0].elems[0].toInts(), rc = dn[0].elems[1].toInts();
+  Ints lb = dn[1].elems[0].toInts(), rb = dn[1].elems[1].toInts();
+  std::vector<Ct> r(2);
+  if (c.need[0]) r[0] = dotTransposeLhs(c, g0(c), c.e.in[0].type(), in(c, 1), lc, rc, lb, rb, false);
+  if (c.need[1]) r[1] = dotTransposeLhs(c, g0(c), c.e.in[1].type(), in(c, 0), rc, lc, rb, lb, true);
+  return r;
+}
+
+// ---- collectives ------------------------------------------------------------------------
+
+/// psum's transpose is psum (JAX's rule inside pmap): each replica's input reaches every
+/// replica's output.
+std::vector<Ct> psumVjp(RuleCtx &c) { return {c.b.emit1(Op::Psum, {g0(c)}, c.e.params)}; }
+std::vector<Ct> notDifferentiable(RuleCtx &c) {
+  userError(c.loc, std::string(name(c.e.op)) + " is not differentiable",
+            {{c.e.loc, std::string("the ") + name(c.e.op) + " on the gradient's path is here"}});
+}
+std::vector<Ct> ppermuteVjp(RuleCtx &c) {
+  Params p = c.e.params;
+  for (auto &pair : p["perm"].elems) std::swap(pair.elems[0], pair.elems[1]);
+  return {c.b.emit1(Op::Ppermute, {g0(c)}, p)};
+}
+std::vector<Ct> allGatherVjp(RuleCtx &c) {
+  Params p{{"axis_name", c.e.param("axis_name")}, {"axis_size", c.e.param("axis_size")},
+           {"scatter_dimension", c.e.param("all_gather_dimension")}, {"tiled", c.e.param("tiled")}};
+  return {c.b.emit1(Op::ReduceScatter, {g0(c)}, p)};
+}
+std::vector<Ct> reduceScatterVjp(RuleCtx &c) {
+  Params p{{"axis_name", c.e.param("axis_name")}, {"axis_size", c.e.param("axis_size")},
+           {"all_gather_dimension", c.e.param("scatter_dimension")}, {"tiled", c.e.param("tiled")}};
+  return {c.b.emit1(Op::AllGather, {g0(c)}, p)};
+}
+std::vector<Ct> allToAllVjp(RuleCtx &c) {
+  Params p = c.e.params;
+  std::swap(p["split_axis"], p["concat_axis"]);
+  return {c.b.emit1(Op::AllToAll, {g0(c)}, p)};
+}
+
+std::vector<Ct> vmapVjp(RuleCtx &c) {
+  internalError(__FILE__, __LINE__, "vmap reached grad: eliminateVmaps runs first");
+}
+
+/// The table, indexed by Op.
+struct RuleTable {
+  VjpRule rules[kNumOps] = {};
+  RuleTable() {
+    auto set = [&](Op op, VjpRule r) { rules[int(op)] = r; };
+    // Integer, boolean, key and rounding results carry no cotangent.
+    for (Op op : {Op::Sign, Op::Floor, Op::Ceil, Op::Round, Op::Not, Op::BitcastConvert, Op::And, Op::Or,
+                  Op::Xor, Op::ShiftLeft, Op::ShiftRightLogical, Op::Eq, Op::Ne, Op::Lt, Op::Le, Op::Gt,
+                  Op::Ge, Op::ReduceAnd, Op::ReduceOr, Op::Argmax, Op::Argmin, Op::Iota, Op::Constant,
+                  Op::AxisIndex, Op::RandomSeed, Op::RandomSplit, Op::RandomFoldIn, Op::RandomBits,
+                  Op::RandomWrap, Op::RandomUnwrap, Op::Print, Op::AssertClose, Op::CheckIndex})
+      set(op, none);
+    set(Op::Neg, negVjp);           set(Op::Exp, expVjp);          set(Op::Log, logVjp);
+    set(Op::Log1p, log1pVjp);       set(Op::Sqrt, sqrtVjp);        set(Op::Rsqrt, rsqrtVjp);
+    set(Op::Sin, sinVjp);           set(Op::Cos, cosVjp);          set(Op::Tan, tanVjp);
+    set(Op::Tanh, tanhVjp);         set(Op::Logistic, logisticVjp); set(Op::Abs, absVjp);
+    set(Op::ErfInv, erfInvVjp);     set(Op::IntegerPow, integerPowVjp); set(Op::Convert, convertVjp);
+    set(Op::Add, addVjp);           set(Op::Sub, subVjp);          set(Op::Mul, mulVjp);
+    set(Op::Div, divVjp);           set(Op::Rem, remVjp);          set(Op::Pow, powVjp);
+    set(Op::Max, minMaxVjp);        set(Op::Min, minMaxVjp);       set(Op::Select, selectVjp);
+    set(Op::ReduceSum, reduceSumVjp); set(Op::ReduceMax, reduceMinMaxVjp);
+    set(Op::ReduceMin, reduceMinMaxVjp); set(Op::ReduceProd, reduceProdVjp);
+    set(Op::BroadcastInDim, broadcastVjp); set(Op::Reshape, reshapeVjp); set(Op::Transpose, transposeVjp);
+    set(Op::Concatenate, concatenateVjp); set(Op::Slice, sliceVjp); set(Op::Pad, padVjp);
+    set(Op::Rev, revVjp);           set(Op::DynamicSlice, dynamicSliceVjp);
+    set(Op::DynamicUpdateSlice, dynamicUpdateSliceVjp); set(Op::DotGeneral, dotGeneralVjp);
+    set(Op::Psum, psumVjp);         set(Op::Pmax, notDifferentiable); set(Op::Pmin, notDifferentiable);
+    set(Op::AllGather, allGatherVjp); set(Op::ReduceScatter, reduceScatterVjp);
+    set(Op::Ppermute, ppermuteVjp); set(Op::AllToAll, allToAllVjp);
+    set(Op::Pmap, pmapVjp);         set(Op::ForLoop, forLoopVjp);  set(Op::Cond, condVjp);
+    set(Op::Vmap, vmapVjp);
+  }
+};
+
+} // namespace
+
+VjpRule vjpRule(Op op) {
+  static const RuleTable table;
+  return table.rules[int(op)];
+}
+
+} // namespace spmd::transforms::grad

@@ -1,0 +1,176 @@
+// ===- Device.h - the backend interfaces: devices, communicators, meshes -----===//
+//
+// The host side of the runtime (Runtime.cpp) is written against three small
+// interfaces, so that a backend is chosen at run time:
+//
+//  - `Device`: one logical device. It runs one device's share of a launch (a
+//    `DeviceWork`, whose buffers are *host* addresses: a backend with its own memory
+//    copies them in and out, the CPU backend passes them straight to the kernel) and
+//    hands out per-launch scratch memory (`spmd_dev_alloc`).
+//  - `Communicator`: the collectives of spmdrt.h between the devices of a launch. It
+//    sees only device-local buffers and group indices; how the bytes move (shared
+//    memory between threads, NCCL, MPI) is its own business.
+//  - `Backend`: a set of devices plus their communicator (CPU now; CUDA, NCCL and MPI
+//    later, behind the same interfaces).
+//
+// `Mesh` and `Group` are plain arithmetic over the launch's mesh axes, shared by all
+// backends. `spmd_dev` (opaque in spmdrt.h) is the per-device context of a launch that
+// kernels pass back into every device-side entry point.
+#pragma once
+
+#include "spmdrt.h"
+
+#include <array>
+#include <csetjmp>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace spmd::rt {
+
+/// Dtype codes of spmdrt.h.
+enum class DType : int32_t { Bool = 0, I32 = 1, U32 = 2, F32 = 3, F64 = 4, Key = 5 };
+/// Reduction codes of spmdrt.h.
+enum class RedOp : int32_t { Sum = 0, Max = 1, Min = 2, Prod = 3 };
+
+/// Bytes per element of a dtype code, or 0 for an unknown code.
+int64_t dtypeSize(int32_t dtype);
+/// "f32", "bool", ... for messages.
+const char *dtypeName(int32_t dtype);
+
+/// The most mesh axes a launch may have (spmdrt.h: nested pmaps flatten to <= 4).
+constexpr int kMaxMeshRank = 4;
+
+/// The devices of one launch: a row-major grid of up to four axes.
+struct Mesh {
+  int rank = 0;
+  std::array<int64_t, kMaxMeshRank> shape{};
+  int64_t size = 1;  ///< product of the shape
+
+  Mesh() = default;
+  Mesh(int rank, const int64_t *shape);
+  /// Coordinates of the flat device index `flat`.
+  std::array<int64_t, kMaxMeshRank> coords(int64_t flat) const;
+  bool operator==(const Mesh &o) const { return rank == o.rank && shape == o.shape; }
+};
+
+/// The group of a device for a collective over the mesh axes in a mask: the devices
+/// that agree with it on every other axis, ordered row-major over the masked axes.
+struct Group {
+  int64_t id = 0;     ///< which group (row-major over the unmasked axes)
+  int64_t index = 0;  ///< position of the device in its group
+  int64_t size = 1;   ///< number of members
+};
+/// The group of device `flat` for `axes` (bit m = mesh axis m; bits >= rank ignored).
+Group groupOf(const Mesh &mesh, int64_t flat, uint32_t axes);
+/// Flat device index of member `index` of group `id` for `axes`.
+int64_t memberOf(const Mesh &mesh, uint32_t axes, int64_t id, int64_t index);
+
+/// The first error of a run, shared by the host and all devices.
+class ErrorState {
+public:
+  /// Records `message` unless an error is already recorded; true when it was first.
+  bool record(const std::string &message);
+  bool failed() const;
+  std::string message() const;
+  void clear();
+
+private:
+  mutable std::mutex mu_;
+  bool failed_ = false;
+  std::string message_;
+};
+
+/// One device's share of a launch. Buffer addresses are host memory: input k is the
+/// device's view (its slice, or the whole array), output k is where its replica result
+/// goes, or null when the device's result is discarded (it then writes to scratch).
+struct DeviceWork {
+  spmd_kernel_fn fn = nullptr;
+  std::vector<void *> ins;
+  std::vector<int64_t> inBytes;
+  std::vector<void *> outs;
+  std::vector<int64_t> outBytes;
+};
+
+class Communicator;
+
+/// One logical device.
+class Device {
+public:
+  virtual ~Device() = default;
+  /// Starts `work` on this device with the launch context `ctx` and returns at once.
+  /// `work` and `ctx` stay alive until wait() returns.
+  virtual void start(const DeviceWork &work, spmd_dev *ctx) = 0;
+  /// Blocks until the work started last has finished; false when it failed (the error
+  /// is recorded in the context's ErrorState).
+  virtual bool wait() = 0;
+  /// Scratch memory for the running launch, 64-byte aligned, released when the launch
+  /// ends; null when out of memory. Called only from the device's own kernel.
+  virtual void *scratch(int64_t bytes) = 0;
+};
+
+/// The collectives of spmdrt.h over groups of the current launch's mesh. Every member
+/// of a group calls the same collectives in the same order. A method returns false
+/// when the launch was aborted, or when this device ran out of memory for it (the
+/// caller records that error when none is recorded yet, then unwinds the kernel).
+/// `bytesMoved` is increased by the bytes this device received from other members.
+/// `dev` is the device's flat index in the mesh; buffers are the device's own memory.
+class Communicator {
+public:
+  virtual ~Communicator() = default;
+  /// Prepares for a launch over `mesh` (clears a previous abort).
+  virtual void begin(const Mesh &mesh) = 0;
+  /// Releases every device waiting in a collective; later collectives return false.
+  virtual void abort() = 0;
+
+  virtual bool allreduce(int64_t dev, void *buf, int64_t count, DType dt, RedOp op,
+                         uint32_t axes, int64_t &bytesMoved) = 0;
+  virtual bool allGather(int64_t dev, const void *in, void *out, int64_t bytes, uint32_t axes,
+                         int64_t &bytesMoved) = 0;
+  /// `pairs` holds npairs (source, destination) group indices.
+  virtual bool ppermute(int64_t dev, const void *in, void *out, int64_t bytes, uint32_t axes,
+                        int32_t npairs, const int32_t *pairs, int64_t &bytesMoved) = 0;
+  virtual bool allToAll(int64_t dev, const void *in, void *out, int64_t chunkBytes,
+                        uint32_t axes, int64_t &bytesMoved) = 0;
+  virtual bool reduceScatter(int64_t dev, const void *in, void *out, int64_t count, DType dt,
+                             RedOp op, uint32_t axes, int64_t &bytesMoved) = 0;
+};
+
+/// A backend: its devices and the communicator between them.
+class Backend {
+public:
+  virtual ~Backend() = default;
+  virtual int deviceCount() const = 0;
+  virtual std::string describe() const = 0;
+  virtual Device &device(int index) = 0;
+  virtual Communicator &communicator() = 0;
+};
+
+/// The CPU backend: `count` devices, one persistent thread each (cpu/CpuBackend.cpp).
+std::unique_ptr<Backend> makeCpuBackend(int count);
+
+} // namespace spmd::rt
+
+/// The context of one device inside a launch; kernels receive it as `spmd_dev *` and
+/// pass it back to the device-side entry points (Device.cpp).
+struct spmd_dev {
+  spmd::rt::Device *device = nullptr;
+  spmd::rt::Communicator *comm = nullptr;
+  spmd::rt::ErrorState *errors = nullptr;
+  const spmd::rt::Mesh *mesh = nullptr;
+  int64_t index = 0;               ///< flat index in the mesh
+  int64_t collectiveBytes = 0;     ///< bytes received in collectives during this launch
+  std::jmp_buf unwind;             ///< set by the backend around the kernel call
+};
+
+namespace spmd::rt {
+/// Records a device error (unless one is already recorded) and aborts the launch's
+/// collectives, so that no device keeps waiting. Returns; follow it with unwindDevice.
+void recordDeviceError(spmd_dev *d, const std::string &message);
+/// Unwinds the kernel with longjmp to `d->unwind`. Call it from a frame with only
+/// trivially destructible locals: the frames it skips run no destructors (Note
+/// [Unwinding kernels] in Device.cpp).
+[[noreturn]] void unwindDevice(spmd_dev *d);
+} // namespace spmd::rt

@@ -1,0 +1,50 @@
+// ===- HostState.h - what spmd_host holds (private to the runtime) ------------===//
+//
+// `spmd_host` is opaque in spmdrt.h; this is its definition, shared by the files that
+// implement the host-side entry points (Runtime.cpp, Launch.cpp, HostIO.cpp). `Host`
+// (Runtime.h) is a thin owner of one of these.
+#pragma once
+
+#include "Device.h"
+#include "Runtime.h"
+
+#include <csetjmp>
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+struct spmd_host {
+  std::unique_ptr<spmd::rt::Backend> backend;
+  spmd::rt::ErrorState errors;
+
+  /// Inside Host::run: a host-side failure longjmps to `jump` (Note [Unwinding kernels]).
+  bool inRun = false;
+  std::jmp_buf jump;
+
+  /// The line being printed; written out by spmd_print_end.
+  std::string line;
+  std::ostream *out = nullptr;  ///< null: stdout
+  std::ostream *err = nullptr;  ///< null: stderr
+
+  /// Live spmd_host_alloc buffers, freed with the host.
+  std::unordered_set<void *> allocations;
+
+  spmd::rt::Host::Stats stats;
+  std::unordered_map<std::string, size_t> statIndex;  ///< name -> stats.launches index
+
+  /// Per-launch state, kept to reuse its memory between launches.
+  spmd::rt::Mesh mesh;
+  std::vector<spmd::rt::DeviceWork> works;
+  std::vector<spmd_dev> contexts;
+};
+
+namespace spmd::rt {
+/// Records a host-side error (unless one is recorded) and, inside Host::run, longjmps
+/// back to it; outside a run it throws std::runtime_error (only C++ callers are there).
+[[noreturn]] void failHost(spmd_host *h, const char *message);
+/// Leaves the run after an error that is already recorded.
+[[noreturn]] void unwindHost(spmd_host *h);
+} // namespace spmd::rt

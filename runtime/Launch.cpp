@@ -1,0 +1,132 @@
+// ===- Launch.cpp - spmd_launch: one kernel over the devices of a mesh --------===//
+//
+// Turns a spmd_launch_desc into one DeviceWork per device of the mesh (which slice of
+// each input it sees, where its part of each output goes), runs it on the backend's
+// devices, waits for all of them and counts the launch in the stats.
+#include "HostState.h"
+
+#include <chrono>
+#include <csetjmp>
+#include <string>
+
+namespace spmd::rt {
+
+// Note [Launch layout]
+// ~~~~~~~~~~~~~~~~~~~~
+// Device i of the mesh has coordinates c (row-major, so device (r, c) of an R x C mesh
+// is r*C + c). For input k:
+//   in_axis[k] == -1: the whole array (broadcast);
+//   in_axis[k] == m:  the slice in_ptrs[k] + c[m] * (in_bytes[k] / shape[m]).
+// For output k, each replica's result is out_bytes[k] long and stacked row-major over
+// the mesh axes in the mask out_axes[k]: the device writes at
+//   out_ptrs[k] + (row-major index of c over the masked axes) * out_bytes[k]
+// when its coordinate on every other axis is 0; the other devices compute the same
+// replica, and write it to scratch, so each result is written exactly once.
+// The addresses are host addresses: the CPU backend uses them in place, a backend with
+// device memory copies the inputs in and the written outputs back, which is what the
+// host_to_device / device_to_host counters measure.
+
+namespace {
+
+/// Records why a launch cannot run and returns 1.
+int32_t badLaunch(spmd_host *h, const spmd_launch_desc &d, const std::string &why) {
+  h->errors.record(std::string("launch of ") + (d.name ? d.name : "a kernel") + ": " + why);
+  return 1;
+}
+
+int32_t launch(spmd_host *h, const spmd_launch_desc &d) {
+  Backend &be = *h->backend;
+  // Inside a run an error ends the run; outside (tests, embedding) each launch reports
+  // its own first error.
+  if (!h->inRun) h->errors.clear();
+  if (d.mesh_rank < 1 || d.mesh_rank > kMaxMeshRank)
+    return badLaunch(h, d, "a mesh of rank " + std::to_string(d.mesh_rank) + " (1 to 4 axes)");
+  for (int m = 0; m < d.mesh_rank; ++m)
+    if (d.mesh_shape[m] < 1)
+      return badLaunch(h, d, "mesh axis " + std::to_string(m) + " has size " +
+                                 std::to_string(d.mesh_shape[m]));
+  Mesh mesh(d.mesh_rank, d.mesh_shape);
+  if (mesh.size > be.deviceCount())
+    return badLaunch(h, d, "needs " + std::to_string(mesh.size) + " devices, but only " +
+                               std::to_string(be.deviceCount()) + " are available");
+  h->mesh = mesh;
+
+  int64_t inBytes = 0, outBytes = 0;
+  h->works.resize(mesh.size);
+  h->contexts.resize(mesh.size);
+  for (int64_t i = 0; i < mesh.size; ++i) {
+    auto c = mesh.coords(i);
+    DeviceWork &w = h->works[i];
+    w.fn = d.fn;
+    w.ins.resize(d.num_in);
+    w.inBytes.resize(d.num_in);
+    for (int k = 0; k < d.num_in; ++k) {
+      char *base = static_cast<char *>(d.in_ptrs[k]);
+      int32_t axis = d.in_axis[k];
+      if (axis < 0) {
+        w.ins[k] = base;
+        w.inBytes[k] = d.in_bytes[k];
+      } else {
+        int64_t slice = d.in_bytes[k] / mesh.shape[axis];
+        w.ins[k] = base + c[axis] * slice;
+        w.inBytes[k] = slice;
+      }
+      inBytes += w.inBytes[k];
+    }
+    w.outs.resize(d.num_out);
+    w.outBytes.assign(d.out_bytes, d.out_bytes + d.num_out);
+    for (int k = 0; k < d.num_out; ++k) {
+      uint32_t mask = d.out_axes[k];
+      bool writes = true;
+      int64_t slot = 0;
+      for (int m = 0; m < mesh.rank; ++m) {
+        if (mask & (1u << m)) slot = slot * mesh.shape[m] + c[m];
+        else if (c[m] != 0) writes = false;
+      }
+      w.outs[k] = writes ? static_cast<char *>(d.out_ptrs[k]) + slot * d.out_bytes[k] : nullptr;
+      if (writes) outBytes += d.out_bytes[k];
+    }
+    spmd_dev &ctx = h->contexts[i];
+    ctx.device = &be.device(static_cast<int>(i));
+    ctx.comm = &be.communicator();
+    ctx.errors = &h->errors;
+    ctx.mesh = &h->mesh;
+    ctx.index = i;
+    ctx.collectiveBytes = 0;
+  }
+
+  auto t0 = std::chrono::steady_clock::now();
+  be.communicator().begin(mesh);
+  for (int64_t i = 0; i < mesh.size; ++i) be.device(int(i)).start(h->works[i], &h->contexts[i]);
+  bool ok = true;
+  for (int64_t i = 0; i < mesh.size; ++i) ok &= be.device(int(i)).wait();
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+  int64_t collective = 0;
+  for (int64_t i = 0; i < mesh.size; ++i) collective += h->contexts[i].collectiveBytes;
+  Host::Stats &s = h->stats;
+  s.host_to_device_bytes += inBytes;
+  s.device_to_host_bytes += outBytes;
+  s.collective_bytes += collective;
+  std::string name = d.name ? d.name : "<kernel>";
+  auto [it, fresh] = h->statIndex.try_emplace(name, s.launches.size());
+  if (fresh) s.launches.push_back({name, 0, 0, 0});
+  Host::LaunchStats &ls = s.launches[it->second];
+  ls.launches += 1;
+  ls.seconds += seconds;
+  ls.collective_bytes += collective;
+
+  if (ok) return 0;
+  h->errors.record(std::string("a device failed in ") + name);  // kept only if first
+  return 1;
+}
+
+} // namespace
+} // namespace spmd::rt
+
+extern "C" int32_t spmd_launch(spmd_host *h, const spmd_launch_desc *d) {
+  int32_t rc = spmd::rt::launch(h, *d);
+  // Inside a run, a failed launch ends the run here, whatever the caller does with rc.
+  if (rc != 0 && h->inRun) spmd::rt::unwindHost(h);
+  return rc;
+}

@@ -1,0 +1,199 @@
+// ===- Runtime.cpp - the Host: devices, memory, runs, errors, stats -----------===//
+//
+// Host owns the backend chosen by `--devices` and runs the jitted spmd_main under a
+// setjmp, so that a run-time error anywhere on the host ends the run with a message
+// and exit code 1 instead of a crash (Note [Unwinding kernels] in Device.cpp). This
+// file also holds the host-memory and error entry points of spmdrt.h.
+#include "HostState.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <iomanip>
+#include <iostream>
+#include <new>
+#include <sstream>
+#include <stdexcept>
+#include <system_error>
+#include <thread>
+
+namespace spmd::rt {
+
+DeviceSpec parseDeviceSpec(const std::string &s) {
+  DeviceSpec spec;
+  auto colon = s.find(':');
+  spec.kind = s.substr(0, colon);
+  if (spec.kind != "cpu" && spec.kind != "cuda")
+    throw std::invalid_argument("unknown device kind '" + spec.kind + "' in '" + s +
+                                "' (expected cpu, cpu:N, cuda or cuda:N)");
+  if (colon == std::string::npos) return spec;
+  std::string n = s.substr(colon + 1);
+  bool digits = !n.empty() && n.size() <= 6 &&
+                n.find_first_not_of("0123456789") == std::string::npos;
+  if (!digits || std::stoi(n) < 1)
+    throw std::invalid_argument("bad device count '" + n + "' in '" + s +
+                                "' (expected a number from 1 to 999999)");
+  spec.count = std::stoi(n);
+  return spec;
+}
+
+Host::Host() : state_(std::make_unique<spmd_host>()) {}
+
+Host::~Host() {
+  for (void *p : state_->allocations) ::operator delete(p, std::align_val_t(64));
+}
+
+std::unique_ptr<Host> Host::create(const DeviceSpec &spec) {
+  if (spec.kind == "cuda")
+    throw std::runtime_error("CUDA devices are not supported by this build yet");
+  if (spec.kind != "cpu")
+    throw std::runtime_error("unknown device kind '" + spec.kind + "'");
+  int n = spec.count > 0 ? spec.count : static_cast<int>(std::thread::hardware_concurrency());
+  n = n > 0 ? n : 1;
+  std::unique_ptr<Host> host(new Host());
+  try {
+    host->state_->backend = makeCpuBackend(n);
+  } catch (const std::system_error &e) {
+    throw std::runtime_error("cannot start " + std::to_string(n) + " CPU device threads (" +
+                             e.what() + ")");
+  }
+  return host;
+}
+
+int Host::deviceCount() const { return state_->backend->deviceCount(); }
+std::string Host::describe() const { return state_->backend->describe(); }
+spmd_host *Host::handle() { return state_.get(); }
+void Host::setOutput(std::ostream *os) { state_->out = os; }
+void Host::setErrorOutput(std::ostream *os) { state_->err = os; }
+
+std::string Host::lastError() const {
+  return state_->errors.failed() ? state_->errors.message() : std::string();
+}
+
+/// Calls main under setjmp; false when a failure longjmped back here. Nothing in this
+/// frame needs destroying.
+static bool callMain(spmd_host *h, void (*main)(spmd_host *)) {
+  if (setjmp(h->jump) != 0) return false;
+  main(h);
+  return true;
+}
+
+int Host::run(void (*main)(spmd_host *)) {
+  spmd_host *h = state_.get();
+  h->errors.clear();
+  h->line.clear();
+  h->inRun = true;
+  bool ok = callMain(h, main);
+  h->inRun = false;
+  // A print cut short by the error prints nothing, as in Python.
+  h->line.clear();
+  if (ok && !h->errors.failed()) return 0;
+  if (!h->errors.failed()) h->errors.record("the run failed");
+  std::string msg = "error: " + h->errors.message() + "\n";
+  if (h->err) {
+    *h->err << msg;
+    h->err->flush();
+  } else {
+    std::fflush(stdout);
+    std::fputs(msg.c_str(), stderr);
+  }
+  return 1;
+}
+
+Host::Stats Host::stats() const { return state_->stats; }
+
+void Host::resetStats() {
+  state_->stats = Stats();
+  state_->statIndex.clear();
+}
+
+static std::string humanBytes(int64_t b) {
+  std::ostringstream os;
+  if (b < 1024) os << b << " B";
+  else if (b < (int64_t(1) << 20)) os << std::fixed << std::setprecision(1) << b / 1024.0 << " KiB";
+  else if (b < (int64_t(1) << 30)) os << std::fixed << std::setprecision(1) << b / 1048576.0 << " MiB";
+  else os << std::fixed << std::setprecision(2) << b / 1073741824.0 << " GiB";
+  return os.str();
+}
+
+std::string Host::formatStats() const {
+  const Stats &s = state_->stats;
+  std::ostringstream os;
+  os << "devices: " << describe() << "\n";
+  os << "host -> device: " << humanBytes(s.host_to_device_bytes)
+     << "   device -> host: " << humanBytes(s.device_to_host_bytes)
+     << "   collectives: " << humanBytes(s.collective_bytes) << "\n";
+  size_t width = 6;
+  for (const LaunchStats &l : s.launches) width = std::max(width, l.name.size());
+  os << std::left << std::setw(int(width)) << "kernel" << std::right << std::setw(10)
+     << "launches" << std::setw(12) << "total ms" << std::setw(12) << "mean ms"
+     << std::setw(14) << "collectives" << "\n";
+  for (const LaunchStats &l : s.launches) {
+    double ms = l.seconds * 1e3;
+    os << std::left << std::setw(int(width)) << l.name << std::right << std::setw(10)
+       << l.launches << std::fixed << std::setprecision(3) << std::setw(12) << ms
+       << std::setw(12) << (l.launches ? ms / double(l.launches) : 0.0) << std::setw(14)
+       << humanBytes(l.collective_bytes) << "\n";
+  }
+  return os.str();
+}
+
+void unwindHost(spmd_host *h) {
+  if (h->inRun) std::longjmp(h->jump, 1);
+  throw std::runtime_error(h->errors.message());
+}
+
+void failHost(spmd_host *h, const char *message) {
+  h->errors.record(message ? message : "the run failed");
+  unwindHost(h);
+}
+
+/// "where: index I is out of range for size N".
+static std::string indexMessage(int64_t index, int64_t size, const char *where) {
+  return std::string(where ? where : "?") + ": index " + std::to_string(index) +
+         " is out of range for size " + std::to_string(size);
+}
+
+} // namespace spmd::rt
+
+using namespace spmd::rt;
+
+extern "C" {
+
+void *spmd_host_alloc(spmd_host *h, int64_t bytes) {
+  size_t n = static_cast<size_t>(bytes > 0 ? bytes : 1);
+  void *p = bytes < 0 ? nullptr : ::operator new(n, std::align_val_t(64), std::nothrow);
+  if (!p) {
+    h->errors.record("out of host memory (allocating " + std::to_string(bytes) + " bytes)");
+    unwindHost(h);
+  }
+  h->allocations.insert(p);
+  return p;
+}
+
+void spmd_host_free(spmd_host *h, void *p) {
+  if (!p || !h->allocations.erase(p)) return;
+  ::operator delete(p, std::align_val_t(64));
+}
+
+// CPU devices write the host buffers themselves: nothing to gather.
+void spmd_host_sync(spmd_host *, void *, int64_t) {}
+
+void spmd_fail(spmd_host *h, spmd_dev *d, const char *message) {
+  if (d) {
+    recordDeviceError(d, message ? message : "a device failed");
+    unwindDevice(d);
+  }
+  failHost(h, message);
+}
+
+void spmd_index_error(spmd_host *h, spmd_dev *d, int64_t index, int64_t size,
+                      const char *where) {
+  if (d) {
+    recordDeviceError(d, indexMessage(index, size, where));
+    unwindDevice(d);
+  }
+  h->errors.record(indexMessage(index, size, where));
+  unwindHost(h);
+}
+
+} // extern "C"

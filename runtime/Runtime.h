@@ -1,0 +1,83 @@
+// ===- Runtime.h - the host side of a run: devices, launches, output, stats ---===//
+//
+// The driver creates one Host per process (from `--devices`), passes its handle() to
+// the jitted `spmd_main` through run(), and prints stats() after a run. The Host owns a
+// Backend (Device.h) and implements the host-side entry points of spmdrt.h: memory,
+// launches (slicing inputs and placing outputs per device), printing through a
+// line-buffered stdout, assert_close and run-time errors. The compiler never sees it.
+#pragma once
+
+#include "spmdrt.h"
+
+#include <cstdint>
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace spmd::rt {
+
+/// A parsed `--devices` value.
+struct DeviceSpec {
+  std::string kind = "cpu";
+  int count = 0;  ///< 0 = the default number for the kind
+};
+
+/// Parses "cpu", "cpu:N", "cuda", "cuda:N" (N >= 1); throws std::invalid_argument with a
+/// message naming the bad value.
+DeviceSpec parseDeviceSpec(const std::string &s);
+
+/// The host side of a run: a backend's devices, host memory, output, errors, stats.
+class Host {
+public:
+  /// The devices of `spec` ("cpu" with count 0: std::thread::hardware_concurrency()).
+  /// Throws std::runtime_error for a kind this build cannot run (cuda, for now) or when
+  /// the device threads cannot be started.
+  static std::unique_ptr<Host> create(const DeviceSpec &spec);
+  ~Host();
+
+  int deviceCount() const;
+  /// E.g. "8 CPU devices (threads)".
+  std::string describe() const;
+  /// The handle the jitted code receives.
+  spmd_host *handle();
+
+  /// Runs `main(handle())` on the calling thread. Returns 0, or 1 after a run-time error
+  /// (spmd_fail, an index error, a failed assert_close or launch), whose message is
+  /// printed to stderr as "error: <message>". May be called again (the REPL).
+  int run(void (*main)(spmd_host *));
+  /// The message of the last run's error, or "" when it succeeded.
+  std::string lastError() const;
+
+  /// Sends printed output to `os` instead of stdout (tests, embedding); null restores
+  /// stdout. Output is written a line at a time.
+  void setOutput(std::ostream *os);
+  /// Sends error reports to `os` instead of stderr; null restores stderr.
+  void setErrorOutput(std::ostream *os);
+
+  /// Per kernel name: how often it ran, for how long, and what its collectives moved.
+  struct LaunchStats {
+    std::string name;
+    int64_t launches = 0;
+    double seconds = 0;
+    int64_t collective_bytes = 0;
+  };
+  /// Transfers of a run. On CPU devices nothing is copied; the byte counts are what a
+  /// backend with device memory would move: each device's input views in, each written
+  /// replica result out (Note [Launch layout] in Launch.cpp).
+  struct Stats {
+    int64_t host_to_device_bytes = 0, device_to_host_bytes = 0, collective_bytes = 0;
+    std::vector<LaunchStats> launches;  ///< in order of first launch
+  };
+  Stats stats() const;
+  /// Clears the counters (the REPL, between inputs).
+  void resetStats();
+  /// stats() as a readable table, for --stats.
+  std::string formatStats() const;
+
+private:
+  Host();
+  std::unique_ptr<spmd_host> state_;
+};
+
+} // namespace spmd::rt

@@ -1,0 +1,247 @@
+// ===- CpuCommunicator.cpp - collectives between device threads ---------------===//
+#include "cpu/CpuCommunicator.h"
+
+#include "cpu/Reduce.h"
+
+#include <algorithm>
+#include <cstring>
+#include <new>
+
+namespace spmd::rt {
+
+// Note [Collective protocol]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~
+// Every collective of a group of G > 1 members runs in three phases:
+//
+//   1. publish: each member stores a pointer to its input in its Member slot (a
+//      staged copy when the input overlaps its own output, so that writing the output
+//      cannot corrupt what others still read; allreduce, which works in place, always
+//      stages its buffer and also publishes the buffer itself);
+//   2. barrier B1, then each member reads the others' published inputs and writes
+//      outputs. allreduce: each member reduces its own 1/G slice of the buffer (empty
+//      when count < G), folding the members' staged inputs in group order, and writes
+//      that slice into every member's buffer, so the work is split G ways;
+//   3. barrier B2, after which nobody reads or writes another member's memory, so every
+//      member may return and reuse its buffers.
+//
+// Only B1 gives way to an abort: a member that failed before the collective never
+// arrives there. B2 does not, because every member that passed B1 reaches B2 in a
+// bounded time (phase 2 cannot fail or wait), and a member released early could unwind
+// while others still read its buffers or write into them (they may be on its stack).
+//
+// A member's stage buffer is rewritten only before B1 of its next collective, when
+// every reader of the previous one (whatever group comes next) has passed B2.
+// Reductions fold members in group order (Reduce.h), so results are bit-identical
+// whatever the timing. Groups of one member just copy.
+
+CpuCommunicator::Buffer::~Buffer() {
+  if (data) ::operator delete(data, std::align_val_t(64));
+}
+
+bool CpuCommunicator::Buffer::reserve(int64_t bytes) {
+  if (bytes <= capacity) return true;
+  int64_t want = std::max<int64_t>(bytes, capacity * 2);
+  void *p = ::operator new(static_cast<size_t>(want), std::align_val_t(64), std::nothrow);
+  if (!p) return false;
+  if (data) ::operator delete(data, std::align_val_t(64));
+  data = p;
+  capacity = want;
+  return true;
+}
+
+CpuCommunicator::CpuCommunicator(int devices) : members_(devices) {}
+CpuCommunicator::~CpuCommunicator() = default;
+
+void CpuCommunicator::begin(const Mesh &mesh) {
+  aborted_.store(false);
+  if (!(mesh == mesh_) || masks_.empty()) {
+    mesh_ = mesh;
+    masks_.clear();
+    masks_.resize(size_t(1) << mesh.rank);
+    for (uint32_t mask = 0; mask < masks_.size(); ++mask) {
+      MaskGroups &mg = masks_[mask];
+      mg.groupSize = groupOf(mesh, 0, mask).size;
+      int64_t groups = mesh.size / mg.groupSize;
+      mg.members.resize(mesh.size);
+      for (int64_t id = 0; id < groups; ++id) {
+        auto b = std::make_unique<Barrier>();
+        b->size = mg.groupSize;
+        mg.barriers.push_back(std::move(b));
+        for (int64_t i = 0; i < mg.groupSize; ++i)
+          mg.members[id * mg.groupSize + i] = memberOf(mesh, mask, id, i);
+      }
+    }
+  }
+  // A previous launch may have been aborted in the middle of a barrier.
+  for (MaskGroups &mg : masks_)
+    for (auto &b : mg.barriers) b->arrived = 0;
+}
+
+void CpuCommunicator::abort() {
+  aborted_.store(true);
+  for (MaskGroups &mg : masks_) {
+    for (auto &b : mg.barriers) {
+      std::lock_guard<std::mutex> lock(b->mu);  // no waiter can miss the flag
+      b->cv.notify_all();
+    }
+  }
+}
+
+CpuCommunicator::View CpuCommunicator::view(int64_t dev, uint32_t axes) {
+  uint32_t mask = axes & ((1u << mesh_.rank) - 1);
+  Group g = groupOf(mesh_, dev, mask);
+  MaskGroups &mg = masks_[mask];
+  return {mg.barriers[g.id].get(), &mg.members[g.id * g.size], g.size, g.index};
+}
+
+bool CpuCommunicator::sync(Barrier &b) {
+  std::unique_lock<std::mutex> lock(b.mu);
+  if (aborted_.load()) return false;
+  uint64_t gen = b.generation;
+  if (++b.arrived == b.size) {
+    b.arrived = 0;
+    ++b.generation;
+    b.cv.notify_all();
+    return true;
+  }
+  b.cv.wait(lock, [&] { return b.generation != gen || aborted_.load(); });
+  return b.generation != gen;
+}
+
+bool CpuCommunicator::finish(Barrier &b) {
+  {
+    std::unique_lock<std::mutex> lock(b.mu);
+    uint64_t gen = b.generation;
+    if (++b.arrived == b.size) {
+      b.arrived = 0;
+      ++b.generation;
+      b.cv.notify_all();
+    } else {
+      b.cv.wait(lock, [&] { return b.generation != gen; });
+    }
+  }
+  return !aborted_.load();
+}
+
+static bool overlaps(const void *a, int64_t an, const void *b, int64_t bn) {
+  auto pa = reinterpret_cast<uintptr_t>(a), pb = reinterpret_cast<uintptr_t>(b);
+  return an > 0 && bn > 0 && pa < pb + uint64_t(bn) && pb < pa + uint64_t(an);
+}
+
+bool CpuCommunicator::publish(Member &me, const void *in, int64_t inBytes, const void *out,
+                              int64_t outBytes) {
+  me.src = in;
+  if (!overlaps(in, inBytes, out, outBytes)) return true;
+  if (!me.stage.reserve(inBytes)) return false;
+  std::memcpy(me.stage.data, in, inBytes);
+  me.src = me.stage.data;
+  return true;
+}
+
+bool CpuCommunicator::allreduce(int64_t dev, void *buf, int64_t count, DType dt, RedOp op,
+                                uint32_t axes, int64_t &bytesMoved) {
+  View v = view(dev, axes);
+  if (v.size == 1 || count == 0) return !aborted_.load();
+  int64_t esize = dtypeSize(int32_t(dt));
+  Member &me = members_[dev];
+  if (!me.stage.reserve(count * esize)) return false;
+  std::memcpy(me.stage.data, buf, count * esize);
+  me.src = me.stage.data;
+  me.dst = buf;
+  if (!sync(*v.barrier)) return false;
+  int64_t lo = count * v.index / v.size, hi = count * (v.index + 1) / v.size;
+  me.srcs.resize(v.size);
+  for (int64_t j = 0; j < v.size; ++j) me.srcs[j] = members_[v.members[j]].src;
+  char *mine = static_cast<char *>(buf) + lo * esize;
+  reduceInto(mine, me.srcs.data(), v.size, lo, hi - lo, dt, op);
+  for (int64_t j = 0; j < v.size; ++j)
+    if (j != v.index)
+      std::memcpy(static_cast<char *>(members_[v.members[j]].dst) + lo * esize, mine,
+                  (hi - lo) * esize);
+  if (!finish(*v.barrier)) return false;
+  // What a ring allreduce moves into each device (NCCL's "bus bytes").
+  bytesMoved += 2 * (v.size - 1) * count * esize / v.size;
+  return true;
+}
+
+bool CpuCommunicator::allGather(int64_t dev, const void *in, void *out, int64_t bytes,
+                                uint32_t axes, int64_t &bytesMoved) {
+  View v = view(dev, axes);
+  if (v.size == 1) {
+    std::memmove(out, in, bytes);
+    return !aborted_.load();
+  }
+  Member &me = members_[dev];
+  if (!publish(me, in, bytes, out, bytes * v.size)) return false;
+  if (!sync(*v.barrier)) return false;
+  for (int64_t j = 0; j < v.size; ++j)
+    std::memcpy(static_cast<char *>(out) + j * bytes, members_[v.members[j]].src, bytes);
+  if (!finish(*v.barrier)) return false;
+  bytesMoved += (v.size - 1) * bytes;
+  return true;
+}
+
+bool CpuCommunicator::ppermute(int64_t dev, const void *in, void *out, int64_t bytes,
+                               uint32_t axes, int32_t npairs, const int32_t *pairs,
+                               int64_t &bytesMoved) {
+  View v = view(dev, axes);
+  int64_t source = -1;
+  for (int32_t p = 0; p < npairs; ++p)
+    if (pairs[2 * p + 1] == v.index && pairs[2 * p] >= 0 && pairs[2 * p] < v.size)
+      source = pairs[2 * p];
+  if (v.size == 1) {
+    if (source == 0) std::memmove(out, in, bytes);
+    else std::memset(out, 0, bytes);
+    return !aborted_.load();
+  }
+  Member &me = members_[dev];
+  if (!publish(me, in, bytes, out, bytes)) return false;
+  if (!sync(*v.barrier)) return false;
+  if (source >= 0) std::memcpy(out, members_[v.members[source]].src, bytes);
+  else std::memset(out, 0, bytes);
+  if (!finish(*v.barrier)) return false;
+  if (source >= 0 && source != v.index) bytesMoved += bytes;
+  return true;
+}
+
+bool CpuCommunicator::allToAll(int64_t dev, const void *in, void *out, int64_t chunkBytes,
+                               uint32_t axes, int64_t &bytesMoved) {
+  View v = view(dev, axes);
+  if (v.size == 1) {
+    std::memmove(out, in, chunkBytes);
+    return !aborted_.load();
+  }
+  Member &me = members_[dev];
+  int64_t total = chunkBytes * v.size;
+  if (!publish(me, in, total, out, total)) return false;
+  if (!sync(*v.barrier)) return false;
+  for (int64_t j = 0; j < v.size; ++j)
+    std::memcpy(static_cast<char *>(out) + j * chunkBytes,
+                static_cast<const char *>(members_[v.members[j]].src) + v.index * chunkBytes,
+                chunkBytes);
+  if (!finish(*v.barrier)) return false;
+  bytesMoved += (v.size - 1) * chunkBytes;
+  return true;
+}
+
+bool CpuCommunicator::reduceScatter(int64_t dev, const void *in, void *out, int64_t count,
+                                    DType dt, RedOp op, uint32_t axes, int64_t &bytesMoved) {
+  View v = view(dev, axes);
+  int64_t esize = dtypeSize(int32_t(dt));
+  if (v.size == 1) {
+    const void *src = in;
+    reduceInto(out, &src, 1, 0, count, dt, op);
+    return !aborted_.load();
+  }
+  Member &me = members_[dev];
+  if (!publish(me, in, count * esize * v.size, out, count * esize)) return false;
+  if (!sync(*v.barrier)) return false;
+  me.srcs.resize(v.size);
+  for (int64_t j = 0; j < v.size; ++j) me.srcs[j] = members_[v.members[j]].src;
+  reduceInto(out, me.srcs.data(), v.size, count * v.index, count, dt, op);
+  if (!finish(*v.barrier)) return false;
+  bytesMoved += (v.size - 1) * count * esize;
+  return true;
+}
+
+} // namespace spmd::rt

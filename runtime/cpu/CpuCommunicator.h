@@ -1,0 +1,91 @@
+// ===- CpuCommunicator.h - collectives between device threads -----------------===//
+//
+// The CPU backend's Communicator. Devices are threads of one process, so a collective
+// exchanges pointers, not bytes: every member publishes its input, waits at the group's
+// barrier, reads what it needs straight from the other members' buffers, and waits
+// again before returning (Note [Collective protocol] in CpuCommunicator.cpp). Waiting
+// threads sleep on a condition variable: many devices share few cores.
+#pragma once
+
+#include "Device.h"
+
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+namespace spmd::rt {
+
+class CpuCommunicator final : public Communicator {
+public:
+  /// A communicator for launches over up to `devices` devices.
+  explicit CpuCommunicator(int devices);
+  ~CpuCommunicator() override;
+
+  void begin(const Mesh &mesh) override;
+  void abort() override;
+
+  bool allreduce(int64_t dev, void *buf, int64_t count, DType dt, RedOp op, uint32_t axes,
+                 int64_t &bytesMoved) override;
+  bool allGather(int64_t dev, const void *in, void *out, int64_t bytes, uint32_t axes,
+                 int64_t &bytesMoved) override;
+  bool ppermute(int64_t dev, const void *in, void *out, int64_t bytes, uint32_t axes,
+                int32_t npairs, const int32_t *pairs, int64_t &bytesMoved) override;
+  bool allToAll(int64_t dev, const void *in, void *out, int64_t chunkBytes, uint32_t axes,
+                int64_t &bytesMoved) override;
+  bool reduceScatter(int64_t dev, const void *in, void *out, int64_t count, DType dt, RedOp op,
+                     uint32_t axes, int64_t &bytesMoved) override;
+
+private:
+  /// A reusable barrier for the members of one group; counts generations so that a
+  /// fast thread cannot overtake a slow one into the next round.
+  struct Barrier {
+    std::mutex mu;
+    std::condition_variable cv;
+    int64_t size = 1;
+    int64_t arrived = 0;
+    uint64_t generation = 0;
+  };
+  /// A growable 64-byte-aligned buffer owned by one member.
+  struct Buffer {
+    void *data = nullptr;
+    int64_t capacity = 0;
+    ~Buffer();
+    bool reserve(int64_t bytes);
+  };
+  /// What one device publishes to its group for the collective in progress.
+  struct Member {
+    const void *src = nullptr;       ///< its input (or a staged copy of it)
+    void *dst = nullptr;             ///< allreduce: its buffer, which others write
+    Buffer stage;
+    std::vector<const void *> srcs;  ///< gathered pointers, reused between calls
+  };
+  /// The groups of one axis mask: barrier per group, flat device of each member.
+  struct MaskGroups {
+    int64_t groupSize = 1;
+    std::vector<std::unique_ptr<Barrier>> barriers;  ///< by group id
+    std::vector<int64_t> members;                    ///< [id * groupSize + index]
+  };
+
+  /// The group of `dev` for `axes`: its barrier, members and own index.
+  struct View {
+    Barrier *barrier;
+    const int64_t *members;
+    int64_t size, index;
+  };
+  View view(int64_t dev, uint32_t axes);
+  /// B1: waits for all members of the group; false when the launch was aborted.
+  bool sync(Barrier &b);
+  /// B2: waits for all members even after an abort; then false when aborted.
+  bool finish(Barrier &b);
+  /// Publishes `in`, staged through a private copy when it overlaps `out`.
+  bool publish(Member &me, const void *in, int64_t inBytes, const void *out, int64_t outBytes);
+
+  Mesh mesh_;
+  std::vector<MaskGroups> masks_;  ///< indexed by axis mask, 2^rank entries
+  std::vector<Member> members_;    ///< by flat device index
+  std::atomic<bool> aborted_{false};
+};
+
+} // namespace spmd::rt

@@ -1,0 +1,104 @@
+// ===- CpuDevice.cpp - a logical CPU device: one persistent worker thread ------===//
+#include "cpu/CpuDevice.h"
+
+#include "cpu/CpuCommunicator.h"
+
+
+#include <csetjmp>
+#include <vector>
+
+namespace spmd::rt {
+
+CpuDevice::CpuDevice(int index) : index_(index), thread_([this] { loop(); }) {}
+
+CpuDevice::~CpuDevice() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  thread_.join();
+}
+
+void CpuDevice::start(const DeviceWork &work, spmd_dev *ctx) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    work_ = &work;
+    ctx_ = ctx;
+  }
+  cv_.notify_all();
+}
+
+bool CpuDevice::wait() {
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.wait(lock, [&] { return work_ == nullptr; });
+  return ok_;
+}
+
+void *CpuDevice::scratch(int64_t bytes) { return arena_.alloc(bytes); }
+
+/// Calls the kernel under setjmp. Kept apart so that only this frame is re-entered by
+/// longjmp, and it holds nothing that needs destroying.
+static bool callKernel(spmd_kernel_fn fn, spmd_dev *ctx, void **ins, void **outs) {
+  if (setjmp(ctx->unwind) != 0) return false;
+  fn(ctx, ins, outs);
+  return true;
+}
+
+bool CpuDevice::run(const DeviceWork &work, spmd_dev *ctx) {
+  // The previous launch has ended on every device, so nobody reads this arena now.
+  arena_.reset();
+  std::vector<void *> ins = work.ins;
+  std::vector<void *> outs = work.outs;
+  for (size_t k = 0; k < outs.size(); ++k) {
+    if (outs[k]) continue;
+    // A replica whose result is discarded writes it to scratch (Runtime.cpp).
+    outs[k] = arena_.alloc(work.outBytes[k]);
+    if (!outs[k]) {
+      recordDeviceError(ctx, "device " + std::to_string(index_) + " is out of memory (" +
+                                 std::to_string(work.outBytes[k]) + " bytes of output)");
+      return false;
+    }
+  }
+  return callKernel(work.fn, ctx, ins.data(), outs.data());
+}
+
+void CpuDevice::loop() {
+  std::unique_lock<std::mutex> lock(mu_);
+  for (;;) {
+    cv_.wait(lock, [&] { return work_ != nullptr || stop_; });
+    if (stop_) return;
+    const DeviceWork *work = work_;
+    spmd_dev *ctx = ctx_;
+    lock.unlock();
+    bool ok = run(*work, ctx);
+    lock.lock();
+    ok_ = ok;
+    work_ = nullptr;
+    cv_.notify_all();
+  }
+}
+
+/// The CPU backend: N devices (threads) and the shared-memory communicator.
+class CpuBackend final : public Backend {
+public:
+  explicit CpuBackend(int count) : comm_(count) {
+    devices_.reserve(count);
+    for (int i = 0; i < count; ++i) devices_.push_back(std::make_unique<CpuDevice>(i));
+  }
+  int deviceCount() const override { return static_cast<int>(devices_.size()); }
+  std::string describe() const override {
+    return std::to_string(devices_.size()) + " CPU device" + (devices_.size() == 1 ? "" : "s") +
+           " (threads)";
+  }
+  Device &device(int index) override { return *devices_[index]; }
+  Communicator &communicator() override { return comm_; }
+
+private:
+  CpuCommunicator comm_;
+  std::vector<std::unique_ptr<CpuDevice>> devices_;
+};
+
+std::unique_ptr<Backend> makeCpuBackend(int count) { return std::make_unique<CpuBackend>(count); }
+
+} // namespace spmd::rt

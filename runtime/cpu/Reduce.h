@@ -1,0 +1,106 @@
+// ===- Reduce.h - elementwise reductions over several buffers, in a fixed order ===//
+//
+// The arithmetic of allreduce and reduce_scatter on the CPU: dst[i] = src0[i] op
+// src1[i] op ... op srcN-1[i], always left to right in member order, so a sum is
+// bit-identical from run to run whatever the thread timing. Integer sums wrap; bool
+// sum/max are "or", prod/min are "and"; float max/min propagate NaN as JAX does.
+#pragma once
+
+#include "Device.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+namespace spmd::rt {
+namespace reduce_detail {
+
+template <typename T> struct Sum {
+  static T apply(T a, T b) { return a + b; }
+};
+template <> struct Sum<int32_t> {  // wraps instead of overflowing (no UB)
+  static int32_t apply(int32_t a, int32_t b) {
+    return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));
+  }
+};
+template <typename T> struct Prod {
+  static T apply(T a, T b) { return a * b; }
+};
+template <> struct Prod<int32_t> {
+  static int32_t apply(int32_t a, int32_t b) {
+    return static_cast<int32_t>(static_cast<uint32_t>(a) * static_cast<uint32_t>(b));
+  }
+};
+template <typename T> struct Max {
+  static T apply(T a, T b) {
+    if (a != a) return a;  // NaN propagates
+    if (b != b) return b;
+    return a < b ? b : a;
+  }
+};
+template <typename T> struct Min {
+  static T apply(T a, T b) {
+    if (a != a) return a;
+    if (b != b) return b;
+    return b < a ? b : a;
+  }
+};
+struct Or {
+  static uint8_t apply(uint8_t a, uint8_t b) { return (a | b) != 0; }
+};
+struct And {
+  static uint8_t apply(uint8_t a, uint8_t b) { return (a != 0) & (b != 0); }
+};
+
+/// dst[0, n) = fold of op over srcs[j][first, first + n), j = 0..nsrc-1, processed in
+/// blocks so that the running result stays in cache.
+template <typename T, typename Op>
+void fold(void *dst, const void *const *srcs, int64_t nsrc, int64_t first, int64_t n) {
+  constexpr int64_t kBlock = 2048;
+  T *out = static_cast<T *>(dst);
+  for (int64_t b = 0; b < n; b += kBlock) {
+    int64_t e = std::min(n, b + kBlock);
+    const T *s0 = static_cast<const T *>(srcs[0]) + first;
+    if (out + b != s0 + b) std::memmove(out + b, s0 + b, (e - b) * sizeof(T));
+    if constexpr (std::is_same_v<T, uint8_t>) {  // bools are normalised to 0/1
+      for (int64_t i = b; i < e; ++i) out[i] = out[i] != 0;
+    }
+    for (int64_t j = 1; j < nsrc; ++j) {
+      const T *s = static_cast<const T *>(srcs[j]) + first;
+      for (int64_t i = b; i < e; ++i) out[i] = Op::apply(out[i], s[i]);
+    }
+  }
+}
+
+template <typename T>
+void foldOp(RedOp op, void *dst, const void *const *srcs, int64_t nsrc, int64_t first,
+            int64_t n) {
+  switch (op) {
+  case RedOp::Sum: return fold<T, Sum<T>>(dst, srcs, nsrc, first, n);
+  case RedOp::Prod: return fold<T, Prod<T>>(dst, srcs, nsrc, first, n);
+  case RedOp::Max: return fold<T, Max<T>>(dst, srcs, nsrc, first, n);
+  case RedOp::Min: return fold<T, Min<T>>(dst, srcs, nsrc, first, n);
+  }
+}
+
+} // namespace reduce_detail
+
+/// dst[0, n) = srcs[0][first + i] op ... op srcs[nsrc-1][first + i] (element offsets).
+/// dst may equal srcs[0] + first. dt must be a numeric dtype (not Key).
+inline void reduceInto(void *dst, const void *const *srcs, int64_t nsrc, int64_t first,
+                       int64_t n, DType dt, RedOp op) {
+  using namespace reduce_detail;
+  switch (dt) {
+  case DType::Bool:
+    if (op == RedOp::Sum || op == RedOp::Max) return fold<uint8_t, Or>(dst, srcs, nsrc, first, n);
+    return fold<uint8_t, And>(dst, srcs, nsrc, first, n);
+  case DType::I32: return foldOp<int32_t>(op, dst, srcs, nsrc, first, n);
+  case DType::U32: return foldOp<uint32_t>(op, dst, srcs, nsrc, first, n);
+  case DType::F32: return foldOp<float>(op, dst, srcs, nsrc, first, n);
+  case DType::F64: return foldOp<double>(op, dst, srcs, nsrc, first, n);
+  case DType::Key: return;
+  }
+}
+
+} // namespace spmd::rt

@@ -1,0 +1,105 @@
+/* ===- spmdrt.h - the C entry points that jitted code calls -----------------===
+ *
+ * This is the whole contract between generated code and the runtime. The compiler
+ * emits calls to these functions by name (codegen declares them with the same
+ * signatures); the runtime implements them for every backend. Nothing here knows about
+ * syntax, and the compiler knows nothing of threads, streams or sockets.
+ *
+ * Execution model
+ * ---------------
+ * The host function `void spmd_main(spmd_host*)` runs the top level of a script on the
+ * calling thread. Host arrays are plain buffers from spmd_host_alloc. A pmap launches a
+ * kernel `void k(spmd_dev*, void** ins, void** outs)` once per device of a mesh (nested
+ * pmaps are flattened into one launch over a mesh of up to 4 axes; device (r, c) of an
+ * R x C mesh is device r*C + c). Each device sees, for input k, either the whole host
+ * array (broadcast) or its own slice along axis 0 (mapped over one mesh axis), and writes
+ * its part of every output. Collectives are called by every device of a launch with the
+ * same arguments, in the same order; `axes` is a bit mask over the launch's mesh axes and
+ * the group of a device is the set of devices that agree with it on every axis not in the
+ * mask, ordered row-major over the masked axes.
+ *
+ * Dtype codes: 0 bool (1 byte), 1 i32, 2 u32, 3 f32, 4 f64, 5 key (8 bytes).
+ * Reduction codes: 0 sum, 1 max, 2 min, 3 prod.
+ */
+#ifndef SPMDRT_H
+#define SPMDRT_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct spmd_host spmd_host; /* the host side of a run: devices, stats, errors */
+typedef struct spmd_dev spmd_dev;   /* one device inside a launch */
+
+typedef void (*spmd_kernel_fn)(spmd_dev *dev, void **ins, void **outs);
+
+/* ---- host memory --------------------------------------------------------------- */
+void *spmd_host_alloc(spmd_host *h, int64_t bytes);
+void spmd_host_free(spmd_host *h, void *p);
+/* Before the host reads a buffer that a launch wrote (a pmap result), so that a backend
+ * whose devices have their own memory can gather the shards. No-op on CPU devices. */
+void spmd_host_sync(spmd_host *h, void *p, int64_t bytes);
+
+/* ---- launching ----------------------------------------------------------------- */
+typedef struct spmd_launch_desc {
+  spmd_kernel_fn fn;
+  const char *name;          /* for --stats and --trace, e.g. "pmap i @ file.spmd:3:9" */
+  int32_t mesh_rank;         /* number of mesh axes (1..4) */
+  const int64_t *mesh_shape; /* sizes of the mesh axes, outermost first */
+  int32_t num_in;
+  void *const *in_ptrs;      /* host arrays */
+  const int64_t *in_bytes;   /* whole size of each input in bytes */
+  const int32_t *in_axis;    /* -1: broadcast; m: sliced along axis 0 by mesh axis m */
+  int32_t num_out;
+  void *const *out_ptrs;     /* host arrays receiving the stacked results */
+  const int64_t *out_bytes;  /* bytes of ONE replica's result */
+  const uint32_t *out_axes;  /* mask of mesh axes the result is stacked over (row-major);
+                                devices with a non-zero index on another axis write nothing */
+} spmd_launch_desc;
+
+/* Runs the kernel on every device of the mesh and returns when all have finished.
+ * Returns 0, or non-zero after a device failed (the error is already recorded). */
+int32_t spmd_launch(spmd_host *h, const spmd_launch_desc *d);
+
+/* ---- inside a kernel ----------------------------------------------------------- */
+int32_t spmd_dev_index(spmd_dev *d);                     /* flat device index */
+int32_t spmd_axis_index(spmd_dev *d, uint32_t axes);     /* index within the group */
+void *spmd_dev_alloc(spmd_dev *d, int64_t bytes);        /* freed at the end of the launch */
+
+void spmd_allreduce(spmd_dev *d, void *buf, int64_t count, int32_t dtype, int32_t op, uint32_t axes);
+/* out = the group's inputs concatenated in group order (each `bytes` long). */
+void spmd_all_gather(spmd_dev *d, const void *in, void *out, int64_t bytes, uint32_t axes);
+/* pairs: npairs (source, destination) group indices; a device that receives nothing
+ * gets zeros. */
+void spmd_ppermute(spmd_dev *d, const void *in, void *out, int64_t bytes, uint32_t axes,
+                   int32_t npairs, const int32_t *pairs);
+/* in: G chunks of chunk_bytes, chunk j for member j; out: G chunks, chunk j from member j. */
+void spmd_all_to_all(spmd_dev *d, const void *in, void *out, int64_t chunk_bytes, uint32_t axes);
+/* in: G chunks of `count` elements; out: the elementwise reduction over the group of
+ * chunk `my group index`. */
+void spmd_reduce_scatter(spmd_dev *d, const void *in, void *out, int64_t count, int32_t dtype,
+                         int32_t op, uint32_t axes);
+
+/* ---- errors and host effects --------------------------------------------------- */
+/* Records a run-time error (with its source location text) and stops the run: on the
+ * host it does not return; on a device it unwinds that launch (the other devices are
+ * released from collectives) and spmd_launch returns non-zero. */
+void spmd_fail(spmd_host *h, spmd_dev *d, const char *message);
+/* A dynamic index out of range: `where` is "file:line:col". */
+void spmd_index_error(spmd_host *h, spmd_dev *d, int64_t index, int64_t size, const char *where);
+
+/* Printing: the host prints NumPy-style. */
+void spmd_print_str(spmd_host *h, const char *s);
+void spmd_print_array(spmd_host *h, const void *data, int32_t dtype, int32_t rank, const int64_t *shape);
+void spmd_print_render(spmd_host *h, const uint8_t *data, int64_t n, const char *on, const char *off);
+void spmd_print_end(spmd_host *h); /* ends the line */
+/* assert_close: fails the run with a message naming `where` when not close. */
+void spmd_assert_close(spmd_host *h, const void *a, const void *b, int32_t dtype, int64_t n,
+                       double rtol, double atol, const char *where);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

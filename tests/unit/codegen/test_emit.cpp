@@ -1,0 +1,79 @@
+// ===- test_emit.cpp - the emitted LLVM IR (fusion, freeing) and PTX --------===//
+#include "Harness.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+using namespace spmd::testing;
+
+namespace {
+
+size_t count(const std::string &s, const std::string &what) {
+  size_t n = 0;
+  for (size_t p = s.find(what); p != std::string::npos; p = s.find(what, p + 1)) ++n;
+  return n;
+}
+
+/// exp(x * 0.5) + x * x - 1 over iota(1024): one fused loop.
+void chain(Prog &p) {
+  Var x = p.b.emit1(Op::Iota, {}, {{"dtype", Param::ofDType(DType::F32)}, {"shape", Param::ints({1024})},
+                                   {"dimension", Param::of(0)}});
+  Var e = p.b.unary(Op::Exp, p.b.binary(Op::Mul, x, p.b.lit(DType::F32, 0.5)));
+  Var y = p.b.binary(Op::Sub, p.b.binary(Op::Add, e, p.b.binary(Op::Mul, x, x)), p.b.lit(DType::F32, 1));
+  p.print(p.b.unary(Op::Tanh, y));
+}
+
+/// A pmap with a collective, a loop and a dot in its body.
+void kernelModule(Prog &p) {
+  Var xs = p.constant(DType::F32, {2, 8}, iotaVals(16));
+  Jaxpr body;
+  Builder bb(p.m, body);
+  body.invars = {p.m.newVar(Type{DType::F32, {8}})};
+  Var v = body.invars[0];
+  Var s = bb.emit1(Op::Psum, {bb.unary(Op::Exp, v)}, {{"axes", Param::tuple({Param::ofStr("i")})}});
+  Var m = bb.reshape(s, {2, 4});
+  Params dn{{"dimension_numbers", Param::tuple({Param::tuple({Param::ints({1}), Param::ints({1})}),
+                                                Param::tuple({Param::ints({}), Param::ints({})})})}};
+  body.outvars = {bb.reduce(Op::ReduceSum, bb.emit1(Op::DotGeneral, {m, m}, dn), {1})};
+  Params pp{{"axis_name", Param::ofStr("i")}, {"axis_size", Param::of(2)}, {"in_axes", Param::tuple({Param::of(0)})},
+            {"out_axes", Param::ints({0})}};
+  p.print(p.b.emit(Op::Pmap, {xs}, pp, {body}).at(0));
+}
+
+} // namespace
+
+TEST_CASE("an elementwise chain is fused into one buffer and freed", "[codegen][emit]") {
+  Prog p;
+  chain(p);
+  std::string ir = spmd::codegen::emitLLVM(p.m, {});
+  INFO(ir);
+  CHECK(count(ir, "@spmd_host_alloc(") == 2);  // the declaration and one call
+  CHECK(count(ir, "@spmd_host_free(") == 2);
+  CHECK(ir.find("define void @spmd_main") != std::string::npos);
+}
+
+TEST_CASE("PTX for kernels assembles with ptxas", "[codegen][ptx]") {
+  Prog p;
+  kernelModule(p);
+  std::string ptx = spmd::codegen::emitPTX(p.m, {});
+  CHECK(ptx.find(".entry pmap_i_0") != std::string::npos);
+  CHECK(ptx.find("spmd_allreduce") != std::string::npos);
+  CHECK(ptx.find("spmd_main") == std::string::npos);
+  const char *ptxas = "/usr/local/cuda/bin/ptxas";
+  if (!std::filesystem::exists(ptxas)) {
+    WARN("ptxas not found at " << ptxas << ": the PTX was not assembled");
+    SUCCEED();
+    return;
+  }
+  auto dir = std::filesystem::temp_directory_path();
+  std::string in = (dir / "spmd_codegen_test.ptx").string(), out = (dir / "spmd_codegen_test.o").string();
+  std::ofstream(in) << ptx;
+  // -c: the runtime's collectives stay unresolved externs until the CUDA runtime links them.
+  std::string cmd = std::string(ptxas) + " -arch=sm_90 -c " + in + " -o " + out + " 2>&1";
+  INFO(ptx);
+  CHECK(std::system(cmd.c_str()) == 0);
+  std::remove(in.c_str());
+  std::remove(out.c_str());
+}

@@ -1,0 +1,129 @@
+// ===- test_syntax_errors.cpp - friendly syntax errors, never a crash -------===//
+//
+// The parser reports one clang-style error at the right place with a helpful message;
+// random damage to the example programs never makes it throw; inputIsIncomplete.
+#include "FrontTestUtil.h"
+
+#include <catch2/catch.hpp>
+
+#include <random>
+
+using namespace spmd;
+using namespace spmd::ast;
+using namespace spmd::fronttest;
+
+namespace {
+/// "LINE:COL: message" of the only error of `text` (fails unless exactly one).
+std::string err(const std::string &text) {
+  Parsed p = parse(text);
+  REQUIRE(p.errors.size() == 1);
+  const Diagnostic &d = p.errors[0];
+  return std::to_string(d.loc.line) + ":" + std::to_string(d.loc.col) + ": " + d.message;
+}
+} // namespace
+
+TEST_CASE("syntax_error.spmd: an unclosed block", "[errors]") {
+  std::filesystem::path dir = examplesDir();
+  REQUIRE(!dir.empty());
+  Parsed p = parse(readFile(dir / "errors" / "syntax_error.spmd"), "errors/syntax_error.spmd");
+  REQUIRE(p.errors.size() == 1);
+  std::string text = p.firstError();
+  CHECK(text.find("errors/syntax_error.spmd:2:44: error: expected '}' to close the block\n") == 0);
+  CHECK(text.find("\n                                           ^\n") != std::string::npos);
+  REQUIRE(p.errors[0].notes.size() == 1);
+  CHECK(p.errors[0].notes[0].first.col == 35);
+  CHECK(p.errors[0].notes[0].second == "to match this '{'");
+  CHECK(err("fn f(x) {\n  let y = x\n\n") == "2:12: expected '}' to close the block");
+}
+
+TEST_CASE("misspelt keywords", "[errors]") {
+  CHECK(err("lett x = 1") == "1:1: 'lett' is not a keyword; did you mean 'let'?");
+  CHECK(err("fnn f(x) = x") == "1:1: 'fnn' is not a keyword; did you mean 'fn'?");
+  CHECK(err("lett (a, b) = t") == "1:1: 'lett' is not a keyword; did you mean 'let'?");
+  CHECK(err("let y = vmapp (x in xs) { x }") == "1:9: 'vmapp' is not a keyword; did you mean 'vmap'?");
+  CHECK(err("let y = pmapp i (x in xs) { x }") == "1:9: 'pmapp' is not a keyword; did you mean 'pmap'?");
+  CHECK(err("x = 1\nfor t inn 0..3 { }") == "2:7: 'inn' is not a keyword; did you mean 'in'?");
+  CHECK(err("{\n  vra s = 1\n}") == "2:3: 'vra' is not a keyword; did you mean 'var'?");
+}
+
+TEST_CASE("brackets", "[errors]") {
+  CHECK(err("let x = f(1]") == "1:12: expected ')'");
+  CHECK(err("let x = [1, 2\n") == "1:14: expected ']'");
+  CHECK(err("let x = )") == "1:9: unexpected ')' with no matching opening bracket");
+  // The newline after an unclosed '(' is swallowed: the error is at that line's end.
+  Parsed p = parse("print(1, 2\nprint(3)\n");
+  REQUIRE(p.errors.size() == 1);
+  CHECK(p.errors[0].message == "expected ')'");
+  CHECK(p.errors[0].loc.line == 1);
+  CHECK(p.errors[0].loc.col == 11);
+  REQUIRE(p.errors[0].notes.size() == 1);
+  CHECK(p.errors[0].notes[0].first.col == 6);
+}
+
+TEST_CASE("expected an expression, unexpected tokens", "[errors]") {
+  CHECK(err("let x = 1 +\n") == "1:12: expected an expression");
+  CHECK(err("let x = 1 +* 2") == "1:12: expected an expression");
+  CHECK(err("let f = fn (x) =") == "1:17: expected an expression");
+  CHECK(err("let x = 1 2") == "1:11: unexpected '2': a statement ends with a newline or ';'");
+  CHECK(err("let x = a..b..c") == "1:13: unexpected '..': a statement ends with a newline or ';'");
+  CHECK(err("for t 0..3 { }") == "1:7: expected 'in', found '0'");
+  CHECK(err("let y = pmap i (x in xs)\n") == "1:25: expected '{', found end of line");
+  CHECK(err("pmap (x in xs) { x }") == "1:6: expected an axis name after 'pmap'");
+  CHECK(err("else { 1 }") == "1:1: 'else' without an 'if' block before it");
+  CHECK(err("let s = 3 $ 4") == "1:11: unexpected character '$'");
+  CHECK(err("let s = \"abc\n") == "1:9: missing terminating '\"' character");
+  CHECK(err("let s = \"a\\q\"") == "1:11: unknown escape sequence '\\q'");
+  CHECK(err("let n = 99999999999999999999") == "1:9: integer literal '99999999999999999999' is too large");
+  CHECK(err("let s = \"\xc3\xa9\" \xc3\xa9") == "1:14: unexpected character '\xc3\xa9'");
+  CHECK(err(std::string(300, '(')) .find("nested too deeply") != std::string::npos);
+  CHECK(err(std::string(300, '-') + "1").find("nested too deeply") != std::string::npos);
+}
+
+TEST_CASE("damaged example programs never crash the parser", "[errors][fuzz]") {
+  namespace fs = std::filesystem;
+  fs::path dir = examplesDir();
+  REQUIRE(!dir.empty());
+  std::mt19937 rng(12345);
+  const std::string junk = "()[]{},;:=+-*/.\"#\n\t xyz0123456789fnletpmap";
+  int runs = 0, failures = 0;
+  for (auto &entry : fs::directory_iterator(dir)) {
+    if (entry.path().extension() != ".spmd") continue;
+    std::string text = readFile(entry.path());
+    for (int k = 0; k < 40; ++k) {
+      std::string t = text;
+      switch (k % 4) {
+      case 0: t = t.substr(0, rng() % (t.size() + 1)); break;  // truncated
+      case 1: t.erase(rng() % t.size(), 1 + rng() % 8); break;  // a piece cut out
+      case 2: t[rng() % t.size()] = junk[rng() % junk.size()]; break;  // one char changed
+      case 3: t.insert(rng() % t.size(), 1, junk[rng() % junk.size()]); break;
+      }
+      Parsed p;
+      REQUIRE_NOTHROW(p = parse(t));
+      ++runs;
+      if (!p.ok()) {
+        ++failures;
+        const Diagnostic &d = p.errors[0];
+        CHECK(p.errors.size() == 1);
+        CHECK(d.loc.valid());
+        CHECK(!d.message.empty());
+        CHECK(!p.firstError().empty());
+      }
+    }
+  }
+  CHECK(runs >= 200);
+  CHECK(failures > runs / 4);  // the damage does break most programs
+}
+
+TEST_CASE("inputIsIncomplete: open brackets ask the REPL for more", "[repl]") {
+  CHECK(inputIsIncomplete("fn f(x) {"));
+  CHECK(inputIsIncomplete("print(1,\n 2"));
+  CHECK(inputIsIncomplete("let a = [1,"));
+  CHECK(inputIsIncomplete("let y = pmap i (x in xs) {\n  let z = \"}\" # }\n"));
+  CHECK(!inputIsIncomplete("let a = 1"));
+  CHECK(!inputIsIncomplete("fn f(x) { x }\n"));
+  CHECK(!inputIsIncomplete("print(\"(\")"));
+  CHECK(!inputIsIncomplete("print(x))"));  // an error, not more input
+  CHECK(!inputIsIncomplete("print(\"abc"));  // strings do not span lines
+  CHECK(!inputIsIncomplete("# (\n"));
+  CHECK(!inputIsIncomplete(""));
+}
