@@ -70,6 +70,7 @@ int runScript(SourceManager &sm, int file, const Config &cfg) {
     ir::Module m = compileToIR(sm, file, cfg, diags, std::cout, &secs);
     codegen::Options co;
     co.optLevel = cfg.optLevel;
+    co.where = [&m](const SrcRange &r) { return m.where(r); };
     if (cfg.dumps.count("llvm")) std::cout << codegen::emitLLVM(m, co) << std::flush;
     if (cfg.dumps.count("ptx")) std::cout << codegen::emitPTX(m, co) << std::flush;
     if (cfg.noRun) return 0;

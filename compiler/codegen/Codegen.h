@@ -10,6 +10,7 @@
 #include "ir/IR.h"
 #include "spmdrt.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -18,6 +19,9 @@ namespace spmd::codegen {
 /// Code generation options.
 struct Options {
   int optLevel = 2;  ///< 0..3, LLVM's new pass manager pipeline level
+  /// Renders an equation's location for run-time errors ("file:line:col"); when unset,
+  /// "line:col".
+  std::function<std::string(const SrcRange &)> where;
 };
 
 /// The optimised LLVM module for the host CPU, as text (`--dump=llvm`).

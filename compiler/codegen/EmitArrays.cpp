@@ -218,14 +218,15 @@ void Lowering::emitPad(const ir::Eqn &e) {
 
 std::string Lowering::where(const ir::Eqn &e) {
   if (!e.loc.valid()) return "<unknown>";
+  if (renderLoc) return renderLoc(e.loc);
   return std::to_string(e.loc.line) + ":" + std::to_string(e.loc.col);
 }
 
-void Lowering::checkIndex(Value *index, int64_t limit, int64_t size, const ir::Eqn &e) {
+void Lowering::checkIndex(Value *index, int64_t limit, int64_t size, const std::string &w) {
   Value *bad = b.CreateICmpUGT(index, c64(limit));  // negative indices are huge unsigned
   ifThen(*this, bad, [&] {
     b.CreateCall(rt("spmd_index_error"), {fs->kernel ? nullPtr() : fs->host, fs->kernel ? fs->dev : nullPtr(),
-                                          index, c64(size), cstr(where(e))});
+                                          index, c64(size), cstr(w)});
   });
 }
 
@@ -241,7 +242,7 @@ void Lowering::emitDynamicSlice(const ir::Eqn &e, bool update) {
     Value *i = elemAt(e.in[first + k], {});
     i = e.in[first + k].type().dtype == DType::U32 ? b.CreateZExt(i, i64()) : b.CreateSExt(i, i64());
     int64_t limit = xt.shape[k] - sizes[k];
-    checkIndex(i, limit, limit + 1, e);
+    checkIndex(i, limit, limit + 1, where(e));
     // After a reported error the index is clamped, so memory stays safe.
     start.push_back(b.CreateIntrinsic(Intrinsic::smin, {i64()},
                                       {b.CreateIntrinsic(Intrinsic::smax, {i64()}, {i, c64(0)}), c64(limit)}));
@@ -252,6 +253,17 @@ void Lowering::emitDynamicSlice(const ir::Eqn &e, bool update) {
     if (update) store(ot.dtype, elemAt(e.in[1], idx), dst, linearIndex(xi, xt.shape));
     else store(ot.dtype, elemAt(e.in[0], xi), dst, linearIndex(idx, ot.shape));
   });
+}
+
+/// check_index(i0..ik)[bounds where]: each index must lie in [0, bound).
+void Lowering::emitCheckIndex(const ir::Eqn &e) {
+  auto bounds = e.intsParam("bounds");
+  std::string w = e.has("where") ? e.param("where").s : where(e);
+  for (size_t k = 0; k < e.in.size(); ++k) {
+    Value *i = elemAt(e.in[k], {});
+    i = e.in[k].type().dtype == DType::U32 ? b.CreateZExt(i, i64()) : b.CreateSExt(i, i64());
+    checkIndex(i, bounds.at(k) - 1, bounds.at(k), w);
+  }
 }
 
 void Lowering::emitTransposeCopy(DType d, Value *src, const ir::Shape &srcShape,
@@ -361,10 +373,11 @@ void Lowering::emitDot(const ir::Eqn &e) {
         Value *nj = b.CreateUDiv(b.CreateSub(jhi, jlo), c64(NR));
         loop((K + KB - 1) / KB, [&](Value *kt) {
           Value *klo = b.CreateMul(kt, c64(KB)), *khi = tileRange(klo, KB, K);
-          loop(Mf / MR, [&](Value *ib) {
-            Value *i0 = b.CreateMul(ib, c64(MR));
-            loopRange(*this, c64(0), nj, [&](Value *jb) {
-              Value *j0 = b.CreateAdd(jlo, b.CreateMul(jb, c64(NR)));
+          // jb outside ib: one KB x NR micro-panel of B stays in L1 for every row block.
+          loopRange(*this, c64(0), nj, [&](Value *jb) {
+            Value *j0 = b.CreateAdd(jlo, b.CreateMul(jb, c64(NR)));
+            loop(Mf / MR, [&](Value *ib) {
+              Value *i0 = b.CreateMul(ib, c64(MR));
               auto cptr = [&](int64_t r) {
                 Value *row = b.CreateAdd(c0, b.CreateMul(b.CreateAdd(i0, c64(r)), c64(N)));
                 return b.CreateInBoundsGEP(t, C, b.CreateAdd(row, j0));

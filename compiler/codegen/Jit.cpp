@@ -105,7 +105,7 @@ static std::unique_ptr<Module> hostModule(LLVMContext &ctx, const ir::Module &m,
                                           std::unique_ptr<TargetMachine> &tm) {
   initTargets();
   tm = check(hostBuilder(o.optLevel).createTargetMachine(), "creating the host target machine");
-  auto mod = Lowering(ctx, Target::Host).run(m);
+  auto mod = Lowering(ctx, Target::Host, o.where).run(m);
   mod->setDataLayout(tm->createDataLayout());
   mod->setTargetTriple(tm->getTargetTriple().str());
   verifyOrDie(*mod);
@@ -143,7 +143,7 @@ static void linkLibdevice(Module &mod) {
 std::string emitPTX(const ir::Module &m, const Options &o) {
   initTargets();
   LLVMContext ctx;
-  auto mod = Lowering(ctx, Target::NVPTX).run(m);
+  auto mod = Lowering(ctx, Target::NVPTX, o.where).run(m);
   // Kernels only: the host code stays on the CPU.
   if (Function *main = mod->getFunction("spmd_main")) main->eraseFromParent();
   std::string triple = "nvptx64-nvidia-cuda", err;

@@ -32,7 +32,8 @@ int32_t dtypeCode(DType d) {
   return -1;
 }
 
-Lowering::Lowering(LLVMContext &c, Target t) : ctx(c), target(t), b(c) {}
+Lowering::Lowering(LLVMContext &c, Target t, std::function<std::string(const SrcRange &)> where)
+    : ctx(c), target(t), b(c), renderLoc(std::move(where)) {}
 
 Type *Lowering::regTy(DType d) {
   switch (d) {
@@ -288,6 +289,7 @@ void Lowering::emitEqn(const ir::Eqn &e) {
   case Op::Cond: return emitCond(e);
   case Op::Print: return emitPrint(e);
   case Op::AssertClose: return emitAssertClose(e);
+  case Op::CheckIndex: return emitCheckIndex(e);
   default: break;
   }
   if (ir::info(e.op).category == OpCategory::Collective) return emitCollective(e);

@@ -66,7 +66,8 @@ using IndexFn = std::function<void(const std::vector<llvm::Value *> &)>;
 
 class Lowering {
 public:
-  Lowering(llvm::LLVMContext &ctx, Target target);
+  Lowering(llvm::LLVMContext &ctx, Target target,
+           std::function<std::string(const SrcRange &)> where = nullptr);
   /// Emits the whole module; returns it.
   std::unique_ptr<llvm::Module> run(const ir::Module &m);
 
@@ -77,6 +78,7 @@ public:
   llvm::IRBuilder<> b;
   FnState *fs = nullptr;
   int kernelCount = 0;
+  std::function<std::string(const SrcRange &)> renderLoc;
 
   llvm::Type *i1() { return b.getInt1Ty(); }
   llvm::Type *i8() { return b.getInt8Ty(); }
@@ -150,7 +152,7 @@ public:
   void emitTransposeCopy(ir::DType d, llvm::Value *src, const ir::Shape &srcShape,
                          const std::vector<int64_t> &perm, llvm::Value *dst);
   /// Checks 0 <= index <= limit at run time, else spmd_index_error.
-  void checkIndex(llvm::Value *index, int64_t limit, int64_t size, const ir::Eqn &e);
+  void checkIndex(llvm::Value *index, int64_t limit, int64_t size, const std::string &where);
   std::string where(const ir::Eqn &e);
 
   // ---- regions, collectives, host effects (EmitRegions.cpp) ----
@@ -161,6 +163,7 @@ public:
   void emitCollective(const ir::Eqn &e);
   void emitPrint(const ir::Eqn &e);
   void emitAssertClose(const ir::Eqn &e);
+  void emitCheckIndex(const ir::Eqn &e);
   uint32_t axisMask(const ir::Param &axisNames);
   llvm::Value *devAxisIndex(uint32_t mask);
 };

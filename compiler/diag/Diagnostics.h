@@ -28,6 +28,7 @@ class SourceManager {
 public:
   int add(std::string name, std::string text);
   const std::string &name(int file) const { return files_[file].name; }
+  bool valid(int file) const { return file >= 0 && file < int(files_.size()); }
   const std::string &text(int file) const { return files_[file].text; }
   /// The text of line `line` (1-based) of `file`, without its newline.
   std::string lineText(int file, int line) const;

@@ -139,6 +139,12 @@ struct Jaxpr {
 struct Module {
   Jaxpr main;
   int nextId = 0;
+  std::vector<std::string> fileNames;  ///< SrcRange::file -> name, for run-time messages
+  /// "file:line:col" of a location (for run-time error messages).
+  std::string where(SrcRange loc) const {
+    std::string f = loc.file >= 0 && loc.file < int(fileNames.size()) ? fileNames[loc.file] : "<input>";
+    return f + ":" + std::to_string(loc.line) + ":" + std::to_string(loc.col);
+  }
   Var newVar(Type t) { return Var{nextId++, std::move(t)}; }
 };
 

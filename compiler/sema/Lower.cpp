@@ -773,7 +773,9 @@ ValueP Lowering::ifExpr(const IfExpr &e) {
 
 ir::Module lowerProgram(const SourceManager &sm, const Program &p, const LowerOptions &o) {
   Lowering l(sm, o);
-  return l.run(p);
+  ir::Module m = l.run(p);
+  for (int f = 0; sm.valid(f); ++f) m.fileNames.push_back(sm.name(f));
+  return m;
 }
 
 } // namespace spmd::sema

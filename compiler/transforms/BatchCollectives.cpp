@@ -7,7 +7,9 @@
 // axis_index an iota. A collective over other axes (pmap axes bound outside, or an
 // outer vmap's axis, Note [Innermost first]) stays a collective: a batched operand keeps
 // its batch dimension, and axis parameters shift past it. A reduction over several axes
-// reduces the vmap's part here and leaves a collective over the rest.
+// reduces the vmap's part here and leaves a collective over the rest; so does all_gather
+// when the vmap's axis is first or last among the names. Other collectives over the
+// vmap's axis together with other axes are not supported (an internal error names them).
 #include "transforms/BatchRules.h"
 
 namespace spmd::transforms::batching {
@@ -20,6 +22,7 @@ struct AxisSplit {
   bool hasV = false;
   std::vector<std::string> rest;
   bool tuple = false;  ///< written as a tuple (kept so for the rest)
+  bool vFirst = false, vLast = false;  ///< where the vmap's axis is among the names
 
   Param restParam() const {
     if (rest.size() == 1 && !tuple) return Param::ofStr(rest[0]);
@@ -37,9 +40,14 @@ AxisSplit splitAxes(const Batcher &bt, const Param &p) {
     r.tuple = true;
     for (auto &e : p.elems) names.push_back(e.s);
   }
-  for (auto &n : names) {
-    if (!bt.axis.empty() && n == bt.axis) r.hasV = true;
-    else r.rest.push_back(n);
+  for (size_t k = 0; k < names.size(); ++k) {
+    if (!bt.axis.empty() && names[k] == bt.axis) {
+      r.hasV = true;
+      r.vFirst = k == 0;
+      r.vLast = k + 1 == names.size();
+    } else {
+      r.rest.push_back(names[k]);
+    }
   }
   return r;
 }
@@ -48,7 +56,9 @@ const char *axisKey(Op op) { return op == Op::Psum || op == Op::Pmax || op == Op
 
 AxisSplit splitOf(const Batcher &bt, const Eqn &e) {
   AxisSplit s = splitAxes(bt, e.param(axisKey(e.op)));
-  internal_assert(!s.hasV || s.rest.empty() || e.op == Op::Psum || e.op == Op::Pmax || e.op == Op::Pmin,
+  bool mixedOk = e.op == Op::Psum || e.op == Op::Pmax || e.op == Op::Pmin ||
+                 (e.op == Op::AllGather && (s.vFirst || s.vLast));
+  internal_assert(!s.hasV || s.rest.empty() || mixedOk,
                   std::string(name(e.op)) + " over a vmap axis together with other axes is not supported");
   return s;
 }
@@ -96,13 +106,30 @@ std::vector<BVal> batchAxisIndex(Batcher &bt, const Eqn &e, const std::vector<BV
 
 std::vector<BVal> batchAllGather(Batcher &bt, const Eqn &e, const std::vector<BVal> &ins) {
   if (!splitOf(bt, e).hasV) return otherAxes(bt, e, ins, {"all_gather_dimension"});
+  AxisSplit ax = splitOf(bt, e);
   int d = int(e.intParam("all_gather_dimension"));
   Atom x = bt.moveTo(ins[0], d);  // every example's value, stacked at d
-  if (e.param("tiled").i) {
-    Shape s = bt.exampleType(ins[0]).shape;
-    s[d] *= bt.size;
-    x = bt.b.reshape(x, s);
+  int64_t others = 1;             // the replicas of the other axes named
+  if (!ax.rest.empty()) {
+    // Gather over the other axes too: [.., R, N, ..]. The rank over all the names is
+    // r*N + v when the vmap's axis is last, v*R + r when first (then swap the two).
+    others = e.intParam("axis_size") / bt.size;
+    Params p = e.params;
+    p["axis_name"] = ax.restParam();
+    p["axis_size"] = Param::of(others);
+    p["tiled"] = Param::ofBool(false);
+    x = bt.b.emit1(Op::AllGather, {x}, p);
+    if (ax.vFirst) {
+      std::vector<int64_t> perm(static_cast<size_t>(x.type().rank()));
+      for (size_t k = 0; k < perm.size(); ++k) perm[k] = int64_t(k);
+      std::swap(perm[size_t(d)], perm[size_t(d) + 1]);
+      x = bt.b.transpose(x, perm);
+    }
   }
+  Shape s = bt.exampleType(ins[0]).shape;
+  if (e.param("tiled").i) s[size_t(d)] *= bt.size * others;
+  else s.insert(s.begin() + d, bt.size * others);
+  if (x.type().shape != s) x = bt.b.reshape(x, s);
   return {BVal{x, kNotMapped}};
 }
 

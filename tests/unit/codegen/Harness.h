@@ -39,7 +39,9 @@ struct Prog {
 /// The output of running `m` on `devices` CPU devices; fails the test on a run error
 /// unless `expectError`, in which case the error message is returned.
 inline std::string run(const Module &m, int devices = 8, int opt = 2, bool expectError = false) {
-  auto exe = codegen::compile(m, codegen::Options{opt});
+  codegen::Options o;
+  o.optLevel = opt;
+  auto exe = codegen::compile(m, o);
   auto host = rt::Host::create(rt::DeviceSpec{"cpu", devices});
   std::ostringstream out, err;
   host->setOutput(&out);

@@ -54,6 +54,21 @@ TEST_CASE("an elementwise chain is fused into one buffer and freed", "[codegen][
   CHECK(ir.find("define void @spmd_main") != std::string::npos);
 }
 
+TEST_CASE("fused elementwise loops and reductions are vectorised", "[codegen][emit]") {
+  Prog p;
+  Var x = p.b.emit1(Op::Iota, {}, {{"dtype", Param::ofDType(DType::F32)}, {"shape", Param::ints({64, 256})},
+                                   {"dimension", Param::of(1)}});
+  Var y = p.b.binary(Op::Add, p.b.binary(Op::Mul, x, x), p.b.lit(DType::F32, 1));
+  p.print(y);
+  p.print(p.b.reduce(Op::ReduceSum, y, {1}));
+  std::string ir = spmd::codegen::emitLLVM(p.m, {});
+  INFO(ir);
+  CHECK(ir.find(" x float>") != std::string::npos);
+  spmd::codegen::Options o0;
+  o0.optLevel = 0;
+  CHECK(spmd::codegen::emitLLVM(p.m, o0).find(" x float>") == std::string::npos);
+}
+
 TEST_CASE("PTX for kernels assembles with ptxas", "[codegen][ptx]") {
   Prog p;
   kernelModule(p);

@@ -160,3 +160,17 @@ TEST_CASE("pmap with in_axes None and 1, out_axes 1", "[codegen][pmap]") {
   // replica j gets column j = (x[0,j], x[1,j]); result stacked along axis 1 -> [2, 3]
   near(numbers(run(p.m, 3)), {0, 10, 20, 300, 400, 500});
 }
+
+TEST_CASE("a pmap inside a host for_loop, its result carried", "[codegen][pmap]") {
+  Prog p;
+  Jaxpr body;
+  Builder bb(p.m, body);
+  body.invars = {p.m.newVar(Type{DType::I32, {}}), p.m.newVar(Type{DType::F32, {2}})};
+  Region r(p.m, {Type{DType::F32, {}}});
+  r.j.outvars = {r.b.binary(Op::Add, r.in(0), r.b.emit1(Op::Psum, {r.in(0)}, {{"axes", names({"i"})}}))};
+  body.outvars = {bb.emit(Op::Pmap, {body.invars[1]}, pmapParams("i", 2, {Param::of(0)}, {0}), {r.j}).at(0)};
+  auto c = p.b.emit(Op::ForLoop, {p.constant(DType::F32, {2}, {1, 2})},
+                    {{"trip_count", Param::of(3)}, {"num_consts", Param::of(0)}}, {body});
+  p.print(c.at(0));
+  near(numbers(run(p.m, 2)), {40, 41});
+}

@@ -22,7 +22,8 @@ struct Arr {
   int64_t numel() const;
 };
 
-/// Evaluates `j` (no axes bound) on its inputs.
-std::vector<Arr> refEval(const ir::Jaxpr &j, const std::vector<Arr> &ins);
+/// Evaluates `j` (no axes bound) on its inputs. Host ops (print, assert_close) append
+/// their operands to `hostLog` when given.
+std::vector<Arr> refEval(const ir::Jaxpr &j, const std::vector<Arr> &ins, std::vector<Arr> *hostLog = nullptr);
 
 } // namespace spmd::testing

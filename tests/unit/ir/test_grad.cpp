@@ -18,8 +18,8 @@ using namespace spmd::gradtest;
 
 namespace {
 
-const Type F(Shape s) { return Type{DType::F32, std::move(s)}; }
-const Type I(Shape s) { return Type{DType::I32, std::move(s)}; }
+Type F(Shape s) { return Type{DType::F32, std::move(s)}; }
+Type I(Shape s) { return Type{DType::I32, std::move(s)}; }
 Param axesI() { return Param::tuple({Param::ofStr("i")}); }
 
 /// One primitive case: inputs (with value ranges), the differentiated ones, a body.

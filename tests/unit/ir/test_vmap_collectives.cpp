@@ -34,9 +34,12 @@ Var psum(Builder &b, Atom x, Param ax, Op op = Op::Psum) { return b.emit1(op, {x
 Var axisIndexF(Builder &b, const char *ax) {
   return b.convert(b.emit1(Op::AxisIndex, {}, {{"axis_name", Param::ofStr(ax)}}), DType::F32);
 }
-Var allGather(Builder &b, Atom x, const char *ax, int64_t n, int64_t d, bool tiled) {
-  return b.emit1(Op::AllGather, {x}, {{"axis_name", Param::ofStr(ax)}, {"axis_size", Param::of(n)},
+Var allGatherAxes(Builder &b, Atom x, Param ax, int64_t n, int64_t d, bool tiled) {
+  return b.emit1(Op::AllGather, {x}, {{"axis_name", ax}, {"axis_size", Param::of(n)},
                                       {"all_gather_dimension", Param::of(d)}, {"tiled", Param::ofBool(tiled)}});
+}
+Var allGather(Builder &b, Atom x, const char *ax, int64_t n, int64_t d, bool tiled) {
+  return allGatherAxes(b, x, Param::ofStr(ax), n, d, tiled);
 }
 /// A random partial permutation of 0..n-1 as ((src, dst), ...).
 Param randomPerm(int64_t n) {
@@ -99,7 +102,9 @@ TEST_CASE("vmap inside pmap: collectives over both axes", "[vmap]") {
     auto inner = [&](Builder &ib, const Vars &v) {
       return Atoms{psum(ib, v[0], axes({"i", "v"})), psum(ib, v[0], axes({"v", "i"}), Op::Pmax),
                    psum(ib, v[0], axes({"i"})), allGather(ib, v[0], "i", r, 0, false), ppermute(ib, v[0], "i", r),
-                   ib.binary(Op::Add, axisIndexF(ib, "i"), ib.binary(Op::Mul, v[0], axisIndexF(ib, "v")))};
+                   ib.binary(Op::Add, axisIndexF(ib, "i"), ib.binary(Op::Mul, v[0], axisIndexF(ib, "v"))),
+                   allGatherAxes(ib, v[0], axes({"i", "v"}), r * n, 0, false),
+                   allGatherAxes(ib, v[0], axes({"v", "i"}), r * n, 0, !s.empty())};
     };
     auto outer = [&](Builder &pb, const Vars &v) {
       auto outs = emitMap(pb, Op::Vmap, {v[0]}, {0}, n, "v", inner, {}, rng());
