@@ -32,6 +32,20 @@ struct spmd_host {
   /// Live spmd_host_alloc buffers, freed with the host.
   std::unordered_set<void *> allocations;
 
+  /// Note [Sharded arrays]: a launch's results stay on the devices that computed them,
+  /// as shards, until the host reads them (spmd_host_sync). `resident` maps such a buffer
+  /// to its layout: the mesh it was computed on and the mesh axes it is stacked over. A
+  /// later launch that maps it over the same layout reads the shards in place (nothing
+  /// moves); any other use gathers it first. On CPU devices the shards live in the host
+  /// buffer itself, so only the accounting (for --stats) differs; a backend with its own
+  /// device memory (CUDA) moves the bytes these counters count.
+  struct Layout {
+    std::vector<int64_t> meshShape;
+    uint32_t axes = 0;
+    int64_t bytes = 0;
+  };
+  std::unordered_map<void *, Layout> resident;
+
   spmd::rt::Host::Stats stats;
   std::unordered_map<std::string, size_t> statIndex;  ///< name -> stats.launches index
 

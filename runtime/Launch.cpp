@@ -51,7 +51,22 @@ int32_t launch(spmd_host *h, const spmd_launch_desc &d) {
                                std::to_string(be.deviceCount()) + " are available");
   h->mesh = mesh;
 
-  int64_t inBytes = 0, outBytes = 0;
+  // Inputs: a sharded result mapped over the same layout is read in place; one with
+  // another layout is gathered first; host arrays are sent (Note [Sharded arrays]).
+  int64_t inBytes = 0, gathered = 0;
+  std::vector<int64_t> meshShape(d.mesh_shape, d.mesh_shape + d.mesh_rank);
+  std::vector<bool> inPlace(d.num_in, false);
+  for (int k = 0; k < d.num_in; ++k) {
+    auto it = h->resident.find(d.in_ptrs[k]);
+    if (it == h->resident.end()) continue;
+    const auto &l = it->second;
+    if (d.in_axis[k] >= 0 && l.meshShape == meshShape && l.axes == (1u << d.in_axis[k])) {
+      inPlace[k] = true;
+    } else {
+      gathered += l.bytes;
+      h->resident.erase(it);
+    }
+  }
   h->works.resize(mesh.size);
   h->contexts.resize(mesh.size);
   for (int64_t i = 0; i < mesh.size; ++i) {
@@ -71,7 +86,7 @@ int32_t launch(spmd_host *h, const spmd_launch_desc &d) {
         w.ins[k] = base + c[axis] * slice;
         w.inBytes[k] = slice;
       }
-      inBytes += w.inBytes[k];
+      if (!inPlace[k]) inBytes += w.inBytes[k];
     }
     w.outs.resize(d.num_out);
     w.outBytes.assign(d.out_bytes, d.out_bytes + d.num_out);
@@ -84,7 +99,6 @@ int32_t launch(spmd_host *h, const spmd_launch_desc &d) {
         else if (c[m] != 0) writes = false;
       }
       w.outs[k] = writes ? static_cast<char *>(d.out_ptrs[k]) + slot * d.out_bytes[k] : nullptr;
-      if (writes) outBytes += d.out_bytes[k];
     }
     spmd_dev &ctx = h->contexts[i];
     ctx.device = &be.device(static_cast<int>(i));
@@ -106,7 +120,14 @@ int32_t launch(spmd_host *h, const spmd_launch_desc &d) {
   for (int64_t i = 0; i < mesh.size; ++i) collective += h->contexts[i].collectiveBytes;
   Host::Stats &s = h->stats;
   s.host_to_device_bytes += inBytes;
-  s.device_to_host_bytes += outBytes;
+  s.device_to_host_bytes += gathered;
+  // Results stay on the devices, as shards, until the host reads them.
+  for (int k = 0; k < d.num_out; ++k) {
+    int64_t stacked = 1;
+    for (int m = 0; m < mesh.rank; ++m)
+      if (d.out_axes[k] & (1u << m)) stacked *= mesh.shape[m];
+    h->resident[d.out_ptrs[k]] = spmd_host::Layout{meshShape, d.out_axes[k], stacked * d.out_bytes[k]};
+  }
   s.collective_bytes += collective;
   std::string name = d.name ? d.name : "<kernel>";
   auto [it, fresh] = h->statIndex.try_emplace(name, s.launches.size());

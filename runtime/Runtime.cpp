@@ -172,11 +172,18 @@ void *spmd_host_alloc(spmd_host *h, int64_t bytes) {
 
 void spmd_host_free(spmd_host *h, void *p) {
   if (!p || !h->allocations.erase(p)) return;
+  h->resident.erase(p);
   ::operator delete(p, std::align_val_t(64));
 }
 
-// CPU devices write the host buffers themselves: nothing to gather.
-void spmd_host_sync(spmd_host *, void *, int64_t) {}
+// CPU devices write the host buffers themselves: nothing to copy, but a read by the host
+// gathers a sharded result, which --stats counts (Note [Sharded arrays]).
+void spmd_host_sync(spmd_host *h, void *p, int64_t bytes) {
+  auto it = h->resident.find(p);
+  if (it == h->resident.end()) return;
+  h->stats.device_to_host_bytes += bytes;
+  h->resident.erase(it);
+}
 
 void spmd_fail(spmd_host *h, spmd_dev *d, const char *message) {
   if (d) {

@@ -265,9 +265,14 @@ TEST_CASE("stats count launches, transfers and collective bytes", "[runtime]") {
   CHECK(s.launches[0].launches == 3);
   CHECK(s.launches[1].launches == 1);
   CHECK(s.launches[1].collective_bytes == 0);
-  // Per launch: 4 slices of 16 bytes plus 4 broadcasts of 8; 4 results of 32 bytes.
+  // Per launch: 4 slices of 16 bytes plus 4 broadcasts of 8. Results stay on the devices
+  // (Note [Sharded arrays]) until the host reads them.
   CHECK(s.host_to_device_bytes == 3 * (64 + 32));
-  CHECK(s.device_to_host_bytes == 3 * 128 + 32);
+  CHECK(s.device_to_host_bytes == 0);
+  spmd_host_sync(host->handle(), out, 32);
+  CHECK(host->stats().device_to_host_bytes == 32);
+  spmd_host_sync(host->handle(), out, 32);  // already on the host: nothing moves
+  CHECK(host->stats().device_to_host_bytes == 32);
   // Ring allreduce of 32 bytes over 4 devices: 2 * 3/4 * 32 = 48 bytes per device.
   CHECK(s.launches[0].collective_bytes == 3 * 4 * 48);
   CHECK(s.collective_bytes == 3 * 4 * 48);
@@ -276,6 +281,20 @@ TEST_CASE("stats count launches, transfers and collective bytes", "[runtime]") {
   CHECK(table.find("4 CPU devices (threads)") != std::string::npos);
   host->resetStats();
   CHECK(host->stats().launches.empty());
+}
+
+TEST_CASE("a chain of launches over the same sharded array moves nothing through the host", "[runtime]") {
+  auto host = Host::create({"cpu", 4});
+  double in[8] = {}, mid[4 * 4], out[4 * 4];
+  REQUIRE(launch(host->handle(), statsKernel, {4}, {{in, sizeof in, 0}, {in, 8, -1}}, {{mid, 32, 1}}, "a") == 0);
+  int64_t sent = host->stats().host_to_device_bytes;
+  // `mid` is mapped over the same mesh axis it was stacked over: read in place.
+  REQUIRE(launch(host->handle(), statsKernel, {4}, {{mid, sizeof mid, 0}, {in, 8, -1}}, {{out, 32, 1}}, "b") == 0);
+  CHECK(host->stats().host_to_device_bytes == sent + 4 * 8);  // only the broadcast input
+  CHECK(host->stats().device_to_host_bytes == 0);
+  // Broadcasting it instead needs a gather first, then a copy to every device.
+  REQUIRE(launch(host->handle(), statsKernel, {4}, {{in, sizeof in, 0}, {mid, sizeof mid, -1}}, {{out, 32, 1}}, "c") == 0);
+  CHECK(host->stats().device_to_host_bytes == int64_t(sizeof mid));
 }
 
 TEST_CASE("--devices values parse, and cuda is refused for now", "[runtime]") {
