@@ -12,6 +12,7 @@
 #include "transforms/Vmap.h"
 #include "Runtime.h"
 
+#include <algorithm>
 #include <chrono>
 #include <iostream>
 
@@ -25,10 +26,13 @@ double now() {
   return duration<double>(steady_clock::now().time_since_epoch()).count();
 }
 
-/// Reports every diagnostic but the first, then throws the first as a UserError.
+/// Reports every diagnostic, in source order, then stops the compile.
 [[noreturn]] void fail(std::vector<Diagnostic> &errs, DiagEngine &diags) {
-  for (size_t k = 1; k < errs.size(); ++k) diags.report(errs[k]);
-  throw UserError(errs[0]);
+  std::stable_sort(errs.begin(), errs.end(), [](const Diagnostic &a, const Diagnostic &b) {
+    return std::make_pair(a.loc.line, a.loc.col) < std::make_pair(b.loc.line, b.loc.col);
+  });
+  for (auto &e : errs) diags.report(e);
+  throw ErrorsReported{};
 }
 } // namespace
 
@@ -98,6 +102,8 @@ int runScript(SourceManager &sm, int file, const Config &cfg) {
     return rc;
   } catch (const UserError &e) {
     diags.report(e.diag);
+    return 1;
+  } catch (const ErrorsReported &) {
     return 1;
   } catch (const InternalError &e) {
     std::cerr << e.what() << "\nthis is a bug in spmdrun, not in your program; please report it\n";

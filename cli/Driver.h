@@ -23,12 +23,15 @@ struct Config {
   int optLevel = 2;
 };
 
+/// Thrown by compileToIR after it has reported several errors itself.
+struct ErrorsReported {};
+
 /// The names of the passes, in pipeline order, for --dump-after.
 extern const char *const kPassNames[];
 
 /// Compiles buffer `file` of `sm` through the whole pipeline (parse, axis check, lower,
-/// vmap, verify), printing the requested dumps to `out`. Throws UserError for errors in
-/// the program (after reporting all but the first through `diags`), InternalError for bugs.
+/// vmap, verify), printing the requested dumps to `out`. Throws UserError for an error in
+/// the program, ErrorsReported after reporting several through `diags`, InternalError for bugs.
 ir::Module compileToIR(SourceManager &sm, int file, const Config &cfg, DiagEngine &diags, std::ostream &out,
                        std::map<std::string, double> *passSeconds = nullptr);
 

@@ -24,7 +24,9 @@ int main(int argc, char **argv) {
   std::vector<std::string> args;
   app.add_option("file", file, "the script to run ('-' reads standard input; none starts the REPL)");
   app.add_option("--devices", cfg.devices, "cpu:N (N logical CPU devices) or cuda[:N]; default: cpu with one device per hardware thread");
-  app.add_option("--arg", args, "NAME=VALUE, read by arg(\"NAME\", default) in the script");
+  app.add_option("--arg", args, "NAME=VALUE, read by arg(\"NAME\", default) in the script (repeatable)")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app.add_option("--dump", dumps, "print compiler stages: ast, ir, llvm, ptx (comma separated)");
   app.add_option("--dump-after", dumpAfter, "print the IR after a pass: lower, vmap (comma separated)");
   app.add_flag("--no-run", cfg.noRun, "stop after compiling (with --dump)");

@@ -6,7 +6,7 @@ set(SPMDRUN $<TARGET_FILE:spmdrun>)
 # Examples whose feature is still open are registered but DISABLED, so CTest lists them as
 # "Not Run (Disabled)" in its summary instead of hiding them. Remove a name from this list
 # when its issue lands.
-set(PENDING_EXAMPLES grad_nested)
+set(PENDING_EXAMPLES)
 
 file(GLOB SPEC_PROGRAMS RELATIVE ${SPEC_DIR} CONFIGURE_DEPENDS ${SPEC_DIR}/*.spmd)
 foreach(f ${SPEC_PROGRAMS})

@@ -228,23 +228,32 @@ void Lowering::emitInnerPmap(const ir::Eqn &e) {
     });
   }
   std::vector<bool> isDirect(e.out.size(), false);
+  std::vector<DirectOut> dest(e.out.size());
   for (size_t q = 0; q < e.out.size(); ++q) {
     auto it = fs->direct.find(e.out[q].id);
     const ir::Atom &ov = body.outvars[q];
-    if (it == fs->direct.end() || outAxes[q] != 0 || !canWriteDirect(body, ov, q)) continue;
-    const ir::Eqn *d = definer(body, ov.var.id);
-    if (d && d->op == Op::Pmap && countUses(body, ov.var.id) != 1) continue;
+    if (it == fs->direct.end()) continue;
+    const ir::Eqn *d = ov.isLit ? nullptr : definer(body, ov.var.id);
+    if (outAxes[q] != 0 || !canWriteDirect(body, ov, q) || (d && d->op == Op::Pmap && countUses(body, ov.var.id) != 1)) {
+      fs->direct.erase(it);  // gathered below, then copied out by the enclosing kernel
+      continue;
+    }
     DirectOut dd = it->second;
     dd.mask |= bit;
     fs->outMasks[dd.slot] = dd.mask;
     fs->direct[ov.var.id] = dd;
     if (!d || d->op != Op::Pmap) fs->buf[ov.var.id] = dd.ptr;
     isDirect[q] = true;
+    dest[q] = dd;
   }
   emitJaxpr(body);
   for (size_t q = 0; q < e.out.size(); ++q) {
-    if (isDirect[q]) continue;
     const ir::Atom &ov = body.outvars[q];
+    if (isDirect[q]) {
+      // A deeper pmap could not write it in place after all: copy its gathered value.
+      if (!fs->direct.count(ov.var.id)) copyAtom(ov, dest[q].ptr);
+      continue;
+    }
     const ir::Var &v = e.out[q];
     Value *per = bufferOf(ov);
     Value *res = outAxes[q] == 0 ? defBuffer(v) : allocBytes(v.type.bytes());

@@ -47,7 +47,7 @@ private:
 
   std::string inScope() const {
     if (scope_.empty()) return "no axes are in scope here (axes are bound by pmap/vmap blocks and by a function's [axis] parameters)";
-    std::string s = scope_.size() == 1 ? "axis in scope: " : "axes in scope: ";
+    std::string s = "axes in scope: ";  // the spec's wording, for one axis too
     for (size_t k = 0; k < scope_.size(); ++k) s += (k ? ", " : "") + scope_[k].name;
     return s;
   }

@@ -65,11 +65,11 @@ ValueP Lowering::builtin(const std::string &name, std::vector<ArgV> &args, const
     if (it == def.params.begin() + np) {
       std::string ps;
       for (size_t k = 0; k < np; ++k) ps += (k ? ", " : "") + def.params[k];
-      userError(a.loc, name + "() has no argument named '" + a.keyword + "'",
+      userError(a.keywordLoc, name + "() has no argument named '" + a.keyword + "'",
                 {{SrcRange{}, np ? "its arguments are: " + ps : name + "() takes no arguments"}});
     }
     size_t k = size_t(it - def.params.begin());
-    if (bound.args[k].value) userError(a.loc, name + "() got argument '" + a.keyword + "' twice");
+    if (bound.args[k].value) userError(a.keywordLoc, name + "() got argument '" + a.keyword + "' twice");
     bound.args[k] = a;
   }
   for (size_t k = 0; k < def.required; ++k)
@@ -86,7 +86,6 @@ namespace {
 // ---- helpers shared by the builtins -------------------------------------------------------
 
 ValueP arr(Lowering &L, const ArgV &a) { return L.toArray(a.value, a.loc); }
-Atom atomOf(Lowering &L, const ArgV &a) { return L.toAtom(a.value, a.loc); }
 
 /// A float array for math functions (ints are promoted to f32, as JAX does).
 std::pair<Atom, bool> floatArg(Lowering &L, const ArgV &a, const char *fn) {
@@ -130,7 +129,7 @@ BuiltinDef binaryElementwise(Op op, const char *name) {
 
 std::vector<int64_t> axesArg(Lowering &L, const ArgV &a, int rank) {
   std::vector<int64_t> axes;
-  if (!a.value || a.value->kind == Value::Tuple && a.value->elems.empty() && false) {
+  if (!a.value) {
     for (int k = 0; k < rank; ++k) axes.push_back(k);
     return axes;
   }
@@ -1030,7 +1029,7 @@ ValueP Lowering::gradCall(const Value &g, std::vector<ArgV> args, SrcRange loc) 
       ir::DType d = outerAtoms[i].type().dtype;
       if (!ir::isFloat(d))
         userError(args[leafArg[i]].loc, g.fname + "() can only differentiate with respect to float arrays, but argument " +
-                                            std::to_string(leafArg[i]) + " has a " + ir::name(d) + " leaf");
+                                            std::to_string(leafArg[i]) + " has a leaf of dtype " + ir::name(d));
       leafNums.push_back(int(i));
     }
   ir::Jaxpr vg = transforms::valueAndGrad(module, fr->jaxpr, leafNums, loc);

@@ -292,7 +292,7 @@ ValueP Lowering::call(const CallExpr &c) {
         ArgV av;
         av.expr = a.value.get();
         av.loc = a.value->loc;
-        if (a.keyword) av.keyword = a.keyword->name;
+        if (a.keyword) av.keyword = a.keyword->name, av.keywordLoc = a.keyword->loc;
         bool isAxis = a.keyword ? (axisArg >= 0 && (av.keyword == "axis_name" || av.keyword == "axes"))
                                 : pos++ == axisArg;
         if (isAxis) {
@@ -325,7 +325,7 @@ ValueP Lowering::call(const CallExpr &c) {
     ArgV av;
     av.expr = a.value.get();
     av.loc = a.value->loc;
-    if (a.keyword) av.keyword = a.keyword->name;
+    if (a.keyword) av.keyword = a.keyword->name, av.keywordLoc = a.keyword->loc;
     av.value = expr(*a.value);
     args.push_back(std::move(av));
   }
@@ -349,15 +349,16 @@ ValueP Lowering::callClosure(const Value &f, std::vector<ArgV> args, const std::
   if (std::find(callStack.begin(), callStack.end(), &l) != callStack.end())
     userError(loc, "recursive call of " + fname + ": functions may not call themselves");
   for (auto &a : args)
-    if (!a.keyword.empty()) userError(a.loc, "keyword arguments are not supported in calls of user functions");
+    if (!a.keyword.empty()) userError(a.keywordLoc, "keyword arguments are not supported in calls of user functions");
   if (args.size() != l.params.size())
     userError(loc, fname + " takes " + std::to_string(l.params.size()) + " argument" +
-                       (l.params.size() == 1 ? "" : "s") + " but " + std::to_string(args.size()) + " were given");
+                       (l.params.size() == 1 ? "" : "s") + " but " + std::to_string(args.size()) +
+                       (args.size() == 1 ? " was given" : " were given"));
   if (axes.size() != l.axisParams.size()) {
     if (l.axisParams.empty()) userError(loc, fname + " takes no axis arguments");
     userError(loc, fname + " takes " + std::to_string(l.axisParams.size()) + " axis argument" +
                        (l.axisParams.size() == 1 ? "" : "s") + " ([" + l.axisParams[0].name + "...]) but " +
-                       std::to_string(axes.size()) + " were given");
+                       std::to_string(axes.size()) + (axes.size() == 1 ? " was given" : " were given"));
   }
   auto sc = std::make_shared<Scope>();
   sc->parent = f.env;

@@ -337,7 +337,8 @@ ValueP Lowering::binary(BinOp op, ValueP a, ValueP bv, SrcRange loc) {
     return Value::array(emit1(Op::Select, {broadcast(adjust, r.type().shape), r, bin(Op::Add, r, y)}), weak);
   }
   case BinOp::Pow:
-    if (!ir::isFloat(d)) { x = castTo(x, DType::F32); y = castTo(y, DType::F32); }
+    // As in JAX, integers stay integers (2 ** arange(5) is i32); bools count as i32.
+    if (d == DType::Bool) { x = castTo(x, DType::I32); y = castTo(y, DType::I32); }
     return Value::array(bin(Op::Pow, x, y), weak);
   case BinOp::Eq: return Value::array(bin(Op::Eq, x, y));
   case BinOp::Ne: return Value::array(bin(Op::Ne, x, y));
@@ -354,7 +355,7 @@ ValueP Lowering::binary(BinOp op, ValueP a, ValueP bv, SrcRange loc) {
     return Value::array(bin(op == BinOp::And ? Op::And : Op::Or, x, y));
   case BinOp::MatMul: break;
   }
-  internal_assert(false, "unhandled binary operator");
+  internalError(__FILE__, __LINE__, "unhandled binary operator");
 }
 
 ValueP Lowering::unary(UnOp op, ValueP a, SrcRange loc) {

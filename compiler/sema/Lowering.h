@@ -33,6 +33,7 @@ struct ArgV {
   ValueP value;
   const ast::Expr *expr = nullptr;
   SrcRange loc;
+  SrcRange keywordLoc;     ///< the keyword's name, for errors about the keyword itself
 };
 
 class Lowering {

@@ -174,3 +174,23 @@ TEST_CASE("a pmap inside a host for_loop, its result carried", "[codegen][pmap]"
   p.print(c.at(0));
   near(numbers(run(p.m, 2)), {40, 41});
 }
+
+TEST_CASE("nested pmap: one inner result twice in the outputs, and used inside", "[codegen][pmap]") {
+  // pmap i (r in x[4,2]) { let (a, b, c) = pmap j (v in r) { let q = v * 2; (q + 1, q, q) };
+  //                        (a, b * 1, c) }: b is used in the outer body, c duplicates q.
+  Prog p;
+  Var x = p.constant(DType::F32, {4, 2}, iotaVals(8));
+  Region outer(p.m, {Type{DType::F32, {2}}});
+  Region inner(p.m, {Type{DType::F32, {}}});
+  Var q = inner.b.binary(Op::Mul, inner.in(0), inner.b.lit(DType::F32, 2));
+  inner.j.outvars = {inner.b.binary(Op::Add, q, inner.b.lit(DType::F32, 1)), q, q};
+  auto io = outer.b.emit(Op::Pmap, {outer.in(0)}, pmapParams("j", 2, {Param::of(0)}, {0, 0, 0}), {inner.j});
+  outer.j.outvars = {io[0], outer.b.binary(Op::Mul, io[1], outer.b.lit(DType::F32, 1)), io[2]};
+  auto res = p.b.emit(Op::Pmap, {x}, pmapParams("i", 4, {Param::of(0)}, {0, 0, 0}), {outer.j});
+  for (auto &r : res) p.print(r);
+  std::vector<double> want;
+  for (int k = 0; k < 8; ++k) want.push_back(2 * k + 1);
+  for (int rep = 0; rep < 2; ++rep)
+    for (int k = 0; k < 8; ++k) want.push_back(2 * k);
+  for (int trial = 0; trial < 5; ++trial) near(numbers(run(p.m)), want);
+}

@@ -21,6 +21,7 @@ namespace spmd::lowertest {
 struct Opts {
   int devices = 8;
   std::map<std::string, std::string> args;
+  Opts(int d = 8, std::map<std::string, std::string> a = {}) : devices(d), args(std::move(a)) {}
 };
 
 /// The outcome of compiling one source: every diagnostic (axis errors are collected

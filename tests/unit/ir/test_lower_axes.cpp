@@ -19,7 +19,7 @@ TEST_CASE("closures and lambdas inside a pmap see its axis", "[lower][axes]") {
                        "}", {4});
   REQUIRE(c.ok());
   CHECK(has(c.ir(), "psum[axes=(i,)"));
-  CHECK(has(c.ir(), "mul b 4.0:f32[]"));
+  CHECK(has(c.ir(), "mul c 4.0:f32[]"));
 }
 
 TEST_CASE("a function's axis parameters bind in its body", "[lower][axes]") {
@@ -66,8 +66,8 @@ TEST_CASE("rebinding an axis in scope is an error", "[lower][axes]") {
   CHECK(c.notes() == "the enclosing binding is here");
   CHECK(c.errors[0].notes.at(0).first.col == 14);
   // An axis parameter may not reuse a block's axis either.
-  CHECK(err("let x = pmap i (v in zeros([4])) { let f = fn [i](z) = z; v }", {4}) ==
-        "1:48: axis 'i' is already bound by an enclosing block");
+  CHECK(err("let x = pmap i (v in zeros([4])) { fn f[i](z) = z; v }", {4}) ==
+        "1:41: axis 'i' is already bound by an enclosing block");
   // Axis names and variables live in separate namespaces.
   CHECK(err("let i = 3\nlet x = pmap i (v in zeros([4])) { v * i }", {4}) == "OK");
   CHECK(err("let x = pmap i (v in zeros([4])) { v * i }", {4}) ==
@@ -105,5 +105,5 @@ TEST_CASE("collective argument errors", "[lower][axes]") {
   CHECK(has(err("let y = pmap i (x in arange(4.0)) { ppermute(x, i, [(0, 4)]) }", {4}),
             "1:52: invalid permutation: index 4 is out of range"));
   CHECK(err("let y = pmap i (x in arange(4.0)) { psum(x, 3) }", {4}) ==
-        "1:44: expected an axis name or a tuple of axis names");
+        "1:45: expected an axis name or a tuple of axis names");
 }
