@@ -14,6 +14,9 @@ foreach(f ${SPEC_PROGRAMS})
   add_test(NAME example_${name} COMMAND ${SPEC_DIR}/check-all ${SPMDRUN} ${name})
   add_test(NAME dump_${name}
            COMMAND ${CMAKE_SOURCE_DIR}/tests/golden/dumps-succeed.sh ${SPMDRUN} ${SPEC_DIR}/${f})
+  add_test(NAME ptx_${name}
+           COMMAND ${CMAKE_SOURCE_DIR}/tests/golden/ptx-assembles.sh ${SPMDRUN} ${SPEC_DIR}/${f})
+  set_tests_properties(ptx_${name} PROPERTIES SKIP_RETURN_CODE 77)
   if(name IN_LIST PENDING_EXAMPLES)
     set_tests_properties(example_${name} PROPERTIES DISABLED TRUE)
   endif()
