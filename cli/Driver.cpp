@@ -11,6 +11,7 @@
 #include "sema/Lower.h"
 #include "transforms/Vmap.h"
 #include "Runtime.h"
+#include "Trace.h"
 
 #include <algorithm>
 #include <chrono>
@@ -39,6 +40,7 @@ double now() {
 ir::Module compileToIR(SourceManager &sm, int file, const Config &cfg, DiagEngine &diags, std::ostream &out,
                        std::map<std::string, double> *secs) {
   auto timed = [&](const char *name, auto &&f) {
+    rt::trace::Span span(std::string("compile: ") + name, "compile");
     double t0 = now();
     f();
     if (secs) (*secs)[name] += now() - t0;
@@ -79,7 +81,11 @@ int runScript(SourceManager &sm, int file, const Config &cfg) {
     if (cfg.dumps.count("ptx")) std::cout << codegen::emitPTX(m, co) << std::flush;
     if (cfg.noRun) return 0;
     double t0 = now();
-    auto exe = codegen::compile(m, co);
+    std::unique_ptr<codegen::Executable> exe;
+    {
+      rt::trace::Span span("compile: codegen + jit", "compile");
+      exe = codegen::compile(m, co);
+    }
     secs["codegen + jit"] += now() - t0;
     std::unique_ptr<rt::Host> host;
     try {
@@ -91,7 +97,11 @@ int runScript(SourceManager &sm, int file, const Config &cfg) {
       return 1;
     }
     t0 = now();
-    int rc = host->run(exe->entry());
+    int rc;
+    {
+      rt::trace::Span span("run", "run");
+      rc = host->run(exe->entry());
+    }
     secs["run"] += now() - t0;
     std::cout << std::flush;
     if (cfg.stats) {

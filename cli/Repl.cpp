@@ -1,52 +1,140 @@
-// ===- Repl.cpp - the interactive loop ---------------------------------------------===//
+// ===- Repl.cpp - the interactive loop: lines, inputs and commands -------------===//
 //
-// A minimal REPL for now: reads lines (without a prompt when standard input is not a
-// terminal), accumulates them until brackets and blocks are closed, and runs each
-// complete input together with the definitions before it. See issue 7 for the full REPL.
+// `spmdrun` with no file. Lines are read (LineReader: libedit on a terminal, plain
+// reads from a pipe, with no prompt or banner) and gathered until no bracket or block is
+// open; each complete input is compiled and run by the ReplSession over the definitions
+// kept so far, and its expression statements print their values. Lines that start with
+// ':' are commands (:help lists them). An error is reported and the session goes on;
+// with a non-terminal stdin the exit code is 1 when any input failed, so that scripts
+// driving the REPL notice.
 #include "Driver.h"
+
+#include "LineReader.h"
+#include "ReplSession.h"
 
 #include "ast/Parse.h"
 
+#include <cstdio>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 #include <unistd.h>
 
 namespace spmd::cli {
 
+namespace {
+
+const char *kHelp =
+    "Enter statements as in a script: definitions (let, var, fn) persist, an expression\n"
+    "prints its value. A line with an open bracket or block continues on the next line.\n"
+    "Commands:\n"
+    "  :type EXPR      the type of EXPR; for a pmap result, its layout over the devices\n"
+    "  :ir EXPR|FN     the IR of an expression, or of a function at its latest call's types\n"
+    "  :llvm EXPR|FN   the optimised LLVM IR (host code and kernels)\n"
+    "  :ptx EXPR|FN    the kernels as PTX for NVIDIA GPUs\n"
+    "  :time EXPR      run EXPR and say how long it took to compile and to run\n"
+    "  :load FILE      run a script in this session (its definitions persist)\n"
+    "  :devices        the devices this session runs on\n"
+    "  :help           this text\n"
+    "  :quit           leave (or end of input: Ctrl-D)\n";
+
+std::string trim(const std::string &s) {
+  size_t a = s.find_first_not_of(" \t\r\n"), b = s.find_last_not_of(" \t\r\n");
+  return a == std::string::npos ? "" : s.substr(a, b - a + 1);
+}
+
+/// Runs one command line; false for :quit. `ok` is cleared when the command failed.
+bool command(ReplSession &s, const std::string &text, bool &ok) {
+  size_t sp = text.find_first_of(" \t\n");
+  std::string cmd = text.substr(0, sp), arg = sp == std::string::npos ? "" : trim(text.substr(sp));
+  auto needArg = [&](const char *what) {
+    if (!arg.empty()) return true;
+    std::cout << std::flush;
+    std::cerr << "error: " << cmd << " needs " << what << "\n";
+    ok = false;
+    return false;
+  };
+  if (cmd == ":quit" || cmd == ":q" || cmd == ":exit") return false;
+  if (cmd == ":help" || cmd == ":h" || cmd == ":?") {
+    std::cout << kHelp << std::flush;
+  } else if (cmd == ":devices") {
+    std::cout << s.devices() << "\n" << std::flush;
+  } else if (cmd == ":type" || cmd == ":t") {
+    if (needArg("an expression")) ok &= s.type(arg);
+  } else if (cmd == ":ir" || cmd == ":llvm" || cmd == ":ptx") {
+    if (needArg("an expression or a function's name")) ok &= s.dump(cmd.substr(1), arg);
+  } else if (cmd == ":time") {
+    if (needArg("an expression")) {
+      bool ran = s.run(arg, "<stdin>", true);
+      ok &= ran;
+      if (ran) {
+        const InputTimes &t = s.lastTimes();
+        char buf[160];
+        std::snprintf(buf, sizeof buf, "compile %.1f ms (front end %.1f ms, LLVM %.1f ms), run %.3f ms\n",
+                      (t.frontSeconds + t.jitSeconds) * 1e3, t.frontSeconds * 1e3, t.jitSeconds * 1e3,
+                      t.runSeconds * 1e3);
+        std::cout << buf << std::flush;
+      }
+    }
+  } else if (cmd == ":load") {
+    if (needArg("a file name")) {
+      std::ifstream in(arg, std::ios::binary);
+      if (!in) {
+        std::cout << std::flush;
+        std::cerr << "error: cannot open '" << arg << "'\n";
+        ok = false;
+      } else {
+        std::stringstream ss;
+        ss << in.rdbuf();
+        ok &= s.run(ss.str(), arg, false);
+      }
+    }
+  } else {
+    std::cout << std::flush;
+    std::cerr << "error: unknown command '" << cmd << "' (:help lists the commands)\n";
+    ok = false;
+  }
+  return true;
+}
+
+} // namespace
+
 int runRepl(const Config &cfg) {
   bool tty = isatty(0);
-  std::string history, pending, line;
-  if (tty) std::cout << "spmdrun REPL: enter statements; :quit to leave\n";
-  while (true) {
-    if (tty) std::cout << (pending.empty() ? ">>> " : "... ") << std::flush;
-    if (!std::getline(std::cin, line)) break;
-    if (pending.empty() && (line == ":quit" || line == ":q")) break;
+  std::unique_ptr<ReplSession> session;
+  try {
+    session = std::make_unique<ReplSession>(cfg);
+  } catch (const std::exception &e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 1;
+  }
+  if (tty)
+    std::cout << "spmdrun " << SPMDRUN_VERSION << " on " << session->devices()
+              << ". :help for help, :quit to leave.\n";
+  LineReader reader(tty, tty ? defaultHistoryPath() : "");
+  std::string pending, line;
+  bool allOk = true;
+  for (;;) {
+    if (!reader.read(pending.empty() ? ">>> " : "... ", line)) {
+      if (!reader.interrupted()) break;
+      pending.clear();  // Ctrl-C drops the input being typed
+      continue;
+    }
+    reader.remember(line);
+    if (pending.empty() && trim(line).empty()) continue;
     pending += line + "\n";
     if (inputIsIncomplete(pending)) continue;
-    // Re-run the accumulated definitions silently is not possible without state; run
-    // the new input after the definitions (let/var/fn lines) seen so far.
-    SourceManager sm;
-    int id = sm.add("<repl>", history + pending);
-    Config c = cfg;
-    int rc = runScript(sm, id, c);
-    if (rc == 0) {
-      // Keep only definitions in the history so earlier prints are not repeated.
-      std::string kept;
-      size_t pos = 0;
-      while (pos < pending.size()) {
-        size_t e = pending.find('\n', pos);
-        std::string l = pending.substr(pos, e - pos);
-        pos = e == std::string::npos ? pending.size() : e + 1;
-        kept += l + "\n";
-      }
-      auto first = pending.find_first_not_of(" \t");
-      if (first != std::string::npos &&
-          (pending.compare(first, 4, "let ") == 0 || pending.compare(first, 4, "var ") == 0 ||
-           pending.compare(first, 3, "fn ") == 0))
-        history += kept;
+    std::string input;
+    input.swap(pending);
+    if (trim(input)[0] == ':') {
+      if (!command(*session, trim(input), allOk)) break;
+      continue;
     }
-    pending.clear();
+    allOk &= session->run(input, "<stdin>", true);
   }
-  return 0;
+  if (!trim(pending).empty()) allOk &= session->run(pending, "<stdin>", true);  // reports what is open
+  if (tty) std::cout << "\n";
+  return tty || allOk ? 0 : 1;
 }
 
 } // namespace spmd::cli

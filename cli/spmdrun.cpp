@@ -6,6 +6,7 @@
 #include "Driver.h"
 
 #include "Runtime.h"
+#include "Trace.h"
 
 #include <CLI/CLI.hpp>
 
@@ -20,7 +21,7 @@ int main(int argc, char **argv) {
   CLI::App app{"spmdrun: run SPMD array programs (.spmd) on CPU devices and GPUs"};
   app.set_version_flag("--version", std::string("spmdrun ") + SPMDRUN_VERSION);
   cli::Config cfg;
-  std::string file, dumps, dumpAfter;
+  std::string file, dumps, dumpAfter, traceFile;
   std::vector<std::string> args;
   app.add_option("file", file, "the script to run ('-' reads standard input; none starts the REPL)");
   app.add_option("--devices", cfg.devices, "cpu:N (N logical CPU devices) or cuda[:N]; default: cpu with one device per hardware thread");
@@ -31,6 +32,7 @@ int main(int argc, char **argv) {
   app.add_option("--dump-after", dumpAfter, "print the IR after a pass: lower, vmap (comma separated)");
   app.add_flag("--no-run", cfg.noRun, "stop after compiling (with --dump)");
   app.add_flag("--stats", cfg.stats, "after the run, print compile and run times and the bytes moved");
+  app.add_option("--trace", traceFile, "write a Chrome trace-event JSON of the run to FILE (open it in Perfetto)");
   app.add_option("-O", cfg.optLevel, "LLVM optimisation level 0..3 (default 2)")->check(CLI::Range(0, 3));
   try {
     app.parse(argc, argv);
@@ -74,7 +76,18 @@ int main(int argc, char **argv) {
     return 2;
   }
 
-  if (file.empty()) return cli::runRepl(cfg);
+  if (!traceFile.empty()) rt::trace::start(traceFile);
+  // Writes the trace (when asked for) after the run; a trace that cannot be written is
+  // reported but does not change the run's exit code unless the run succeeded.
+  auto finish = [&](int rc) {
+    std::string err;
+    if (!rt::trace::finish(&err)) {
+      std::cerr << "spmdrun: " << err << "\n";
+      return rc == 0 ? 1 : rc;
+    }
+    return rc;
+  };
+  if (file.empty()) return finish(cli::runRepl(cfg));
   std::string text;
   if (file == "-") {
     std::stringstream ss;
@@ -92,5 +105,5 @@ int main(int argc, char **argv) {
   }
   SourceManager sm;
   int id = sm.add(file == "-" ? "<stdin>" : file, text);
-  return cli::runScript(sm, id, cfg);
+  return finish(cli::runScript(sm, id, cfg));
 }

@@ -4,9 +4,11 @@
 // each input it sees, where its part of each output goes), runs it on the backend's
 // devices, waits for all of them and counts the launch in the stats.
 #include "HostState.h"
+#include "Trace.h"
 
 #include <chrono>
 #include <csetjmp>
+#include <optional>
 #include <string>
 
 namespace spmd::rt {
@@ -110,6 +112,11 @@ int32_t launch(spmd_host *h, const spmd_launch_desc &d) {
   }
 
   auto t0 = std::chrono::steady_clock::now();
+  std::optional<trace::Span> span;
+  if (trace::enabled())
+    span.emplace(std::string("launch ") + (d.name ? d.name : "kernel"), "launch", trace::kHostPid, 0,
+                 "\"devices\":" + std::to_string(mesh.size));
+  trace::setCurrentLaunch(d.name);
   be.communicator().begin(mesh);
   for (int64_t i = 0; i < mesh.size; ++i) be.device(int(i)).start(h->works[i], &h->contexts[i]);
   bool ok = true;

@@ -5,8 +5,10 @@
 // and exit code 1 instead of a crash (Note [Unwinding kernels] in Device.cpp). This
 // file also holds the host-memory and error entry points of spmdrt.h.
 #include "HostState.h"
+#include "Trace.h"
 
 #include <algorithm>
+#include <functional>
 #include <cstdio>
 #include <iomanip>
 #include <iostream>
@@ -77,12 +79,27 @@ static bool callMain(spmd_host *h, void (*main)(spmd_host *)) {
   return true;
 }
 
-int Host::run(void (*main)(spmd_host *)) {
+/// callMain for the REPL's entry (Note [REPL entry] in codegen/Lowering.cpp).
+static bool callMainIO(spmd_host *h, void (*main)(spmd_host *, void **, void **), void **ins, void **outs) {
+  if (setjmp(h->jump) != 0) return false;
+  main(h, ins, outs);
+  return true;
+}
+
+int Host::run(void (*main)(spmd_host *)) { return runWith([&](spmd_host *h) { return callMain(h, main); }); }
+
+int Host::run(void (*main)(spmd_host *, void **, void **), void **ins, void **outs) {
+  return runWith([&](spmd_host *h) { return callMainIO(h, main, ins, outs); });
+}
+
+void Host::free(void *buffer) { spmd_host_free(state_.get(), buffer); }
+
+int Host::runWith(const std::function<bool(spmd_host *)> &call) {
   spmd_host *h = state_.get();
   h->errors.clear();
   h->line.clear();
   h->inRun = true;
-  bool ok = callMain(h, main);
+  bool ok = call(h);
   h->inRun = false;
   // A print cut short by the error prints nothing, as in Python.
   h->line.clear();
@@ -181,6 +198,9 @@ void spmd_host_free(spmd_host *h, void *p) {
 void spmd_host_sync(spmd_host *h, void *p, int64_t bytes) {
   auto it = h->resident.find(p);
   if (it == h->resident.end()) return;
+  if (trace::enabled())
+    trace::complete(trace::kHostPid, 0, "host sync (gather shards)", "sync", trace::nowMicros(), 0,
+                    "\"bytes\":" + std::to_string(bytes));
   h->stats.device_to_host_bytes += bytes;
   h->resident.erase(it);
 }

@@ -10,6 +10,7 @@
 #include "spmdrt.h"
 
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <memory>
 #include <string>
@@ -46,6 +47,11 @@ public:
   /// (spmd_fail, an index error, a failed assert_close or launch), whose message is
   /// printed to stderr as "error: <message>". May be called again (the REPL).
   int run(void (*main)(spmd_host *));
+  /// Runs `main(handle(), ins, outs)` like run() above: the entry of a REPL input,
+  /// which reads kept buffers from `ins` and hands new ones out through `outs`.
+  int run(void (*main)(spmd_host *, void **, void **), void **ins, void **outs);
+  /// Frees a buffer that a run handed out (a REPL value nobody can reach any more).
+  void free(void *buffer);
   /// The message of the last run's error, or "" when it succeeded.
   std::string lastError() const;
 
@@ -77,6 +83,8 @@ public:
 
 private:
   Host();
+  /// Runs `call` (which calls the jitted main under setjmp) and reports its error.
+  int runWith(const std::function<bool(spmd_host *)> &call);
   std::unique_ptr<spmd_host> state_;
 };
 

@@ -33,3 +33,5 @@ endforeach()
 
 # The command line: exit codes for misuse.
 add_test(NAME cli_usage COMMAND ${CMAKE_SOURCE_DIR}/tests/golden/cli.sh ${SPMDRUN} ${SPEC_DIR})
+include(${CMAKE_SOURCE_DIR}/tests/repl/repl.cmake)
+add_test(NAME vector_code COMMAND ${CMAKE_SOURCE_DIR}/tests/golden/vector_code.sh ${SPMDRUN} ${SPEC_DIR})

@@ -35,8 +35,11 @@ std::string emitPTX(const ir::Module &m, const Options &o);
 class Executable {
 public:
   virtual ~Executable();
-  /// The compiled `spmd_main`.
+  /// The compiled `spmd_main` (null when main has invars or outvars: see entryIO).
   virtual void (*entry())(spmd_host *) = 0;
+  /// The compiled `spmd_main(host, ins, outs)` of a module whose main has invars or
+  /// outvars (Note [REPL entry] in Lowering.cpp), else null.
+  virtual void (*entryIO())(spmd_host *, void **, void **) { return nullptr; }
   /// Wall time spent lowering, optimising and compiling to machine code.
   double compileSeconds() const { return compileSeconds_; }
 
@@ -47,5 +50,21 @@ protected:
 /// Lowers, optimises and JIT compiles `m` for the host CPU. Throws InternalError on our
 /// own bugs (an IR the emitter does not support).
 std::unique_ptr<Executable> compile(const ir::Module &m, const Options &o);
+
+/// One JIT for many modules (the REPL): each add() compiles a module into the same
+/// ORC LLJIT under its own ResourceTracker, and destroying the Executable it returns
+/// removes that module's code. Modules' symbols are renamed apart, so several may live
+/// at once. The Jit must outlive its Executables.
+class Jit {
+public:
+  explicit Jit(const Options &o);
+  ~Jit();
+  /// Lowers, optimises and adds `m`; see compile().
+  std::unique_ptr<Executable> add(const ir::Module &m);
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 } // namespace spmd::codegen

@@ -153,8 +153,21 @@ void Lowering::emitArgReduce(const ir::Eqn &e) {
 }
 
 void Lowering::emitReshape(const ir::Eqn &e) {
-  Value *dst = defBuffer(e.out[0]);
-  copyAtom(e.in[0], dst);
+  const ir::Atom &x = e.in[0];
+  const ir::Var &out = e.out[0];
+  // The operand's last use: its buffer becomes the result's (Note [Buffers]).
+  bool dies = !x.isLit && fs->dying &&
+              std::find(fs->dying->begin(), fs->dying->end(), x.var.id) != fs->dying->end();
+  if (dies && !fs->buf.count(out.id) && !fs->direct.count(out.id)) {
+    auto it = fs->buf.find(x.var.id);
+    if (it != fs->buf.end() && !isa<GlobalVariable>(it->second)) {
+      syncForRead(x);
+      fs->buf[out.id] = it->second;
+      fs->buf.erase(it);
+      return;
+    }
+  }
+  copyAtom(x, defBuffer(out));
 }
 
 void Lowering::emitConstant(const ir::Eqn &e) {

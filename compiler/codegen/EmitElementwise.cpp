@@ -14,6 +14,7 @@
 #include "codegen/Lowering.h"
 
 #include "codegen/Threefry.h"
+#include "codegen/VecMath.h"
 
 #include <llvm/IR/Intrinsics.h>
 
@@ -30,7 +31,7 @@ bool Lowering::indexable(const ir::Eqn &e) {
   if (e.out.size() != 1) return false;
   switch (ir::info(e.op).category) {
   case OpCategory::Unary: case OpCategory::Binary: case OpCategory::Compare:
-  case OpCategory::Select: return true;
+  case OpCategory::Select: case OpCategory::Ternary: return true;
   default: break;
   }
   switch (e.op) {
@@ -108,6 +109,10 @@ Value *Lowering::computeElem(const ir::Eqn &e, const std::vector<Value *> &idx) 
     Value *p = elemAt(e.in[0], idx);
     if (!p->getType()->isIntegerTy(1)) p = b.CreateICmpNE(p, ConstantInt::get(p->getType(), 0));
     return b.CreateSelect(p, elemAt(e.in[2], idx), elemAt(e.in[1], idx));
+  }
+  case OpCategory::Ternary: {  // fma: one rounding, as XLA's fused multiply-add
+    Value *x = elemAt(e.in[0], idx), *y = elemAt(e.in[1], idx), *z = elemAt(e.in[2], idx);
+    return b.CreateIntrinsic(Intrinsic::fma, {x->getType()}, {x, y, z});
   }
   default: break;
   }
@@ -210,13 +215,18 @@ Value *Lowering::mathCall(const std::string &name, DType d, std::vector<Value *>
   return b.CreateCall(c, args);
 }
 
+/// Whether dtype `d`'s transcendental functions come from VecMath.h (f32 on the host).
+static bool vecMath(Target t, DType d) { return d == DType::F32 && t == Target::Host; }
+
 Value *Lowering::unaryOp(const ir::Eqn &e, DType d, Value *x) {
   bool fl = ir::isFloat(d);
   Type *t = regTy(d);
   auto one = [&] { return constOf(d, 1); };
   switch (e.op) {
   case Op::Neg: return fl ? b.CreateFNeg(x) : b.CreateNeg(x);
-  case Op::Exp: return mathCall("exp", d, {x});
+  // f32 exp/sin/cos/tan/tanh/logistic/pow on the host: branch-free polynomials
+  // (VecMath.h), so loops using them vectorise; libdevice on GPUs, libm for f64.
+  case Op::Exp: return vecMath(target, d) ? emitExpF32(b, x) : mathCall("exp", d, {x});
   // f32 log/log1p/erf_inv: the bit-exact ports of XLA's (Threefry.h), on every target.
   case Op::Log: return d == DType::F32 ? emitLogF32(b, x) : mathCall("log", d, {x});
   case Op::Log1p: return d == DType::F32 ? emitLog1pF32(b, x) : mathCall("log1p", d, {x});
@@ -225,11 +235,12 @@ Value *Lowering::unaryOp(const ir::Eqn &e, DType d, Value *x) {
     return b.CreateFPExt(emitErfInvF32(b, b.CreateFPTrunc(x, b.getFloatTy())), t);
   case Op::Sqrt: return mathCall("sqrt", d, {x});
   case Op::Rsqrt: return b.CreateFDiv(one(), mathCall("sqrt", d, {x}));
-  case Op::Sin: return mathCall("sin", d, {x});
-  case Op::Cos: return mathCall("cos", d, {x});
-  case Op::Tan: return mathCall("tan", d, {x});
-  case Op::Tanh: return mathCall("tanh", d, {x});
+  case Op::Sin: return vecMath(target, d) ? emitSinF32(b, x) : mathCall("sin", d, {x});
+  case Op::Cos: return vecMath(target, d) ? emitCosF32(b, x) : mathCall("cos", d, {x});
+  case Op::Tan: return vecMath(target, d) ? emitTanF32(b, x) : mathCall("tan", d, {x});
+  case Op::Tanh: return vecMath(target, d) ? emitTanhF32(b, x) : mathCall("tanh", d, {x});
   case Op::Logistic:
+    if (vecMath(target, d)) return emitLogisticF32(b, x);
     return b.CreateFDiv(one(), b.CreateFAdd(one(), mathCall("exp", d, {b.CreateFNeg(x)})));
   case Op::Abs:
     if (fl) return mathCall("fabs", d, {x});
@@ -297,7 +308,7 @@ Value *Lowering::binaryOp(Op op, DType d, Value *x, Value *y) {
     return b.CreateSelect(y0, op == Op::Div ? (Value *)zero() : x, r);
   }
   case Op::Pow: {
-    if (fl) return mathCall("pow", d, {x, y});
+    if (fl) return vecMath(target, d) ? emitPowF32(b, x, y) : mathCall("pow", d, {x, y});
     auto cv = [&](Value *v) { return sgn ? b.CreateSIToFP(v, b.getDoubleTy()) : b.CreateUIToFP(v, b.getDoubleTy()); };
     Value *p = mathCall("pow", DType::F64, {cv(x), cv(y)});
     return convertOp(DType::F64, d, p);

@@ -192,22 +192,88 @@ private:
 };
 } // namespace
 
+/// The JIT a Jit keeps (host-tuned, resolving the runtime from the process).
+static std::unique_ptr<orc::LLJIT> makeJit(int optLevel) {
+  auto jit = check(orc::LLJITBuilder().setJITTargetMachineBuilder(hostBuilder(optLevel)).create(),
+                   "creating the JIT");
+  auto gen = check(orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(jit->getDataLayout().getGlobalPrefix()),
+                   "searching the process for the runtime");
+  jit->getMainJITDylib().addGenerator(std::move(gen));
+  return jit;
+}
+
 std::unique_ptr<Executable> compile(const ir::Module &m, const Options &o) {
   auto t0 = std::chrono::steady_clock::now();
   auto ctx = std::make_unique<LLVMContext>();
   std::unique_ptr<TargetMachine> tm;
   auto mod = hostModule(*ctx, m, o, tm);
-  auto jit = check(orc::LLJITBuilder().setJITTargetMachineBuilder(hostBuilder(o.optLevel)).create(),
-                   "creating the JIT");
-  auto gen = check(orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(jit->getDataLayout().getGlobalPrefix()),
-                   "searching the process for the runtime");
-  jit->getMainJITDylib().addGenerator(std::move(gen));
+  auto jit = makeJit(o.optLevel);
   if (auto err = jit->addIRModule(orc::ThreadSafeModule(std::move(mod), std::move(ctx))))
     internal_assert(false, "adding the module to the JIT: " + toString(std::move(err)));
   auto sym = check(jit->lookup("spmd_main"), "looking up spmd_main");
   auto fn = sym.toPtr<void (*)(spmd_host *)>();
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return std::make_unique<JitExecutable>(std::move(jit), fn, secs);
+}
+
+// ---- one JIT, many modules (the REPL) ---------------------------------------------------
+
+struct Jit::Impl {
+  Options opts;
+  std::unique_ptr<orc::LLJIT> jit;
+  int64_t added = 0;
+};
+
+namespace {
+/// A module's code in a shared JIT: removed from it on destruction.
+class TrackedExecutable : public Executable {
+public:
+  TrackedExecutable(orc::ResourceTrackerSP rt, void (*fn)(spmd_host *), void (*io)(spmd_host *, void **, void **),
+                    double secs)
+      : rt_(std::move(rt)), fn_(fn), io_(io) {
+    compileSeconds_ = secs;
+  }
+  ~TrackedExecutable() override {
+    if (auto err = rt_->remove()) consumeError(std::move(err));
+  }
+  void (*entry())(spmd_host *) override { return fn_; }
+  void (*entryIO())(spmd_host *, void **, void **) override { return io_; }
+
+private:
+  orc::ResourceTrackerSP rt_;
+  void (*fn_)(spmd_host *);
+  void (*io_)(spmd_host *, void **, void **);
+};
+} // namespace
+
+Jit::Jit(const Options &o) : impl_(std::make_unique<Impl>()) {
+  initTargets();
+  impl_->opts = o;
+  impl_->jit = makeJit(o.optLevel);
+}
+
+Jit::~Jit() = default;
+
+std::unique_ptr<Executable> Jit::add(const ir::Module &m) {
+  auto t0 = std::chrono::steady_clock::now();
+  auto ctx = std::make_unique<LLVMContext>();
+  std::unique_ptr<TargetMachine> tm;
+  auto mod = hostModule(*ctx, m, impl_->opts, tm);
+  // Rename this module's definitions apart from those of modules still in the JIT.
+  std::string suffix = ".m" + std::to_string(impl_->added++);
+  for (auto &f : *mod)
+    if (!f.isDeclaration() && !f.hasLocalLinkage()) f.setName(f.getName() + suffix);
+  for (auto &g : mod->globals())
+    if (!g.isDeclaration() && !g.hasLocalLinkage()) g.setName(g.getName() + suffix);
+  bool io = !m.main.invars.empty() || !m.main.outvars.empty();
+  auto rt = impl_->jit->getMainJITDylib().createResourceTracker();
+  if (auto err = impl_->jit->addIRModule(rt, orc::ThreadSafeModule(std::move(mod), std::move(ctx))))
+    internal_assert(false, "adding the module to the JIT: " + toString(std::move(err)));
+  auto sym = check(impl_->jit->lookup("spmd_main" + suffix), "looking up spmd_main");
+  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (io)
+    return std::make_unique<TrackedExecutable>(rt, nullptr, sym.toPtr<void (*)(spmd_host *, void **, void **)>(), secs);
+  return std::make_unique<TrackedExecutable>(rt, sym.toPtr<void (*)(spmd_host *)>(), nullptr, secs);
 }
 
 } // namespace spmd::codegen

@@ -9,7 +9,9 @@
 // jaxpr that defines them. In kernels, every allocation is hoisted to the entry block
 // (small ones as allocas, large ones from spmd_dev_alloc), so a loop body reuses its
 // buffers on every iteration. Literals used as buffers and `constant` data are private
-// constant globals, never freed.
+// constant globals, never freed. A buffer is never written after its value is defined,
+// so a reshape whose operand dies at it takes the operand's buffer over instead of
+// copying it (FnState::dying); the buffer is then freed at the last use of the result.
 #include "codegen/Lowering.h"
 
 #include <llvm/IR/Constants.h>
@@ -247,16 +249,18 @@ void Lowering::emitJaxpr(const ir::Jaxpr &j) {
     for (auto &a : e.in)
       if (!a.isLit) lastUse[a.var.id] = std::max(lastUse[a.var.id], at);
   }
-  std::vector<std::vector<int>> freeAfter(j.eqns.size());
-  if (!fs->kernel) {
-    for (auto &e : j.eqns)
-      for (auto &v : e.out) defined.insert(v.id);
-    for (auto &[id, k] : lastUse)
-      if (defined.count(id) && !outs.count(id)) freeAfter[k].push_back(id);
-  }
+  std::vector<std::vector<int>> dieAt(j.eqns.size());
+  for (auto &e : j.eqns)
+    for (auto &v : e.out) defined.insert(v.id);
+  for (auto &[id, k] : lastUse)
+    if (defined.count(id) && !outs.count(id)) dieAt[k].push_back(id);
+  const std::vector<int> *outer = fs->dying;
   for (size_t k = 0; k < j.eqns.size(); ++k) {
+    fs->dying = &dieAt[k];
     emitEqn(j.eqns[k]);
-    for (int id : freeAfter[k]) {
+    fs->dying = outer;
+    if (fs->kernel) continue;  // kernel buffers live until the launch ends
+    for (int id : dieAt[k]) {
       auto it = fs->buf.find(id);
       if (it == fs->buf.end()) continue;  // fused, never materialised
       freeBuffer(it->second);
@@ -296,9 +300,19 @@ void Lowering::emitEqn(const ir::Eqn &e) {
   internal_assert(false, std::string("codegen does not support primitive ") + ir::name(e.op));
 }
 
+// Note [REPL entry]: a module whose main has invars or outvars (a REPL input, see
+// sema/Session.h) gets the entry `void spmd_main(spmd_host*, void** ins, void** outs)`:
+// ins[k] is the buffer of invar k (kept from an earlier input, possibly still sharded,
+// so it is synced before the host reads it), and outs[k] receives a buffer for outvar k
+// that the caller owns from then on (freed with spmd_host_free). An outvar whose buffer
+// is not a fresh host allocation of its own (a constant, a literal, an input, or a
+// buffer already handed out) is copied into a new one. Other modules keep the plain
+// `void spmd_main(spmd_host*)`.
 std::unique_ptr<Module> Lowering::run(const ir::Module &m) {
   mod = std::make_unique<Module>("spmd", ctx);
-  FunctionType *ft = FunctionType::get(b.getVoidTy(), {ptr()}, false);
+  bool io = !m.main.invars.empty() || !m.main.outvars.empty();
+  FunctionType *ft = io ? FunctionType::get(b.getVoidTy(), {ptr(), ptr(), ptr()}, false)
+                        : FunctionType::get(b.getVoidTy(), {ptr()}, false);
   Function *f = Function::Create(ft, GlobalValue::ExternalLinkage, "spmd_main", mod.get());
   FnState st;
   st.fn = f;
@@ -307,7 +321,27 @@ std::unique_ptr<Module> Lowering::run(const ir::Module &m) {
   fs = &st;
   b.SetInsertPoint(BasicBlock::Create(ctx, "entry", f));
   st.failBlock = BasicBlock::Create(ctx, "launch.failed", f);
+  std::unordered_set<Value *> notOwned;
+  for (size_t k = 0; k < m.main.invars.size(); ++k) {
+    Value *p = b.CreateLoad(ptr(), b.CreateConstInBoundsGEP1_64(ptr(), f->getArg(1), k));
+    st.buf[m.main.invars[k].id] = p;
+    st.unsynced.insert(m.main.invars[k].id);
+    notOwned.insert(p);
+  }
   emitJaxpr(m.main);
+  for (size_t k = 0; k < m.main.outvars.size(); ++k) {
+    const ir::Atom &a = m.main.outvars[k];
+    Value *p = a.isLit ? nullptr : bufferOf(a);
+    auto *call = dyn_cast_or_null<CallInst>(p);
+    bool owned = call && call->getCalledFunction() &&
+                 call->getCalledFunction()->getName() == "spmd_host_alloc" && !notOwned.count(p);
+    if (!owned) {
+      p = allocBytes(a.type().bytes());
+      copyAtom(a, p);
+    }
+    notOwned.insert(p);
+    b.CreateStore(p, b.CreateConstInBoundsGEP1_64(ptr(), f->getArg(2), k));
+  }
   b.CreateRetVoid();
   IRBuilder<> fb(st.failBlock);
   fb.CreateRetVoid();

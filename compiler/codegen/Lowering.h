@@ -59,6 +59,9 @@ struct FnState {
   std::unordered_set<int> unsynced;  ///< host: pmap results not yet synced
   std::unordered_map<int, DirectOut> direct;  ///< kernel: var id -> launch output
   std::vector<uint32_t> outMasks;  ///< kernel: the mask of each launch output
+  /// Vars defined by the jaxpr being walked, not its outputs, whose last use is the
+  /// equation being emitted: their buffers may be taken over (Note [Buffers]).
+  const std::vector<int> *dying = nullptr;
 };
 
 /// A loop body: gets the multi-index (i64 values, one per dimension).

@@ -149,6 +149,11 @@ std::vector<Type> inferTypes(Op op, const std::vector<Type> &ins, const Params &
     internal_assert(ins[0].dtype == DType::Bool, "select_n predicate must be bool");
     internal_assert(ins[1].dtype == ins[2].dtype, "select_n branches differ in dtype");
     return {Type{ins[1].dtype, elementwiseShape(ins, op)}};
+  case OpCategory::Ternary:  // fma: three float operands of one dtype
+    internal_assert(ins[0].dtype == ins[1].dtype && ins[1].dtype == ins[2].dtype,
+                    std::string("operand dtypes differ in ") + name(op));
+    internal_assert(isFloat(ins[0].dtype), std::string(name(op)) + " needs float operands");
+    return {Type{ins[0].dtype, elementwiseShape(ins, op)}};
   case OpCategory::Reduce: {
     auto axes = P("axes").toInts();
     for (auto a : axes) internal_assert(a >= 0 && a < ins[0].rank(), "reduction axis out of range");

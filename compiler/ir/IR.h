@@ -26,7 +26,7 @@ enum class Op : uint16_t {
 #define SPMD_OP(E, name, arity, cat) E,
 #include "ir/Ops.def"
 };
-enum class OpCategory : uint8_t { Unary, Binary, Compare, Select, Reduce, Shape, Index, Dot, Collective, Random, Region, Host };
+enum class OpCategory : uint8_t { Unary, Binary, Compare, Select, Ternary, Reduce, Shape, Index, Dot, Collective, Random, Region, Host };
 
 struct OpInfo { const char *name; int arity; OpCategory category; };
 const OpInfo &info(Op op);

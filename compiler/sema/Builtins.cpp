@@ -303,8 +303,8 @@ Atom uniformBits(Lowering &L, Atom key, const ir::Shape &shape, double lo, doubl
   Atom ored = L.emit1(Op::Or, {sh, L.b().lit(DType::U32, 0x3F800000)});
   Atom fl = L.emit1(Op::BitcastConvert, {ored}, {{"new_dtype", Param::ofDType(DType::F32)}});
   Atom f = L.emit1(Op::Sub, {fl, L.b().lit(DType::F32, 1.0)});
-  Atom scaled = L.emit1(Op::Add, {L.emit1(Op::Mul, {f, L.b().lit(DType::F32, float(hi) - float(lo))}),
-                                  L.b().lit(DType::F32, float(lo))});
+  // f * (hi - lo) + lo with one rounding: XLA fuses this multiply-add (docs/prng.md).
+  Atom scaled = L.emit1(Op::Fma, {f, L.b().lit(DType::F32, float(hi) - float(lo)), L.b().lit(DType::F32, float(lo))});
   // jnp.maximum(lo, ...) as JAX does (keeps values >= lo after rounding).
   Atom lob = L.broadcast(L.b().lit(DType::F32, float(lo)), shape);
   return L.emit1(Op::Max, {lob, L.broadcast(scaled, shape)});
@@ -772,9 +772,9 @@ const std::map<std::string, BuiltinDef> &table() {
                       Atom hb = L.emit1(Op::RandomBits, {pick(0)}, {{"bit_width", Param::of(32)}, {"shape", Param::ints(s)}});
                       Atom lb = L.emit1(Op::RandomBits, {pick(1)}, {{"bit_width", Param::of(32)}, {"shape", Param::ints(s)}});
                       uint32_t span = uint32_t(hi - lo);
-                      // multiplier = (2^32 mod span)^2 mod span, computed statically.
-                      uint64_t m32 = (uint64_t(1) << 32) % span;
-                      uint32_t mult = uint32_t((m32 * m32) % span);
+                      // JAX's multiplier, in wrapping u32 (it is 0 for spans above 2^16).
+                      uint32_t m16 = (uint32_t(1) << 16) % span;
+                      uint32_t mult = uint32_t(m16 * m16) % span;
                       Atom sp = L.b().lit(DType::U32, span);
                       Atom off = L.emit1(Op::Add, {L.emit1(Op::Mul, {L.emit1(Op::Rem, {hb, sp}), L.b().lit(DType::U32, mult)}),
                                                    L.emit1(Op::Rem, {lb, sp})});

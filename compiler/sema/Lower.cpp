@@ -360,6 +360,11 @@ ValueP Lowering::callClosure(const Value &f, std::vector<ArgV> args, const std::
                        (l.axisParams.size() == 1 ? "" : "s") + " ([" + l.axisParams[0].name + "...]) but " +
                        std::to_string(axes.size()) + (axes.size() == 1 ? " was given" : " were given"));
   }
+  if (axes.empty()) {
+    auto &rec = lastCallArgs[&l];
+    rec.clear();
+    for (auto &a : args) rec.push_back(a.value);
+  }
   auto sc = std::make_shared<Scope>();
   sc->parent = f.env;
   sc->isFunctionBoundary = true;

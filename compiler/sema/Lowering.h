@@ -64,6 +64,9 @@ public:
   ScopeP scope;
   std::vector<AxisP> pmapStack;  ///< enclosing pmaps, for the device count check
   std::vector<const ast::LambdaExpr *> callStack;
+  /// The arguments of the latest call of each function called without axis arguments
+  /// (the REPL's `:ir f` instantiates f at them; sema/Session.h).
+  std::unordered_map<const ast::LambdaExpr *, std::vector<ValueP>> lastCallArgs;
   ValueP block(const ast::BlockExpr &b, bool newScope = true);
   ValueP stmt(const ast::Stmt &s);
   ValueP expr(const ast::Expr &e);

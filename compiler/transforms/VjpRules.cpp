@@ -127,6 +127,14 @@ std::vector<Ct> mulVjp(RuleCtx &c) {
   if (c.need[1]) r[1] = unbroadcast(c.b, mul(c, g0(c), in(c, 0)), c.e.in[1].type());
   return r;
 }
+/// fma(a, b, c) = a * b + c: da = g * b, db = g * a, dc = g.
+std::vector<Ct> fmaVjp(RuleCtx &c) {
+  std::vector<Ct> r(3);
+  if (c.need[0]) r[0] = unbroadcast(c.b, mul(c, g0(c), in(c, 1)), c.e.in[0].type());
+  if (c.need[1]) r[1] = unbroadcast(c.b, mul(c, g0(c), in(c, 0)), c.e.in[1].type());
+  if (c.need[2]) r[2] = unbroadcast(c.b, g0(c), c.e.in[2].type());
+  return r;
+}
 std::vector<Ct> divVjp(RuleCtx &c) {
   std::vector<Ct> r(2);
   if (c.need[0]) r[0] = unbroadcast(c.b, c.b.binary(Op::Div, g0(c), in(c, 1)), c.e.in[0].type());
@@ -384,6 +392,7 @@ struct RuleTable {
     set(Op::Add, addVjp);           set(Op::Sub, subVjp);          set(Op::Mul, mulVjp);
     set(Op::Div, divVjp);           set(Op::Rem, remVjp);          set(Op::Pow, powVjp);
     set(Op::Max, minMaxVjp);        set(Op::Min, minMaxVjp);       set(Op::Select, selectVjp);
+    set(Op::Fma, fmaVjp);
     set(Op::ReduceSum, reduceSumVjp); set(Op::ReduceMax, reduceMinMaxVjp);
     set(Op::ReduceMin, reduceMinMaxVjp); set(Op::ReduceProd, reduceProdVjp);
     set(Op::BroadcastInDim, broadcastVjp); set(Op::Reshape, reshapeVjp); set(Op::Transpose, transposeVjp);

@@ -253,7 +253,7 @@ static const std::array<BatchRule, kNumOps> &ruleTable() {
     for (int k = 0; k < kNumOps; ++k) {
       auto c = info(Op(k)).category;
       if (c == OpCategory::Unary || c == OpCategory::Binary || c == OpCategory::Compare ||
-          c == OpCategory::Select)
+          c == OpCategory::Select || c == OpCategory::Ternary)
         t[k] = batchElementwise;
       if (c == OpCategory::Reduce) t[k] = batchReduce;
     }

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <new>
 
+#include <sys/mman.h>
+
 namespace spmd::rt {
 
 Arena::~Arena() {
@@ -11,14 +13,22 @@ Arena::~Arena() {
 }
 
 bool Arena::addBlock(int64_t size) {
-  void *p = ::operator new(static_cast<size_t>(size), std::align_val_t(kAlign), std::nothrow);
-  if (!p) return false;
+  void *p;
+  if (size >= kMapBytes) {
+    p = mmap(nullptr, static_cast<size_t>(size), PROT_READ | PROT_WRITE,
+             MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    if (p == MAP_FAILED) return false;
+  } else {
+    p = ::operator new(static_cast<size_t>(size), std::align_val_t(kAlign), std::nothrow);
+    if (!p) return false;
+  }
   blocks_.push_back({static_cast<char *>(p), size, 0});
   return true;
 }
 
 void Arena::freeBlock(Block &b) {
-  ::operator delete(b.data, std::align_val_t(kAlign));
+  if (b.size >= kMapBytes) munmap(b.data, static_cast<size_t>(b.size));
+  else ::operator delete(b.data, std::align_val_t(kAlign));
   b.data = nullptr;
 }
 

@@ -1,5 +1,6 @@
 // ===- CpuCommunicator.cpp - collectives between device threads ---------------===//
 #include "cpu/CpuCommunicator.h"
+#include "Trace.h"
 
 #include "cpu/Reduce.h"
 
@@ -15,12 +16,14 @@ namespace spmd::rt {
 //
 //   1. publish: each member stores a pointer to its input in its Member slot (a
 //      staged copy when the input overlaps its own output, so that writing the output
-//      cannot corrupt what others still read; allreduce, which works in place, always
-//      stages its buffer and also publishes the buffer itself);
+//      cannot corrupt what others still read; allreduce, which works in place,
+//      publishes its buffer);
 //   2. barrier B1, then each member reads the others' published inputs and writes
-//      outputs. allreduce: each member reduces its own 1/G slice of the buffer (empty
-//      when count < G), folding the members' staged inputs in group order, and writes
-//      that slice into every member's buffer, so the work is split G ways;
+//      outputs. allreduce: each member owns a 1/G slice [lo, hi) of the buffers (empty
+//      when count < G); it folds that slice of every member's buffer in group order,
+//      a cache-sized chunk at a time into a private buffer, and writes the chunk back
+//      into every member's buffer. No other member reads or writes [lo, hi) of any
+//      buffer, so nothing needs staging, and the work is split G ways;
 //   3. barrier B2, after which nobody reads or writes another member's memory, so every
 //      member may return and reuse its buffers.
 //
@@ -81,8 +84,8 @@ void CpuCommunicator::abort() {
   aborted_.store(true);
   for (MaskGroups &mg : masks_) {
     for (auto &b : mg.barriers) {
-      std::lock_guard<std::mutex> lock(b->mu);  // no waiter can miss the flag
-      b->cv.notify_all();
+      b->wake.fetch_add(1);  // a waiter that read `wake` before the flag wakes up
+      b->wake.notify_all();
     }
   }
 }
@@ -94,30 +97,34 @@ CpuCommunicator::View CpuCommunicator::view(int64_t dev, uint32_t axes) {
   return {mg.barriers[g.id].get(), &mg.members[g.id * g.size], g.size, g.index};
 }
 
+std::optional<uint32_t> CpuCommunicator::arrive(Barrier &b) {
+  uint32_t gen = b.generation.load();
+  if (b.arrived.fetch_add(1) + 1 < b.size) return gen;
+  b.arrived.store(0);  // before the release: nobody arrives for the next round earlier
+  b.generation.fetch_add(1);
+  b.wake.fetch_add(1);
+  b.wake.notify_all();
+  return std::nullopt;
+}
+
 bool CpuCommunicator::sync(Barrier &b) {
-  std::unique_lock<std::mutex> lock(b.mu);
   if (aborted_.load()) return false;
-  uint64_t gen = b.generation;
-  if (++b.arrived == b.size) {
-    b.arrived = 0;
-    ++b.generation;
-    b.cv.notify_all();
-    return true;
+  std::optional<uint32_t> gen = arrive(b);
+  if (!gen) return true;
+  for (;;) {
+    uint32_t seen = b.wake.load();
+    if (b.generation.load() != *gen) return true;
+    if (aborted_.load()) return false;
+    b.wake.wait(seen);
   }
-  b.cv.wait(lock, [&] { return b.generation != gen || aborted_.load(); });
-  return b.generation != gen;
 }
 
 bool CpuCommunicator::finish(Barrier &b) {
-  {
-    std::unique_lock<std::mutex> lock(b.mu);
-    uint64_t gen = b.generation;
-    if (++b.arrived == b.size) {
-      b.arrived = 0;
-      ++b.generation;
-      b.cv.notify_all();
-    } else {
-      b.cv.wait(lock, [&] { return b.generation != gen; });
+  if (std::optional<uint32_t> gen = arrive(b)) {
+    for (;;) {
+      uint32_t seen = b.wake.load();
+      if (b.generation.load() != *gen) break;
+      b.wake.wait(seen);
     }
   }
   return !aborted_.load();
@@ -140,24 +147,26 @@ bool CpuCommunicator::publish(Member &me, const void *in, int64_t inBytes, const
 
 bool CpuCommunicator::allreduce(int64_t dev, void *buf, int64_t count, DType dt, RedOp op,
                                 uint32_t axes, int64_t &bytesMoved) {
+  trace::Span span("psum (allreduce)", "collective", trace::kDevicePid, int(dev));
   View v = view(dev, axes);
   if (v.size == 1 || count == 0) return !aborted_.load();
   int64_t esize = dtypeSize(int32_t(dt));
   Member &me = members_[dev];
-  if (!me.stage.reserve(count * esize)) return false;
-  std::memcpy(me.stage.data, buf, count * esize);
-  me.src = me.stage.data;
   me.dst = buf;
   if (!sync(*v.barrier)) return false;
+  // Member `index` alone reads and writes elements [lo, hi) of every buffer (Note
+  // [Collective protocol]), a chunk at a time through a small buffer that stays in cache.
   int64_t lo = count * v.index / v.size, hi = count * (v.index + 1) / v.size;
   me.srcs.resize(v.size);
-  for (int64_t j = 0; j < v.size; ++j) me.srcs[j] = members_[v.members[j]].src;
-  char *mine = static_cast<char *>(buf) + lo * esize;
-  reduceInto(mine, me.srcs.data(), v.size, lo, hi - lo, dt, op);
-  for (int64_t j = 0; j < v.size; ++j)
-    if (j != v.index)
-      std::memcpy(static_cast<char *>(members_[v.members[j]].dst) + lo * esize, mine,
-                  (hi - lo) * esize);
+  for (int64_t j = 0; j < v.size; ++j) me.srcs[j] = members_[v.members[j]].dst;
+  alignas(64) char chunk[kReduceChunkBytes];
+  int64_t step = kReduceChunkBytes / esize;
+  for (int64_t at = lo; at < hi; at += step) {
+    int64_t n = std::min(step, hi - at);
+    reduceInto(chunk, me.srcs.data(), v.size, at, n, dt, op);
+    for (int64_t j = 0; j < v.size; ++j)
+      std::memcpy(static_cast<char *>(members_[v.members[j]].dst) + at * esize, chunk, n * esize);
+  }
   if (!finish(*v.barrier)) return false;
   // What a ring allreduce moves into each device (NCCL's "bus bytes").
   bytesMoved += 2 * (v.size - 1) * count * esize / v.size;
@@ -166,6 +175,7 @@ bool CpuCommunicator::allreduce(int64_t dev, void *buf, int64_t count, DType dt,
 
 bool CpuCommunicator::allGather(int64_t dev, const void *in, void *out, int64_t bytes,
                                 uint32_t axes, int64_t &bytesMoved) {
+  trace::Span span("all_gather", "collective", trace::kDevicePid, int(dev));
   View v = view(dev, axes);
   if (v.size == 1) {
     std::memmove(out, in, bytes);
@@ -184,6 +194,7 @@ bool CpuCommunicator::allGather(int64_t dev, const void *in, void *out, int64_t 
 bool CpuCommunicator::ppermute(int64_t dev, const void *in, void *out, int64_t bytes,
                                uint32_t axes, int32_t npairs, const int32_t *pairs,
                                int64_t &bytesMoved) {
+  trace::Span span("ppermute", "collective", trace::kDevicePid, int(dev));
   View v = view(dev, axes);
   int64_t source = -1;
   for (int32_t p = 0; p < npairs; ++p)
@@ -206,6 +217,7 @@ bool CpuCommunicator::ppermute(int64_t dev, const void *in, void *out, int64_t b
 
 bool CpuCommunicator::allToAll(int64_t dev, const void *in, void *out, int64_t chunkBytes,
                                uint32_t axes, int64_t &bytesMoved) {
+  trace::Span span("all_to_all", "collective", trace::kDevicePid, int(dev));
   View v = view(dev, axes);
   if (v.size == 1) {
     std::memmove(out, in, chunkBytes);
@@ -226,6 +238,7 @@ bool CpuCommunicator::allToAll(int64_t dev, const void *in, void *out, int64_t c
 
 bool CpuCommunicator::reduceScatter(int64_t dev, const void *in, void *out, int64_t count,
                                     DType dt, RedOp op, uint32_t axes, int64_t &bytesMoved) {
+  trace::Span span("psum_scatter", "collective", trace::kDevicePid, int(dev));
   View v = view(dev, axes);
   int64_t esize = dtypeSize(int32_t(dt));
   if (v.size == 1) {

@@ -4,15 +4,14 @@
 // exchanges pointers, not bytes: every member publishes its input, waits at the group's
 // barrier, reads what it needs straight from the other members' buffers, and waits
 // again before returning (Note [Collective protocol] in CpuCommunicator.cpp). Waiting
-// threads sleep on a condition variable: many devices share few cores.
+// threads sleep (on a futex) without spinning: many devices share few cores.
 #pragma once
 
 #include "Device.h"
 
 #include <atomic>
-#include <condition_variable>
 #include <memory>
-#include <mutex>
+#include <optional>
 #include <vector>
 
 namespace spmd::rt {
@@ -38,14 +37,16 @@ public:
                      uint32_t axes, int64_t &bytesMoved) override;
 
 private:
+  /// allreduce folds this many bytes at a time into a buffer on the stack.
+  static constexpr int64_t kReduceChunkBytes = 16384;
   /// A reusable barrier for the members of one group; counts generations so that a
-  /// fast thread cannot overtake a slow one into the next round.
+  /// fast thread cannot overtake a slow one into the next round. Waiters sleep on the
+  /// futex word `wake` (std::atomic::wait), which every release and every abort bumps.
   struct Barrier {
-    std::mutex mu;
-    std::condition_variable cv;
     int64_t size = 1;
-    int64_t arrived = 0;
-    uint64_t generation = 0;
+    std::atomic<int64_t> arrived{0};
+    std::atomic<uint32_t> generation{0};
+    std::atomic<uint32_t> wake{0};
   };
   /// A growable 64-byte-aligned buffer owned by one member.
   struct Buffer {
@@ -57,8 +58,8 @@ private:
   /// What one device publishes to its group for the collective in progress.
   struct Member {
     const void *src = nullptr;       ///< its input (or a staged copy of it)
-    void *dst = nullptr;             ///< allreduce: its buffer, which others write
-    Buffer stage;
+    void *dst = nullptr;             ///< allreduce: its buffer, which others read and write
+    Buffer stage;                    ///< the staged copy of an input that overlaps the output
     std::vector<const void *> srcs;  ///< gathered pointers, reused between calls
   };
   /// The groups of one axis mask: barrier per group, flat device of each member.
@@ -75,6 +76,9 @@ private:
     int64_t size, index;
   };
   View view(int64_t dev, uint32_t axes);
+  /// Arrives at `b`; the last member releases the round. The generation current at
+  /// arrival, to wait for its end; none when this member released the round.
+  static std::optional<uint32_t> arrive(Barrier &b);
   /// B1: waits for all members of the group; false when the launch was aborted.
   bool sync(Barrier &b);
   /// B2: waits for all members even after an abort; then false when aborted.

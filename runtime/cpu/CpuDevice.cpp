@@ -2,6 +2,7 @@
 #include "cpu/CpuDevice.h"
 
 #include "cpu/CpuCommunicator.h"
+#include "Trace.h"
 
 
 #include <csetjmp>
@@ -9,7 +10,8 @@
 
 namespace spmd::rt {
 
-CpuDevice::CpuDevice(int index) : index_(index), thread_([this] { loop(); }) {}
+CpuDevice::CpuDevice(int index, CpuCompletion &done)
+    : index_(index), done_(done), thread_([this] { loop(); }) {}
 
 CpuDevice::~CpuDevice() {
   {
@@ -21,6 +23,7 @@ CpuDevice::~CpuDevice() {
 }
 
 void CpuDevice::start(const DeviceWork &work, spmd_dev *ctx) {
+  done_.pending.fetch_add(1);
   {
     std::lock_guard<std::mutex> lock(mu_);
     work_ = &work;
@@ -30,8 +33,13 @@ void CpuDevice::start(const DeviceWork &work, spmd_dev *ctx) {
 }
 
 bool CpuDevice::wait() {
+  for (;;) {
+    uint32_t seen = done_.wake.load();
+    if (done_.pending.load() == 0) break;
+    done_.wake.wait(seen);
+  }
   std::unique_lock<std::mutex> lock(mu_);
-  cv_.wait(lock, [&] { return work_ == nullptr; });
+  cv_.wait(lock, [&] { return work_ == nullptr; });  // already true: pending counts it
   return ok_;
 }
 
@@ -60,7 +68,12 @@ bool CpuDevice::run(const DeviceWork &work, spmd_dev *ctx) {
       return false;
     }
   }
-  return callKernel(work.fn, ctx, ins.data(), outs.data());
+  if (!trace::enabled()) return callKernel(work.fn, ctx, ins.data(), outs.data());
+  double t0 = trace::nowMicros();
+  bool ok = callKernel(work.fn, ctx, ins.data(), outs.data());
+  trace::complete(trace::kDevicePid, index_, trace::currentLaunch(), "kernel", t0, trace::nowMicros() - t0,
+                  ok ? "" : "\"failed\":true");
+  return ok;
 }
 
 void CpuDevice::loop() {
@@ -75,7 +88,12 @@ void CpuDevice::loop() {
     lock.lock();
     ok_ = ok;
     work_ = nullptr;
-    cv_.notify_all();
+    lock.unlock();
+    if (done_.pending.fetch_sub(1) == 1) {
+      done_.wake.fetch_add(1);
+      done_.wake.notify_all();
+    }
+    lock.lock();
   }
 }
 
@@ -84,7 +102,7 @@ class CpuBackend final : public Backend {
 public:
   explicit CpuBackend(int count) : comm_(count) {
     devices_.reserve(count);
-    for (int i = 0; i < count; ++i) devices_.push_back(std::make_unique<CpuDevice>(i));
+    for (int i = 0; i < count; ++i) devices_.push_back(std::make_unique<CpuDevice>(i, done_));
   }
   int deviceCount() const override { return static_cast<int>(devices_.size()); }
   std::string describe() const override {
@@ -96,6 +114,7 @@ public:
 
 private:
   CpuCommunicator comm_;
+  CpuCompletion done_;  ///< before the devices, which keep a reference to it
   std::vector<std::unique_ptr<CpuDevice>> devices_;
 };
 

@@ -92,3 +92,38 @@ TEST_CASE("PTX for kernels assembles with ptxas", "[codegen][ptx]") {
   std::remove(in.c_str());
   std::remove(out.c_str());
 }
+
+TEST_CASE("a reshape takes over the buffer of an operand that dies at it", "[codegen][emit]") {
+  auto iotaPlusOne = [](Prog &p) {
+    Var x = p.b.emit1(Op::Iota, {}, {{"dtype", Param::ofDType(DType::F32)}, {"shape", Param::ints({1024})},
+                                     {"dimension", Param::of(0)}});
+    return p.b.binary(Op::Add, x, p.b.lit(DType::F32, 1));
+  };
+  {  // y dies at the reshape: one buffer, no copy
+    Prog p;
+    Var r = p.b.reshape(iotaPlusOne(p), {8, 128});
+    p.print(p.b.reduce(Op::ReduceSum, r, {1}));
+    std::string ir = spmd::codegen::emitLLVM(p.m, {});
+    INFO(ir);
+    CHECK(count(ir, "@spmd_host_alloc(") == 3);  // declaration, y (= r), the row sums
+    CHECK(count(ir, "@spmd_host_free(") == 3);
+    CHECK(count(ir, "llvm.memcpy") == 0);
+    std::vector<double> want;
+    for (int row = 0; row < 8; ++row) want.push_back(128.0 * 128 * row + 128 * 129 / 2.0);
+    near(numbers(run(p.m)), want);
+  }
+  {  // y is read again after the reshape: the reshape copies it
+    Prog p;
+    Var y = iotaPlusOne(p);
+    Var r = p.b.reshape(y, {8, 128});
+    p.print(p.b.reduce(Op::ReduceSum, r, {1}));
+    p.print(p.b.reduce(Op::ReduceSum, y, {0}));
+    std::string ir = spmd::codegen::emitLLVM(p.m, {});
+    INFO(ir);
+    CHECK(count(ir, "llvm.memcpy") >= 1);
+    std::vector<double> want;
+    for (int row = 0; row < 8; ++row) want.push_back(128.0 * 128 * row + 128 * 129 / 2.0);
+    want.push_back(1024.0 * 1025 / 2);
+    near(numbers(run(p.m)), want);
+  }
+}

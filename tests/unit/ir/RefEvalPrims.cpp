@@ -244,6 +244,11 @@ Arr refEvalPrim(const Eqn &e, const std::vector<Arr> &in) {
   case OpCategory::Select:
     for (int64_t i = 0; i < r.numel(); ++i) r.v[i] = at(in[0], i) != 0 ? at(in[2], i) : at(in[1], i);
     return r;
+  case OpCategory::Ternary:  // fma, rounded once in the operands' precision
+    for (int64_t i = 0; i < r.numel(); ++i)
+      r.v[i] = outT.dtype == DType::F32 ? double(std::fmaf(float(at(in[0], i)), float(at(in[1], i)), float(at(in[2], i))))
+                                        : std::fma(at(in[0], i), at(in[1], i), at(in[2], i));
+    return r;
   default: break;
   }
   return refEvalShapePrim(e, in, std::move(r));

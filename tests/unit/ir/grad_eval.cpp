@@ -212,6 +212,9 @@ Value evalPrim(const Eqn &e, const std::vector<Value> &in) {
   case OpCategory::Select:
     for (int64_t k = 0; k < r.numel(); ++k) r.data[k] = at(in[0], k) != 0 ? at(in[2], k) : at(in[1], k);
     return r;
+  case OpCategory::Ternary:  // fma, in double like every other float op here
+    for (int64_t k = 0; k < r.numel(); ++k) r.data[k] = std::fma(at(in[0], k), at(in[1], k), at(in[2], k));
+    return r;
   case OpCategory::Reduce: return reduce(e, in[0], outT);
   case OpCategory::Dot: return dotGeneral(e, in[0], in[1], outT);
   default: break;

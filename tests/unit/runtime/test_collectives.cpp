@@ -388,3 +388,37 @@ TEST_CASE("64 devices on few cores finish quickly", "[collectives]") {
     for (int e = 0; e < 256; e += 51) CHECK(out[i * 256 + e] == float(63 + e));
   CHECK(s < 10.0);
 }
+
+TEST_CASE("allreduce of buffers much larger than its reduction chunk", "[collectives]") {
+  // Each member reduces its slice a chunk (16 KiB) at a time straight from the other
+  // members' buffers: slices of several chunks, with a ragged end, in every dtype.
+  auto host = Host::create({"cpu", 8});
+  const int64_t count = 3 * 8 * 4096 + 13;
+  for (const auto &mesh : std::vector<std::vector<int64_t>>{{8}, {4, 2}}) {
+    int64_t n = meshSize(mesh);
+    for (uint32_t axes = 1; axes < (1u << mesh.size()); ++axes) {
+      for (int32_t dtype = 0; dtype <= 4; ++dtype) {
+        for (int32_t op : {0, 1}) {
+          INFO(label(mesh, axes, count, dtype, op));
+          Params p{};
+          p.kind = AllReduce;
+          p.count = count;
+          p.dtype = dtype;
+          p.op = op;
+          p.axes = axes;
+          p.inBytes = p.outBytes = count * dtypeSize(dtype);
+          auto input = randomData(dtype, n * count, uint32_t(dtype * 5 + op + axes * 11));
+          auto got = runCollective(*host, mesh, p, input);
+          std::vector<char> want(got.size());
+          for (int64_t i = 0; i < n; ++i) {
+            std::vector<const char *> srcs;
+            for (int64_t j : groupMembers(mesh, axes, i))
+              srcs.push_back(input.data() + j * p.inBytes);
+            refReduceAny(dtype, srcs, want.data() + i * p.outBytes, count, op);
+          }
+          CHECK(got == want);
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,51 @@
+// ===- VecMath.h - vectorisable float32 transcendental functions as LLVM IR ===//
+//
+// Branch-free emitters (arithmetic, selects and the intrinsics fma, fabs, roundeven,
+// minnum, maxnum, copysign) for the f32 transcendental primitives, in the manner of
+// XLA's CPU backend, which emits its own polynomial approximations instead of calling
+// libm: a loop that uses them stays a straight-line body the loop vectoriser widens.
+// Every function takes and returns a float or a <N x float> alike. log and log1p are
+// Threefry.h's (emitLogF32, emitLog1pF32); f64 keeps libm (Lowering::mathCall).
+//
+// Accuracy (tests/unit/codegen/test_vecmath.cpp checks it against long double libm
+// on ~1e5 inputs per function, special values included): within 2 ulp of the
+// correctly rounded result over the whole float range for exp, logistic, pow; tanh
+// is XLA's own rational approximation (bit for bit what JAX computes on CPU, a few
+// ulp from exact near |x| ~ 1e-3); sin, cos, tan are within 2 ulp for |x| up to
+// kTrigMaxArg, see Note [Trig range reduction] in VecMath.cpp for larger |x|.
+#pragma once
+
+namespace llvm {
+class IRBuilderBase;
+class Value;
+} // namespace llvm
+
+namespace spmd::codegen {
+
+/// |x| up to which sin, cos and tan meet their accuracy bound (the 3-part
+/// Cody-Waite reduction's range; the same bound as Eigen's, which XLA uses).
+constexpr float kTrigMaxArg = 117435.992f;
+
+/// exp(x): round(x / ln 2) = n, a 2-part ln 2 reduction and a degree-7 polynomial
+/// on [-ln2/2, ln2/2], scaled by 2^n in two exact steps (subnormal results round once).
+llvm::Value *emitExpF32(llvm::IRBuilderBase &b, llvm::Value *x);
+
+/// tanh(x): XLA's rational approximation (EmitFastTanh with FMA), x itself for
+/// |x| < 4e-4, +-1 for |x| >= 20, NaN for NaN.
+llvm::Value *emitTanhF32(llvm::IRBuilderBase &b, llvm::Value *x);
+
+/// logistic(x) = 1 / (1 + exp(-x)), as XLA expands it.
+llvm::Value *emitLogisticF32(llvm::IRBuilderBase &b, llvm::Value *x);
+
+/// sin(x), cos(x), tan(x): reduction by pi/2 (3-part Cody-Waite, with fma) and
+/// minimax polynomials on [-pi/4, pi/4]; signed zeros kept, NaN for +-inf.
+llvm::Value *emitSinF32(llvm::IRBuilderBase &b, llvm::Value *x);
+llvm::Value *emitCosF32(llvm::IRBuilderBase &b, llvm::Value *x);
+llvm::Value *emitTanF32(llvm::IRBuilderBase &b, llvm::Value *x);
+
+/// pow(x, y) with C99's (and JAX's) special cases: exp(y * log|x|) evaluated in
+/// double precision (so the result is rounded once, within 1 ulp), negated for
+/// x < 0 and odd integer y, NaN for x < 0 finite and y not an integer.
+llvm::Value *emitPowF32(llvm::IRBuilderBase &b, llvm::Value *x, llvm::Value *y);
+
+} // namespace spmd::codegen

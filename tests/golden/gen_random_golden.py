@@ -1,0 +1,171 @@
+#!/usr/bin/env python3
+"""Writes the expected output (random_*.out) of the random-number golden tests with JAX
+itself (jax.random on CPU, x64 off, JAX's default threefry_partitionable mode), mirroring
+each random_*.spmd line by line. Every value comes from JAX and is printed by NumPy, never
+from spmdrun. `pip install jax && python3 tests/golden/gen_random_golden.py`.
+
+It also checks that the tests can fail where it matters: the uniform test must contain
+values whose printed form differs when f * (hi - lo) + lo is rounded twice instead of
+once (XLA's fused multiply-add, docs/prng.md)."""
+import os
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import random as R
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+assert not jax.config.jax_enable_x64 and jax.config.jax_threefry_partitionable
+f32 = np.float32
+
+
+def fmt(v):
+    """As spmdrun prints a value: NumPy's str(np.asarray(x)); tuples as (a, b)."""
+    if isinstance(v, tuple):
+        return "(" + ", ".join(fmt(e) for e in v) + ("," if len(v) == 1 else "") + ")"
+    if isinstance(v, str):
+        return v
+    return str(np.asarray(v))
+
+
+class Out:
+    def __init__(self):
+        self.lines = []
+
+    def __call__(self, *vs):
+        self.lines.append(" ".join(fmt(v) for v in vs))
+
+
+def kd(k):
+    return R.key_data(k)
+
+
+def uniform(k, shape, lo=0.0, hi=1.0):
+    return R.uniform(k, tuple(shape), jnp.float32, lo, hi)
+
+
+def uniform_unfused(k, shape, lo, hi):
+    """uniform with the multiply and add rounded separately (what spmdrun must NOT do)."""
+    bits = np.asarray(R.bits(k, tuple(shape), jnp.uint32))
+    f = ((bits >> np.uint32(9)) | np.uint32(0x3F800000)).view(f32) - f32(1)
+    lo, hi = f32(lo), f32(hi)
+    return np.maximum(lo, (f * (hi - lo)).astype(f32) + lo)
+
+
+def random_keys(p):
+    p(kd(R.key(0)), kd(R.key(42)))
+    p(kd(R.key(2147483653)), kd(R.key(-7)), kd(R.key(-1)))
+    p(kd(R.split(R.key(0), 2)))
+    p(kd(R.split(R.key(42))))
+    ks = R.split(R.key(2147483653), 5)
+    p(kd(ks))
+    p(kd(R.split(ks[3], 3)))
+    p(kd(R.fold_in(R.key(0), 1)), kd(R.fold_in(R.key(42), 123456)))
+    p(kd(R.fold_in(ks[1], 2147483647)))
+    p(kd(R.fold_in(R.fold_in(R.key(-7), 3), 4)))
+    p(uniform(R.key(0), [3]))
+
+
+UNIFORM_CASES = [  # (seed, shape, lo, hi), in random_uniform.spmd's order
+    (42, [5], -1.0, 1.0),
+    (42, [2, 3], 0.5, 3.7),
+    (-7, [5], 0.5, 3.7),
+    (2147483653, [2, 3], -1.0, 1.0),
+    (3, [], -3.0, 5.0),
+    (1, [1000], 0.5, 3.7),
+    (2, [1000], -1.0, 1.0),
+]
+
+
+def random_uniform(p):
+    p(uniform(R.key(0), [3]))
+    p(uniform(R.key(0), [2, 3]))
+    changed = 0
+    for seed, shape, lo, hi in UNIFORM_CASES:
+        u = uniform(R.key(seed), shape, lo, hi)
+        p(u)
+        unf = uniform_unfused(R.key(seed), shape, lo, hi)
+        changed += int(np.sum(np.asarray(u) != unf))
+        if fmt(u) != fmt(unf):
+            print(f"  uniform{(seed, shape, lo, hi)}: rounding twice changes the printed output")
+    assert changed > 100, "the uniform cases must exercise the fused multiply-add"
+
+
+NORMAL_PRINTED = [(0, [5]), (42, [2, 3])]       # bit-identical to JAX: printed
+NORMAL_CLOSE = [(0, [400]), (42, [400]), (-7, [400]), (2, [400])]  # within 2 ulp
+NORMAL_RTOL = 2.5e-7  # 2 ulp of f32, relative (docs/prng.md: XLA's log is not reproduced)
+
+
+def random_normal(p):
+    for seed, shape in NORMAL_PRINTED:
+        p(R.normal(R.key(seed), tuple(shape)))
+    for seed, shape in NORMAL_CLOSE:
+        v = np.asarray(R.normal(R.key(seed), tuple(shape)))
+        p(v.shape, "ok")
+
+
+def write_normal_spmd():
+    """random_normal.spmd holds JAX's normal values as literals for assert_close."""
+    lines = ["# devices: cpu:4",
+             "# normal: the first two print bit-identical to jax.random.normal; the rest agree",
+             "# within 2 ulp (docs/prng.md). The literals and random_normal.out are JAX's values,",
+             "# written by gen_random_golden.py (do not edit by hand)."]
+    for seed, shape in NORMAL_PRINTED:
+        lines.append(f"print(normal(key({seed}), {list(shape)}))")
+    for seed, shape in NORMAL_CLOSE:
+        v = np.asarray(R.normal(R.key(seed), tuple(shape))).ravel()
+        lits = ", ".join(str(np.float32(x)) for x in v)  # shortest round-trip f32
+        lines.append(f"let n{seed if seed >= 0 else 'm' + str(-seed)} = normal(key({seed}), {list(shape)})")
+        name = lines[-1].split()[1]
+        lines.append(f"assert_close({name}, [{lits}], rtol={NORMAL_RTOL}, atol=0.0)")
+        lines.append(f'print(shape({name}), "ok")')
+    with open(os.path.join(HERE, "random_normal.spmd"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def random_discrete(p):
+    p(R.bernoulli(R.key(3), 0.3, (20,)))
+    p(R.bernoulli(R.key(0), 0.5, (2, 5)))
+    p(R.bernoulli(R.key(42), 0.9, (12,)))
+    p(R.randint(R.key(1), (10,), 0, 10))
+    p(R.randint(R.key(2), (2, 5), -5, 100))
+    p(R.randint(R.key(42), (8,), 0, 1000000007))
+    p(R.randint(R.key(-7), (6,), -2147483647, 2147483647))
+
+
+def random_maps(p):
+    ks = R.split(R.key(0), 4)
+    p(jnp.stack([uniform(k, [3]) for k in ks]))            # pmap: one key per device
+    p(jnp.stack([uniform(k, [2], 0.5, 3.7) for k in ks]))
+    p(jax.vmap(lambda k: uniform(k, [3], -1.0, 1.0))(ks))  # vmap over keys
+    p(jax.vmap(lambda k: R.randint(k, (3,), 0, 10))(ks))
+    p(jax.vmap(lambda k: R.bernoulli(k, 0.5, (4,)))(ks))
+    p(jnp.stack([uniform(R.fold_in(k, i), [2], 0.5, 3.7) for i, k in enumerate(ks)]))
+    p(kd(jnp.stack([R.split(k, 2) for k in ks])))
+    acc = np.zeros(4, f32)
+    for t in range(5):
+        u = np.asarray(uniform(R.fold_in(R.key(9), t), [4], 0.5, 3.7))
+        p(u)
+        acc = acc + u
+    p(acc)
+    rows = []
+    for k in ks:
+        s = np.zeros(2, f32)
+        for t in range(3):
+            s = s + np.asarray(uniform(R.fold_in(k, t), [2], -1.0, 1.0))
+        rows.append(s)
+    p(np.stack(rows))
+
+
+def main():
+    write_normal_spmd()
+    for name in ["random_keys", "random_uniform", "random_normal", "random_discrete", "random_maps"]:
+        p = Out()
+        globals()[name](p)
+        with open(os.path.join(HERE, name + ".out"), "w") as f:
+            f.write("\n".join(p.lines) + "\n")
+        print("wrote", name + ".out")
+
+
+if __name__ == "__main__":
+    main()
