@@ -68,12 +68,23 @@ int main(int argc, char **argv) {
     }
     cfg.args[a.substr(0, eq)] = a.substr(eq + 1);
   }
+  rt::DeviceSpec spec;
   try {
-    rt::DeviceSpec spec = rt::parseDeviceSpec(cfg.devices.empty() ? "cpu" : cfg.devices);
+    spec = rt::parseDeviceSpec(cfg.devices.empty() ? "cpu" : cfg.devices);
     cfg.deviceCount = spec.count > 0 ? spec.count : int(std::max(1u, std::thread::hardware_concurrency()));
   } catch (const std::exception &e) {
     std::cerr << "spmdrun: " << e.what() << "\n";
     return 2;
+  }
+  // Devices that cannot be had are a run-time failure (exit 1), reported before compiling
+  // so the message is about the devices, not about the program.
+  if (spec.kind != "cpu" && !cfg.noRun) {
+    try {
+      rt::Host::create(spec);
+    } catch (const std::exception &e) {
+      std::cerr << "error: " << e.what() << "\n";
+      return 1;
+    }
   }
 
   if (!traceFile.empty()) rt::trace::start(traceFile);

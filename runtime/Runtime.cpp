@@ -46,7 +46,7 @@ Host::~Host() {
 
 std::unique_ptr<Host> Host::create(const DeviceSpec &spec) {
   if (spec.kind == "cuda")
-    throw std::runtime_error("CUDA devices are not supported by this build yet");
+    throw std::runtime_error("CUDA devices are not supported by this build yet (the GPU runtime is still to come; --devices cpu:N runs on N CPU devices)");
   if (spec.kind != "cpu")
     throw std::runtime_error("unknown device kind '" + spec.kind + "'");
   int n = spec.count > 0 ? spec.count : static_cast<int>(std::thread::hardware_concurrency());
