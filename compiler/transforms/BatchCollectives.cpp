@@ -9,7 +9,8 @@
 // its batch dimension, and axis parameters shift past it. A reduction over several axes
 // reduces the vmap's part here and leaves a collective over the rest; so does all_gather
 // when the vmap's axis is first or last among the names. Other collectives over the
-// vmap's axis together with other axes are not supported (an internal error names them).
+// vmap's axis together with other axes are not supported yet: a user error at the
+// collective's source location says so.
 #include "transforms/BatchRules.h"
 
 namespace spmd::transforms::batching {
@@ -56,10 +57,16 @@ const char *axisKey(Op op) { return op == Op::Psum || op == Op::Pmax || op == Op
 
 AxisSplit splitOf(const Batcher &bt, const Eqn &e) {
   AxisSplit s = splitAxes(bt, e.param(axisKey(e.op)));
-  bool mixedOk = e.op == Op::Psum || e.op == Op::Pmax || e.op == Op::Pmin ||
-                 (e.op == Op::AllGather && (s.vFirst || s.vLast));
-  internal_assert(!s.hasV || s.rest.empty() || mixedOk,
-                  std::string(name(e.op)) + " over a vmap axis together with other axes is not supported");
+  if (!s.hasV || s.rest.empty() || e.op == Op::Psum || e.op == Op::Pmax || e.op == Op::Pmin) return s;
+  std::string others;
+  for (auto &a : s.rest) others += (others.empty() ? "'" : ", '") + a + "'";
+  std::string fn = e.op == Op::ReduceScatter ? "psum_scatter" : name(e.op);  // as the user wrote it
+  if (e.op != Op::AllGather)
+    userError(e.loc, fn + " over a tuple of axes that mixes vmap axis '" + bt.axis + "' with other axes (" +
+                         others + ") is not supported yet; use one axis");
+  if (!s.vFirst && !s.vLast)
+    userError(e.loc, fn + " over a tuple of axes with vmap axis '" + bt.axis + "' between other axes (" + others +
+                         ") is not supported yet; put '" + bt.axis + "' first or last");
   return s;
 }
 

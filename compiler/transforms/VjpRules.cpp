@@ -205,10 +205,50 @@ std::vector<Ct> reduceMinMaxVjp(RuleCtx &c) {
   Var count = c.b.reduce(Op::ReduceSum, mask, c.e.intsParam("axes"));
   return {mul(c, unreduce(c, c.b.binary(Op::Div, g0(c), count)), mask)};
 }
-/// reduce_prod: g * prod / x. Exact away from zeros; an input that is exactly zero gets
-/// a non-finite cotangent (JAX's zero-safe rule needs a cumulative product we lack).
+/// reduce_prod: each element's cotangent is g times the product of the *other* reduced
+/// elements, computed without dividing by x so that zeros are exact (JAX gives
+/// grad(prod)([2, 0, 3]) = [0, 6, 0]; g * prod / x would give NaN there). The reduced
+/// axes are moved last and flattened to n; an [..., n, n] array holds x_j off the
+/// diagonal and 1 on it, and its reduce_prod over the last axis is the product of the
+/// others for each i. O(n^2) work, but built from differentiable primitives only, so
+/// second order works (this rule differentiates itself one size up).
 std::vector<Ct> reduceProdVjp(RuleCtx &c) {
-  return {c.b.binary(Op::Div, unreduce(c, mul(c, g0(c), out0(c))), in(c, 0))};
+  Builder &b = c.b;
+  const Type &xt = c.e.in[0].type();
+  Ints axes = c.e.intsParam("axes");
+  std::sort(axes.begin(), axes.end());
+  Ints kept = remaining(xt.rank(), axes, {}), perm = kept;
+  perm.insert(perm.end(), axes.begin(), axes.end());
+  Shape front, moved;  // the kept dims, then the kept and the reduced dims
+  int64_t n = 1;
+  for (int64_t d : kept) front.push_back(xt.shape[d]);
+  for (int64_t d : perm) moved.push_back(xt.shape[d]);
+  for (int64_t d : axes) n *= xt.shape[d];
+  if (n == 0) return {zeros(b, xt)};
+  int64_t r = int64_t(front.size());
+  Shape flat = front, square = front;
+  flat.push_back(n);
+  square.insert(square.end(), {n, n});
+
+  bool permuted = perm != range(0, xt.rank());
+  Atom x = in(c, 0);
+  if (permuted) x = b.transpose(x, perm);
+  x = b.reshape(x, flat);
+  Ints lead = range(0, r), xDims = lead;
+  xDims.push_back(r + 1);
+  Var xs = b.broadcastInDim(x, square, xDims);  // xs[..., i, j] = x[..., j]
+  Params iota{{"dtype", Param::ofDType(DType::I32)}, {"shape", Param::ints({n, n})}, {"sharding", Param::none()}};
+  iota["dimension"] = Param::of(0);
+  Var rows = b.emit1(Op::Iota, {}, iota);
+  iota["dimension"] = Param::of(1);
+  Var cols = b.emit1(Op::Iota, {}, iota);
+  Var diag = b.broadcastInDim(b.binary(Op::Eq, rows, cols), square, {r, r + 1});
+  Var ones = b.fill(xt.dtype, square, 1);
+  Var others = b.reduce(Op::ReduceProd, b.emit1(Op::Select, {diag, xs, ones}), {r + 1});
+  Atom ct = mul(c, others, b.broadcastInDim(g0(c), flat, lead));
+  if (moved != flat) ct = b.reshape(ct, moved);
+  if (permuted) ct = b.transpose(ct, argsort(perm));
+  return {ct};
 }
 
 // ---- shapes and data movement -----------------------------------------------------------

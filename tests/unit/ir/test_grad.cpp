@@ -447,6 +447,39 @@ TEST_CASE("grad: second order, d2/dx2 of sin(x) * x", "[grad]") {
   }
 }
 
+TEST_CASE("grad: reduce_prod is exact where inputs are zero, to second order", "[grad]") {
+  // The rule multiplies the other elements instead of dividing by x: grad(prod)([2, 0, 3])
+  // is [0, 6, 0] as in JAX, not NaN. prod is multilinear, so central differences at
+  // exact zeros are still accurate.
+  Module m;
+  Jaxpr p = buildJaxpr(m, {F({3})}, [](Builder &b, const std::vector<Var> &x) {
+    return std::vector<Atom>{b.reduce(Op::ReduceProd, x[0], {0})};
+  });
+  Jaxpr g = transforms::valueAndGrad(m, p, {0}, SrcRange{});
+  auto out = evalJaxpr(g, {Value{DType::F32, {3}, {2, 0, 3}}});
+  CHECK(out[1].data == std::vector<double>{0, 6, 0});
+  out = evalJaxpr(g, {Value{DType::F32, {3}, {0, 0, 3}}});
+  CHECK(out[1].data == std::vector<double>{0, 0, 0});
+
+  std::mt19937 rng(11);
+  for (std::vector<int64_t> axes : {std::vector<int64_t>{1}, {0, 2}, {0, 1, 2}}) {
+    SECTION("axes " + std::to_string(axes.size())) {
+      Jaxpr f = buildJaxpr(m, {F({2, 3, 2})}, [&](Builder &b, const std::vector<Var> &x) {
+        return std::vector<Atom>{b.reduce(Op::ReduceProd, x[0], axes)};
+      });
+      weightedSum(m, f, f.outvars[0]);
+      // One zero in some groups, two in another, none in the rest.
+      Value x{DType::F32, {2, 3, 2}, {1.5, 0, -2, 0.5, 1.25, 3, 0, 0, 2, -1, 0.75, 1.5}};
+      std::vector<Value> args{x, randomValue(rng, f.invars.back().type, -1, 1)};
+      Jaxpr g1 = checkGradient(m, f, {0}, args);
+      walk(g1, [](const Eqn &e) { CHECK(e.op != Op::Div); });
+      Jaxpr f2 = secondOrder(m, f, 0);
+      args.push_back(randomValue(rng, f2.invars.back().type, -1, 1));
+      checkGradient(m, f2, {0}, args, 1e-5);
+    }
+  }
+}
+
 TEST_CASE("grad: user errors", "[grad]") {
   Module m;
   SrcRange loc{0, 3, 5, 3, 9};
