@@ -4,6 +4,7 @@
 // setjmp, so that a run-time error anywhere on the host ends the run with a message
 // and exit code 1 instead of a crash (Note [Unwinding kernels] in Device.cpp). This
 // file also holds the host-memory and error entry points of spmdrt.h.
+#include <cstring>
 #include "HostState.h"
 #include "Trace.h"
 
@@ -195,6 +196,14 @@ void spmd_host_free(spmd_host *h, void *p) {
 
 // CPU devices write the host buffers themselves: nothing to copy, but a read by the host
 // gathers a sharded result, which --stats counts (Note [Sharded arrays]).
+void spmd_host_copy(spmd_host *h, void *dst, const void *src, int64_t bytes) {
+  if (dst == src || bytes <= 0) return;
+  std::memmove(dst, src, size_t(bytes));
+  auto it = h->resident.find(const_cast<void *>(src));
+  if (it != h->resident.end()) h->resident[dst] = it->second;
+  else h->resident.erase(dst);
+}
+
 void spmd_host_sync(spmd_host *h, void *p, int64_t bytes) {
   auto it = h->resident.find(p);
   if (it == h->resident.end()) return;

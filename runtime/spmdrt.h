@@ -41,6 +41,10 @@ void spmd_host_free(spmd_host *h, void *p);
 /* Before the host reads a buffer that a launch wrote (a pmap result), so that a backend
  * whose devices have their own memory can gather the shards. No-op on CPU devices. */
 void spmd_host_sync(spmd_host *h, void *p, int64_t bytes);
+/* dst = src, whole buffers, on the host side of the program (a loop carry, say). When src
+ * is a sharded result still on the devices, dst becomes one too, with the same layout:
+ * the copy happens where the shards are and nothing goes through the host. */
+void spmd_host_copy(spmd_host *h, void *dst, const void *src, int64_t bytes);
 
 /* ---- launching ----------------------------------------------------------------- */
 typedef struct spmd_launch_desc {

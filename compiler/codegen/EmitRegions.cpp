@@ -285,7 +285,18 @@ void Lowering::emitForLoop(const ir::Eqn &e) {
   std::vector<Value *> carry, tmp;
   for (size_t k = 0; k < ncar; ++k) {
     carry.push_back(defBuffer(e.out[k]));
-    copyAtom(e.in[nc + k], carry[k]);
+    copyKeepingShards(e.in[nc + k], carry[k]);
+  }
+  // Note [Sharded arrays] (runtime/HostState.h): a carry may be a pmap result that stays on
+  // the devices from one iteration to the next, so every host read of it syncs first (a
+  // no-op at run time when it is already on the host).
+  if (!fs->kernel) {
+    for (size_t k = 0; k < ncar; ++k) {
+      fs->unsynced.insert(e.out[k].id);
+      fs->unsynced.insert(body.invars[1 + nc + k].id);
+    }
+    for (size_t k = 0; k < nc; ++k)
+      if (!e.in[k].isLit && fs->unsynced.count(e.in[k].var.id)) fs->unsynced.insert(body.invars[1 + k].id);
   }
   std::unordered_set<int> inv;
   for (auto &v : body.invars) inv.insert(v.id);
@@ -300,8 +311,11 @@ void Lowering::emitForLoop(const ir::Eqn &e) {
   loop(e.intParam("trip_count"), [&](Value *i) {
     b.CreateStore(b.CreateTrunc(i, i32()), ibuf);
     emitJaxpr(body);
-    for (size_t k = 0; k < ncar; ++k) copyAtom(body.outvars[k], viaTemp ? tmp[k] : carry[k]);
-    for (size_t k = 0; k < tmp.size(); ++k) memcpy(carry[k], tmp[k], e.out[k].type.bytes());
+    for (size_t k = 0; k < ncar; ++k) copyKeepingShards(body.outvars[k], viaTemp ? tmp[k] : carry[k]);
+    for (size_t k = 0; k < tmp.size(); ++k) {
+      if (fs->kernel) memcpy(carry[k], tmp[k], e.out[k].type.bytes());
+      else b.CreateCall(rt("spmd_host_copy"), {fs->host, carry[k], tmp[k], c64(e.out[k].type.bytes())});
+    }
     freeRegionOuts(*this, body);
   });
   for (auto *t : tmp) freeBuffer(t);

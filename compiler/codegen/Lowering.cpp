@@ -60,7 +60,7 @@ FunctionCallee Lowering::rt(const std::string &name) {
       {"spmd_ppermute", 9}, {"spmd_all_to_all", 10}, {"spmd_reduce_scatter", 11},
       {"spmd_fail", 12}, {"spmd_index_error", 13}, {"spmd_print_str", 14},
       {"spmd_print_array", 15}, {"spmd_print_render", 16}, {"spmd_print_end", 17},
-      {"spmd_assert_close", 18}};
+      {"spmd_assert_close", 18}, {"spmd_host_copy", 19}};
   auto it = idx.find(name);
   internal_assert(it != idx.end(), "unknown runtime function " + name);
   FunctionType *ft = nullptr;
@@ -84,6 +84,7 @@ FunctionCallee Lowering::rt(const std::string &name) {
   case 16: ft = FunctionType::get(V, {P, P, I64, P, P}, false); break;
   case 17: ft = FunctionType::get(V, {P}, false); break;
   case 18: ft = FunctionType::get(V, {P, P, P, I32, I64, D, D, P}, false); break;
+  case 19: ft = FunctionType::get(V, {P, P, P, I64}, false); break;
   }
   return mod->getOrInsertFunction(name, ft);
 }
@@ -218,6 +219,12 @@ void Lowering::syncForRead(const ir::Atom &a) {
   b.CreateCall(rt("spmd_host_sync"), {fs->host, fs->buf.at(a.var.id), c64(a.var.type.bytes())});
 }
 
+void Lowering::copyKeepingShards(const ir::Atom &a, Value *dst) {
+  if (fs->kernel || a.isLit || !fs->unsynced.count(a.var.id) || fs->fused.count(a.var.id)) return copyAtom(a, dst);
+  Value *src = bufferOf(a);
+  b.CreateCall(rt("spmd_host_copy"), {fs->host, dst, src, c64(a.type().bytes())});
+}
+
 void Lowering::copyAtom(const ir::Atom &a, Value *dst) {
   syncForRead(a);
   if (!a.isLit && fs->fused.count(a.var.id)) {
@@ -272,10 +279,12 @@ void Lowering::emitJaxpr(const ir::Jaxpr &j) {
 void Lowering::emitEqn(const ir::Eqn &e) {
   using ir::Op;
   using ir::OpCategory;
-  // A fused value is emitted by its consumers.
-  if (e.out.size() == 1 && fs->fused.count(e.out[0].id)) return;
+  // The host reads what an equation reads (a fused one through its consumer, later):
+  // gather sharded inputs first. A pmap reads them on the devices.
   if (e.op != Op::Pmap)
     for (auto &a : e.in) syncForRead(a);
+  // A fused value is emitted by its consumers.
+  if (e.out.size() == 1 && fs->fused.count(e.out[0].id)) return;
   if (indexable(e)) return emitIndexable(e);
   switch (e.op) {
   case Op::ReduceSum: case Op::ReduceMax: case Op::ReduceMin: case Op::ReduceProd:

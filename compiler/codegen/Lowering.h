@@ -56,7 +56,7 @@ struct FnState {
   std::vector<MeshAxis> mesh;
   std::unordered_map<int, llvm::Value *> buf;        ///< var id -> buffer
   std::unordered_map<int, const ir::Eqn *> fused;    ///< var id -> its defining eqn
-  std::unordered_set<int> unsynced;  ///< host: pmap results not yet synced
+  std::unordered_set<int> unsynced;  ///< host: values that may be shards still on the devices
   std::unordered_map<int, DirectOut> direct;  ///< kernel: var id -> launch output
   std::vector<uint32_t> outMasks;  ///< kernel: the mask of each launch output
   /// Vars defined by the jaxpr being walked, not its outputs, whose last use is the
@@ -120,6 +120,8 @@ public:
   void emitJaxpr(const ir::Jaxpr &j);
   void emitEqn(const ir::Eqn &e);
   /// Copies atom `a` into the buffer `dst`.
+  /// copyAtom at host level that keeps a sharded value on the devices (spmd_host_copy).
+  void copyKeepingShards(const ir::Atom &a, llvm::Value *dst);
   void copyAtom(const ir::Atom &a, llvm::Value *dst);
 
   // ---- elementwise (EmitElementwise.cpp) ----

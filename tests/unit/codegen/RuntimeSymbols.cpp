@@ -8,7 +8,7 @@
 /// Addresses of the runtime's entry points; never called through.
 extern "C" void *const spmd_test_runtime_symbols[];
 void *const spmd_test_runtime_symbols[] = {
-    (void *)&spmd_host_alloc, (void *)&spmd_host_free, (void *)&spmd_host_sync,
+    (void *)&spmd_host_alloc, (void *)&spmd_host_free, (void *)&spmd_host_sync, (void *)&spmd_host_copy,
     (void *)&spmd_launch, (void *)&spmd_dev_index, (void *)&spmd_axis_index,
     (void *)&spmd_dev_alloc, (void *)&spmd_allreduce, (void *)&spmd_all_gather,
     (void *)&spmd_ppermute, (void *)&spmd_all_to_all, (void *)&spmd_reduce_scatter,
