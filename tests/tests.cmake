@@ -36,3 +36,4 @@ add_test(NAME cli_usage COMMAND ${CMAKE_SOURCE_DIR}/tests/golden/cli.sh ${SPMDRU
 include(${CMAKE_SOURCE_DIR}/tests/repl/repl.cmake)
 add_test(NAME vector_code COMMAND ${CMAKE_SOURCE_DIR}/tests/golden/vector_code.sh ${SPMDRUN} ${SPEC_DIR})
 add_test(NAME stats_sharded COMMAND ${CMAKE_SOURCE_DIR}/tests/stats/check.sh ${SPMDRUN} ${CMAKE_SOURCE_DIR}/tests/stats)
+include(${CMAKE_SOURCE_DIR}/tests/bench_smoke.cmake)
