@@ -280,8 +280,9 @@ void Lowering::emitEqn(const ir::Eqn &e) {
   using ir::Op;
   using ir::OpCategory;
   // The host reads what an equation reads (a fused one through its consumer, later):
-  // gather sharded inputs first. A pmap reads them on the devices.
-  if (e.op != Op::Pmap)
+  // gather sharded inputs first. A pmap reads them on the devices; a loop passes them
+  // on to its body, which syncs where it reads them (emitForLoop).
+  if (e.op != Op::Pmap && e.op != Op::ForLoop)
     for (auto &a : e.in) syncForRead(a);
   // A fused value is emitted by its consumers.
   if (e.out.size() == 1 && fs->fused.count(e.out[0].id)) return;

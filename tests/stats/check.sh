@@ -11,5 +11,7 @@ want() {  # FILE "host -> device: A   device -> host: B"
 want chain.spmd "host -> device: 256.0 KiB   device -> host: 256.0 KiB"
 # The 64 KiB board is sent by the first step and read by the final sum, not per step.
 want loop_carry.spmd "host -> device: 64.0 KiB   device -> host: 64.0 KiB"
+# xs (512 KiB) never leaves the devices; each iteration the host reads 8 scalars.
+want loop_const.spmd "host -> device: 32 B   device -> host: 320 B"
 [ $fail -eq 0 ] && echo ok
 exit $fail
