@@ -444,9 +444,22 @@ const std::map<std::string, BuiltinDef> &table() {
                        int64_t n = L.staticInt(a[2].value, a[2].loc, "linspace() num");
                        bool endpoint = boolArg(L, a[3], true);
                        // NumPy/JAX: start + i * step (step = (stop-start)/div), and the last is exactly stop.
-                       std::vector<double> data(n);
                        double div = endpoint ? double(n - 1) : double(n);
                        double step = div > 0 ? (hi - lo) / div : 0;
+                       if (n > 1000) {
+                         // Large: computed on the device as start + i * step (one fused
+                         // multiply-add in f32, as XLA does) with the last set to stop,
+                         // instead of an n-element constant that the compiler must carry.
+                         Atom io = L.emit1(Op::Iota, {}, {{"dtype", Param::ofDType(DType::F32)}, {"shape", Param::ints({n})},
+                                                         {"dimension", Param::of(0)}, {"sharding", Param::none()}});
+                         Atom v = L.emit1(Op::Fma, {io, L.b().lit(DType::F32, float(step)), L.b().lit(DType::F32, float(lo))});
+                         if (endpoint) {
+                           Atom last = L.emit1(Op::Eq, {io, L.b().lit(DType::F32, double(n - 1))});
+                           v = L.emit1(Op::Select, {last, v, L.broadcast(L.b().lit(DType::F32, float(hi)), {n})});
+                         }
+                         return Value::array(v);
+                       }
+                       std::vector<double> data(n);
                        for (int64_t k = 0; k < n; ++k) data[k] = float(lo + double(k) * step);
                        if (endpoint && n > 1) data[n - 1] = float(hi);
                        // Computed at compile time in double precision, rounded to f32 once.
