@@ -1,9 +1,10 @@
 // ===- Device.cpp - mesh arithmetic and the device-side C entry points -------===//
 //
 // What a kernel calls while it runs on a device: its index, axis indices, scratch
-// memory and the collectives. These entry points are backend-independent: they check
-// their arguments and forward to the launch's Device and Communicator through the
-// `spmd_dev` context. Errors unwind the kernel (Note [Unwinding kernels]).
+// memory, the collectives and, in device programs, kernel launches, copies, reads and
+// gemm. These entry points are backend-independent: they check their arguments and
+// forward to the launch's Device and Communicator through the `spmd_dev` context.
+// Errors unwind the kernel (Note [Unwinding kernels]).
 #include "Device.h"
 
 #include <csetjmp>
@@ -111,6 +112,11 @@ void ErrorState::clear() {
 // longjmp skips holds only trivially destructible locals. C++ exceptions are never
 // thrown through jitted frames.
 
+std::string indexErrorMessage(int64_t index, int64_t size, const char *where) {
+  return std::string(where ? where : "?") + ": index " + std::to_string(index) +
+         " is out of range for size " + std::to_string(size);
+}
+
 void recordDeviceError(spmd_dev *d, const std::string &message) {
   d->errors->record(message);
   d->comm->abort();
@@ -139,6 +145,13 @@ bool checkReduce(spmd_dev *d, const char *what, int32_t dtype, int32_t op) {
 void collectiveFailed(spmd_dev *d, const char *what) {
   if (!d->errors->failed())
     recordDeviceError(d, "device " + std::to_string(d->index) + " is out of memory in " + what);
+}
+
+/// After a device-program method failed: records that `what` failed on this device,
+/// which is kept only when the method (or another device) recorded nothing before.
+void deviceCallFailed(spmd_dev *d, const char *what, const char *name) {
+  recordDeviceError(d, std::string(what) + (name ? std::string(" ") + name : std::string()) +
+                           " failed on device " + std::to_string(d->index));
 }
 
 void recordOutOfMemory(spmd_dev *d, int64_t bytes) {
@@ -209,6 +222,40 @@ void spmd_reduce_scatter(spmd_dev *d, const void *in, void *out, int64_t count, 
     collectiveFailed(d, "psum_scatter");
     unwindDevice(d);
   }
+}
+
+void spmd_kernel_launch(spmd_dev *d, const char *name, int64_t n, int32_t nparams,
+                        void **params) {
+  if (!d->device->launchKernel(d, name, n, nparams, params)) {
+    deviceCallFailed(d, "kernel launch", name);
+    unwindDevice(d);
+  }
+}
+
+void spmd_dev_copy(spmd_dev *d, void *dst, const void *src, int64_t bytes) {
+  if (!d->device->copy(d, dst, src, bytes)) {
+    deviceCallFailed(d, "device copy", nullptr);
+    unwindDevice(d);
+  }
+}
+
+int64_t spmd_dev_read(spmd_dev *d, const void *p, int32_t bytes) {
+  int64_t value = 0;
+  if (!d->device->read(d, p, bytes, value)) {
+    deviceCallFailed(d, "device read", nullptr);
+    unwindDevice(d);
+  }
+  return value;
+}
+
+int32_t spmd_gemm(spmd_dev *d, int32_t dtype, int64_t batch, int64_t m, int64_t n, int64_t k,
+                  const void *a, const void *b, void *c) {
+  int rc = d->device->gemm(d, dtype, batch, m, n, k, a, b, c);
+  if (rc < 0) {
+    deviceCallFailed(d, "gemm", nullptr);
+    unwindDevice(d);
+  }
+  return rc;
 }
 
 } // extern "C"

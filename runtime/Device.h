@@ -10,8 +10,8 @@
 //  - `Communicator`: the collectives of spmdrt.h between the devices of a launch. It
 //    sees only device-local buffers and group indices; how the bytes move (shared
 //    memory between threads, NCCL, MPI) is its own business.
-//  - `Backend`: a set of devices plus their communicator (CPU now; CUDA, NCCL and MPI
-//    later, behind the same interfaces).
+//  - `Backend`: a set of devices plus their communicator (CPU threads in runtime/cpu,
+//    CUDA GPUs in runtime/cuda; NCCL and MPI later, behind the same interfaces).
 //
 // `Mesh` and `Group` are plain arithmetic over the launch's mesh axes, shared by all
 // backends. `spmd_dev` (opaque in spmdrt.h) is the per-device context of a launch that
@@ -26,6 +26,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace spmd::rt {
@@ -109,6 +110,26 @@ public:
   /// Scratch memory for the running launch, 64-byte aligned, released when the launch
   /// ends; null when out of memory. Called only from the device's own kernel.
   virtual void *scratch(int64_t bytes) = 0;
+
+  // Device programs (spmdrt.h): what a kernel of a backend with its own memory asks
+  // its device to do. Each is called only from the device's own kernel, with its
+  // context `d`; buffers are the device's memory (host memory on CPU devices). A method
+  // that fails records its error with recordDeviceError(d, ...) when it knows more
+  // than "it failed" (the C entry point records a generic one otherwise) and returns
+  // false (or -1); the entry point then unwinds the kernel.
+
+  /// Enqueues GPU kernel `name` of the loaded kernel modules (Backend::loadKernels)
+  /// over `n` work items with the `nparams` argument pointers in `params`.
+  virtual bool launchKernel(spmd_dev *d, const char *name, int64_t n, int32_t nparams,
+                            void **params) = 0;
+  /// dst = src, `bytes` bytes of this device's memory, after the work before it.
+  virtual bool copy(spmd_dev *d, void *dst, const void *src, int64_t bytes) = 0;
+  /// The `bytes` (1, 4 or 8) at `p`, zero-extended, once the work before it is done.
+  virtual bool read(spmd_dev *d, const void *p, int32_t bytes, int64_t &value) = 0;
+  /// Row-major batched C[i] = A[i] @ B[i] with the device's BLAS (spmd_gemm): 0 when
+  /// done (in stream order), 1 when no BLAS is available for `dtype`, -1 after an error.
+  virtual int gemm(spmd_dev *d, int32_t dtype, int64_t batch, int64_t m, int64_t n, int64_t k,
+                   const void *a, const void *b, void *c) = 0;
 };
 
 /// The collectives of spmdrt.h over groups of the current launch's mesh. Every member
@@ -146,10 +167,40 @@ public:
   virtual std::string describe() const = 0;
   virtual Device &device(int index) = 0;
   virtual Communicator &communicator() = 0;
+
+  /// Loads a program's GPU kernels (PTX text) onto every GPU, beside the modules loaded
+  /// before; throws std::runtime_error with the JIT's log when they do not load. Called
+  /// between launches only. Backends without GPUs ignore it (the PTX is empty there).
+  virtual void loadKernels(const std::string &ptx) {}
+  /// Kernels compiled for the host (codegen's Split::Host: each an entry
+  /// `void name(spmd_kernel_error *err, int64_t n, void **params)`), which CPU devices
+  /// run in place when a device program launches them; later loads add to (and for a
+  /// name already loaded, replace) earlier ones. Called between launches only. Backends
+  /// with GPUs ignore them (their kernels are PTX).
+  virtual void loadHostKernels(const std::vector<std::pair<std::string, void *>> &kernels) {}
+
+  // Note [Sharded arrays] (HostState.h) from the backend's side: a launch's results may
+  // stay in device memory, keyed by the host address range they stand for. The host
+  // calls these hooks, between launches, whenever it touches such a range
+  // [host, host + bytes); backends whose devices write host memory directly ignore them.
+
+  /// Copies every device shard in the range into host memory and drops it, so that the
+  /// host buffer holds the data. False after a device error (the message is in `why`).
+  virtual bool gather(void *host, int64_t bytes, std::string &why) { return true; }
+  /// Drops the shards in the range: the host buffer is freed or about to be overwritten.
+  virtual void release(void *host, int64_t bytes) {}
+  /// Releases dst's range, then gives it the same shards as src's range (shared: device
+  /// buffers are never written after the launch that produced them, so sharing is safe).
+  virtual void alias(void *dst, const void *src, int64_t bytes) {}
 };
 
-/// The CPU backend: `count` devices, one persistent thread each (cpu/CpuBackend.cpp).
+/// The CPU backend: `count` devices, one persistent thread each (cpu/CpuDevice.cpp).
 std::unique_ptr<Backend> makeCpuBackend(int count);
+/// The CUDA backend (cuda/CudaBackend.cpp): `count` logical devices spread over the
+/// GPUs of the machine (0: one per GPU). Throws std::runtime_error when there is no
+/// usable GPU or a GPU cannot be set up (Host::create asks cudaDeviceCount() first, for
+/// a friendlier message).
+std::unique_ptr<Backend> makeCudaBackend(int count);
 
 } // namespace spmd::rt
 
@@ -166,6 +217,8 @@ struct spmd_dev {
 };
 
 namespace spmd::rt {
+/// "where: index I is out of range for size N", the message of an index error.
+std::string indexErrorMessage(int64_t index, int64_t size, const char *where);
 /// Records a device error (unless one is already recorded) and aborts the launch's
 /// collectives, so that no device keeps waiting. Returns; follow it with unwindDevice.
 void recordDeviceError(spmd_dev *d, const std::string &message);

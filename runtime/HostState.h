@@ -38,7 +38,11 @@ struct spmd_host {
   /// later launch that maps it over the same layout reads the shards in place (nothing
   /// moves); any other use gathers it first. On CPU devices the shards live in the host
   /// buffer itself, so only the accounting (for --stats) differs; a backend with its own
-  /// device memory (CUDA) moves the bytes these counters count.
+  /// device memory (CUDA) moves the bytes these counters count: it keeps each device's
+  /// result keyed by the host address it stands for, and the host tells it whenever the
+  /// host side touches such a buffer (Backend::gather before a read or a launch with
+  /// another layout, release when the buffer is freed or overwritten, alias when it is
+  /// copied).
   struct Layout {
     std::vector<int64_t> meshShape;
     uint32_t axes = 0;

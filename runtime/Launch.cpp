@@ -65,8 +65,12 @@ int32_t launch(spmd_host *h, const spmd_launch_desc &d) {
     if (d.in_axis[k] >= 0 && l.meshShape == meshShape && l.axes == (1u << d.in_axis[k])) {
       inPlace[k] = true;
     } else {
+      // Into host memory, from where the devices take it like any host array.
       gathered += l.bytes;
+      int64_t sharded = l.bytes;
       h->resident.erase(it);
+      std::string why;
+      if (!be.gather(d.in_ptrs[k], sharded, why)) return badLaunch(h, d, why);
     }
   }
   h->works.resize(mesh.size);

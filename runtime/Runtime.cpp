@@ -46,8 +46,22 @@ Host::~Host() {
 }
 
 std::unique_ptr<Host> Host::create(const DeviceSpec &spec) {
-  if (spec.kind == "cuda")
-    throw std::runtime_error("CUDA devices are not supported by this build yet (the GPU runtime is still to come; --devices cpu:N runs on N CPU devices)");
+  if (spec.kind == "cuda") {
+    std::string why;
+    if (cudaDeviceCount(why) == 0)
+      throw std::runtime_error("no usable CUDA GPU (" + why +
+                               "); run with --devices cpu or --devices cpu:N");
+    std::unique_ptr<Host> host(new Host());
+    try {
+      host->state_->backend = makeCudaBackend(spec.count);
+    } catch (const std::system_error &e) {
+      throw std::runtime_error("cannot start the CUDA device threads (" + std::string(e.what()) +
+                               ")");
+    } catch (const std::runtime_error &e) {
+      throw std::runtime_error("cannot set up the CUDA devices: " + std::string(e.what()));
+    }
+    return host;
+  }
   if (spec.kind != "cpu")
     throw std::runtime_error("unknown device kind '" + spec.kind + "'");
   int n = spec.count > 0 ? spec.count : static_cast<int>(std::thread::hardware_concurrency());
@@ -60,6 +74,12 @@ std::unique_ptr<Host> Host::create(const DeviceSpec &spec) {
                              e.what() + ")");
   }
   return host;
+}
+
+void Host::loadKernels(const std::string &ptx) { state_->backend->loadKernels(ptx); }
+
+void Host::loadHostKernels(const std::vector<std::pair<std::string, void *>> &kernels) {
+  state_->backend->loadHostKernels(kernels);
 }
 
 int Host::deviceCount() const { return state_->backend->deviceCount(); }
@@ -165,11 +185,6 @@ void failHost(spmd_host *h, const char *message) {
   unwindHost(h);
 }
 
-/// "where: index I is out of range for size N".
-static std::string indexMessage(int64_t index, int64_t size, const char *where) {
-  return std::string(where ? where : "?") + ": index " + std::to_string(index) +
-         " is out of range for size " + std::to_string(size);
-}
 
 } // namespace spmd::rt
 
@@ -190,18 +205,32 @@ void *spmd_host_alloc(spmd_host *h, int64_t bytes) {
 
 void spmd_host_free(spmd_host *h, void *p) {
   if (!p || !h->allocations.erase(p)) return;
-  h->resident.erase(p);
+  auto it = h->resident.find(p);
+  if (it != h->resident.end()) {
+    h->backend->release(p, it->second.bytes);
+    h->resident.erase(it);
+  }
   ::operator delete(p, std::align_val_t(64));
 }
 
 // CPU devices write the host buffers themselves: nothing to copy, but a read by the host
-// gathers a sharded result, which --stats counts (Note [Sharded arrays]).
+// gathers a sharded result, which --stats counts (Note [Sharded arrays]). A backend with
+// its own memory hears of each step through its hooks: a copied sharded result shares
+// the source's shards, host data written over a sharded result replaces its shards.
 void spmd_host_copy(spmd_host *h, void *dst, const void *src, int64_t bytes) {
   if (dst == src || bytes <= 0) return;
   std::memmove(dst, src, size_t(bytes));
   auto it = h->resident.find(const_cast<void *>(src));
-  if (it != h->resident.end()) h->resident[dst] = it->second;
-  else h->resident.erase(dst);
+  if (it != h->resident.end()) {
+    h->backend->alias(dst, src, bytes);
+    h->resident[dst] = it->second;
+    return;
+  }
+  auto old = h->resident.find(dst);
+  if (old != h->resident.end()) {
+    h->backend->release(dst, old->second.bytes);
+    h->resident.erase(old);
+  }
 }
 
 void spmd_host_sync(spmd_host *h, void *p, int64_t bytes) {
@@ -211,7 +240,13 @@ void spmd_host_sync(spmd_host *h, void *p, int64_t bytes) {
     trace::complete(trace::kHostPid, 0, "host sync (gather shards)", "sync", trace::nowMicros(), 0,
                     "\"bytes\":" + std::to_string(bytes));
   h->stats.device_to_host_bytes += bytes;
+  int64_t sharded = it->second.bytes;
   h->resident.erase(it);
+  std::string why;
+  if (!h->backend->gather(p, sharded, why)) {
+    h->errors.record(why);
+    unwindHost(h);
+  }
 }
 
 void spmd_fail(spmd_host *h, spmd_dev *d, const char *message) {
@@ -225,10 +260,10 @@ void spmd_fail(spmd_host *h, spmd_dev *d, const char *message) {
 void spmd_index_error(spmd_host *h, spmd_dev *d, int64_t index, int64_t size,
                       const char *where) {
   if (d) {
-    recordDeviceError(d, indexMessage(index, size, where));
+    recordDeviceError(d, indexErrorMessage(index, size, where));
     unwindDevice(d);
   }
-  h->errors.record(indexMessage(index, size, where));
+  h->errors.record(indexErrorMessage(index, size, where));
   unwindHost(h);
 }
 

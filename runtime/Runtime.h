@@ -14,6 +14,7 @@
 #include <iosfwd>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace spmd::rt {
@@ -28,14 +29,31 @@ struct DeviceSpec {
 /// message naming the bad value.
 DeviceSpec parseDeviceSpec(const std::string &s);
 
+/// The number of usable CUDA GPUs on this machine; 0, with the reason in `why`, when
+/// there is none ("no NVIDIA driver: libcuda.so.1: ...", "cuInit failed: CUDA_ERROR_...", "the
+/// NVIDIA driver sees no GPU"). Cheap after the first call (which loads the driver), so
+/// the driver may ask before compiling, to pick the default devices and their count.
+int cudaDeviceCount(std::string &why);
+
 /// The host side of a run: a backend's devices, host memory, output, errors, stats.
 class Host {
 public:
-  /// The devices of `spec` ("cpu" with count 0: std::thread::hardware_concurrency()).
-  /// Throws std::runtime_error for a kind this build cannot run (cuda, for now) or when
-  /// the device threads cannot be started.
+  /// The devices of `spec` ("cpu" with count 0: std::thread::hardware_concurrency();
+  /// "cuda" with count 0: one logical device per GPU). Throws std::runtime_error when
+  /// they cannot be had: no usable CUDA GPU (the message says why and suggests
+  /// --devices cpu), a GPU that cannot be set up, device threads that cannot start.
   static std::unique_ptr<Host> create(const DeviceSpec &spec);
   ~Host();
+
+  /// Loads the program's GPU kernels (PTX text, as codegen emits it) onto every GPU of
+  /// the backend, before running a program that launches them (spmd_kernel_launch).
+  /// Modules accumulate: a REPL may load one per input. Throws std::runtime_error with
+  /// the JIT's log when the PTX does not load. Does nothing for empty PTX, and on CPU
+  /// devices.
+  void loadKernels(const std::string &ptx);
+  /// Loads kernels compiled for the host (name, entry address), which CPU devices run
+  /// when a device program launches them (--split-kernels; Backend::loadHostKernels).
+  void loadHostKernels(const std::vector<std::pair<std::string, void *>> &kernels);
 
   int deviceCount() const;
   /// E.g. "8 CPU devices (threads)".

@@ -70,7 +70,8 @@ int32_t spmd_launch(spmd_host *h, const spmd_launch_desc *d);
 /* ---- inside a kernel ----------------------------------------------------------- */
 int32_t spmd_dev_index(spmd_dev *d);                     /* flat device index */
 int32_t spmd_axis_index(spmd_dev *d, uint32_t axes);     /* index within the group */
-void *spmd_dev_alloc(spmd_dev *d, int64_t bytes);        /* freed at the end of the launch */
+/* Scratch memory (device memory on GPUs), freed at the end of the launch. */
+void *spmd_dev_alloc(spmd_dev *d, int64_t bytes);
 
 void spmd_allreduce(spmd_dev *d, void *buf, int64_t count, int32_t dtype, int32_t op, uint32_t axes);
 /* out = the group's inputs concatenated in group order (each `bytes` long). */
@@ -85,6 +86,52 @@ void spmd_all_to_all(spmd_dev *d, const void *in, void *out, int64_t chunk_bytes
  * chunk `my group index`. */
 void spmd_reduce_scatter(spmd_dev *d, const void *in, void *out, int64_t count, int32_t dtype,
                          int32_t op, uint32_t axes);
+
+/* ---- device programs (backends with their own memory: CUDA) -------------------- */
+/* On a GPU, a kernel `k(spmd_dev*, void** ins, void** outs)` is a *device program*: host
+ * code that runs once per logical device, on a host thread, and enqueues work on that
+ * device's stream. Its ins and outs are DEVICE addresses, which it never dereferences:
+ * it passes them to the entry points below (and to the collectives above, which then
+ * take device addresses too). Work is done in stream order: each call sees the effects
+ * of the calls before it. The GPU kernels come from the PTX module that the host loaded
+ * before the run (Host::loadKernels). On CPU devices (--split-kernels) the addresses
+ * are host memory and each kernel is a host function compiled with the program
+ * (Host::loadHostKernels), which spmd_kernel_launch calls in place; spmd_gemm answers
+ * 1 there. */
+
+/* The error record of a device, which its GPU kernels write when they find a dynamic
+ * index out of range: the first to win atomicCAS(&flag, 0, 1) stores the index, the
+ * size and `where`, the address of a NUL-terminated "file:line:col" string in the
+ * kernel module's global memory (device memory on GPUs). The runtime zeroes it before
+ * each launch and, when flag is set after the device program returned (on CPU devices:
+ * after the kernel returned), fails the launch with the message spmd_index_error gives.
+ * 32 bytes; kernels receive its address. */
+typedef struct spmd_kernel_error {
+  uint32_t flag;
+  uint32_t pad;
+  int64_t index;
+  int64_t size;
+  uint64_t where;
+} spmd_kernel_error;
+
+/* Launches kernel `name` of the loaded kernel module on the device's stream over n
+ * work items. The kernel is a grid-stride loop, so any grid covers them; the runtime
+ * picks one (256 threads per block, min(ceil(n/256), 8 * SM count) blocks, at least
+ * 1). `params` holds nparams pointers to the argument values, as cuLaunchKernel's
+ * kernelParams. The kernel's PTX signature has two leading parameters the runtime
+ * supplies itself: the u64 address of the device's spmd_kernel_error and the u64 n. */
+void spmd_kernel_launch(spmd_dev *d, const char *name, int64_t n, int32_t nparams, void **params);
+/* dst = src (bytes), two buffers of this device, in stream order. */
+void spmd_dev_copy(spmd_dev *d, void *dst, const void *src, int64_t bytes);
+/* The `bytes` (1, 4 or 8) at device address p, zero-extended, after the work before
+ * it (a predicate read back by the device program: a loop condition, say). */
+int64_t spmd_dev_read(spmd_dev *d, const void *p, int32_t bytes);
+/* Row-major batched C[i] = A[i] @ B[i] (A: m x k, B: k x n, C: m x n; batches
+ * contiguous) with the device's BLAS, dtype 3 (f32) or 4 (f64), in stream order.
+ * Returns 0 when done, 1 when no BLAS is available or the dtype (or a size) is not
+ * supported: the caller then runs its own kernel instead. */
+int32_t spmd_gemm(spmd_dev *d, int32_t dtype, int64_t batch, int64_t m, int64_t n, int64_t k,
+                  const void *a, const void *b, void *c);
 
 /* ---- errors and host effects --------------------------------------------------- */
 /* Records a run-time error (with its source location text) and stops the run: on the

@@ -4,14 +4,15 @@
 #include "cpu/CpuCommunicator.h"
 #include "Trace.h"
 
-
 #include <csetjmp>
+#include <cstring>
+#include <string>
 #include <vector>
 
 namespace spmd::rt {
 
-CpuDevice::CpuDevice(int index, CpuCompletion &done)
-    : index_(index), done_(done), thread_([this] { loop(); }) {}
+CpuDevice::CpuDevice(int index, CpuCompletion &done, HostKernels &kernels)
+    : index_(index), done_(done), kernels_(kernels), thread_([this] { loop(); }) {}
 
 CpuDevice::~CpuDevice() {
   {
@@ -44,6 +45,61 @@ bool CpuDevice::wait() {
 }
 
 void *CpuDevice::scratch(int64_t bytes) { return arena_.alloc(bytes); }
+
+bool CpuDevice::launchKernel(spmd_dev *d, const char *name, int64_t n, int32_t nparams,
+                             void **params) {
+  if (!name) {
+    recordDeviceError(d, "a kernel launch without a kernel name");
+    return false;
+  }
+  uint64_t generation = kernels_.generation.load();
+  if (generation != kernelGeneration_) {
+    kernelCache_.clear();
+    kernelGeneration_ = generation;
+  }
+  auto it = kernelCache_.find(name);
+  if (it == kernelCache_.end() || it->second.first != name) {
+    HostKernelFn fn = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(kernels_.mu);
+      auto k = kernels_.byName.find(name);
+      if (k != kernels_.byName.end()) fn = k->second;
+    }
+    if (!fn) {
+      recordDeviceError(d, std::string("no kernel named '") + name +
+                               "' is loaded for CPU devices (a CPU device cannot run GPU kernels)");
+      return false;
+    }
+    it = kernelCache_.insert_or_assign(name, std::make_pair(std::string(name), fn)).first;
+  }
+  record_ = spmd_kernel_error{};
+  it->second.second(&record_, n, params);
+  if (record_.flag == 0) return true;
+  // On the host, `where` is the address of the location string in the host module.
+  const char *where = reinterpret_cast<const char *>(static_cast<uintptr_t>(record_.where));
+  recordDeviceError(d, indexErrorMessage(record_.index, record_.size, where));
+  return false;
+}
+
+bool CpuDevice::copy(spmd_dev *d, void *dst, const void *src, int64_t bytes) {
+  if (bytes > 0 && dst != src) std::memmove(dst, src, size_t(bytes));
+  return true;
+}
+
+bool CpuDevice::read(spmd_dev *d, const void *p, int32_t bytes, int64_t &value) {
+  switch (bytes) {
+  case 1: value = *static_cast<const uint8_t *>(p); return true;
+  case 4: value = *static_cast<const uint32_t *>(p); return true;
+  case 8: value = *static_cast<const int64_t *>(p); return true;
+  }
+  recordDeviceError(d, "spmd_dev_read of " + std::to_string(bytes) + " bytes (1, 4 or 8)");
+  return false;
+}
+
+int CpuDevice::gemm(spmd_dev *d, int32_t dtype, int64_t batch, int64_t m, int64_t n, int64_t k,
+                    const void *a, const void *b, void *c) {
+  return 1;
+}
 
 /// Calls the kernel under setjmp. Kept apart so that only this frame is re-entered by
 /// longjmp, and it holds nothing that needs destroying.
@@ -102,7 +158,8 @@ class CpuBackend final : public Backend {
 public:
   explicit CpuBackend(int count) : comm_(count) {
     devices_.reserve(count);
-    for (int i = 0; i < count; ++i) devices_.push_back(std::make_unique<CpuDevice>(i, done_));
+    for (int i = 0; i < count; ++i)
+      devices_.push_back(std::make_unique<CpuDevice>(i, done_, kernels_));
   }
   int deviceCount() const override { return static_cast<int>(devices_.size()); }
   std::string describe() const override {
@@ -111,10 +168,19 @@ public:
   }
   Device &device(int index) override { return *devices_[index]; }
   Communicator &communicator() override { return comm_; }
+  void loadHostKernels(const std::vector<std::pair<std::string, void *>> &kernels) override {
+    {
+      std::lock_guard<std::mutex> lock(kernels_.mu);
+      for (const auto &[name, entry] : kernels)
+        kernels_.byName[name] = reinterpret_cast<HostKernelFn>(entry);
+    }
+    kernels_.generation.fetch_add(1);
+  }
 
 private:
   CpuCommunicator comm_;
-  CpuCompletion done_;  ///< before the devices, which keep a reference to it
+  CpuCompletion done_;   ///< before the devices, which keep a reference to it
+  HostKernels kernels_;  ///< likewise
   std::vector<std::unique_ptr<CpuDevice>> devices_;
 };
 

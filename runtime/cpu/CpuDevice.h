@@ -6,7 +6,9 @@
 // failing device unwinds back to it (Note [Unwinding kernels] in Device.cpp). Idle
 // threads sleep on a condition variable: any number of devices may share few cores.
 // The devices of a backend share a CpuCompletion, so that the host waiting for a launch
-// is woken once, by the last device to finish, rather than once per device.
+// is woken once, by the last device to finish, rather than once per device. Device
+// programs (spmdrt.h) run here too: their buffers are host memory and the kernels they
+// launch are host functions (HostKernels), called in place.
 #pragma once
 
 #include "Device.h"
@@ -15,7 +17,10 @@
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
+#include <string>
 #include <thread>
+#include <unordered_map>
+#include <utility>
 
 namespace spmd::rt {
 
@@ -26,9 +31,19 @@ struct CpuCompletion {
   std::atomic<uint32_t> wake{0};
 };
 
+/// The entry of a kernel compiled for the host (Backend::loadHostKernels).
+using HostKernelFn = void (*)(spmd_kernel_error *err, int64_t n, void **params);
+
+/// The host kernels of a CPU backend, by name, shared by its devices.
+struct HostKernels {
+  std::mutex mu;  ///< guards byName (written between launches, read on a cache miss)
+  std::unordered_map<std::string, HostKernelFn> byName;
+  std::atomic<uint64_t> generation{0};  ///< bumped by each load: devices drop their caches
+};
+
 class CpuDevice final : public Device {
 public:
-  CpuDevice(int index, CpuCompletion &done);
+  CpuDevice(int index, CpuCompletion &done, HostKernels &kernels);
   ~CpuDevice() override;
 
   void start(const DeviceWork &work, spmd_dev *ctx) override;
@@ -36,6 +51,17 @@ public:
   /// launch waits for all of them anyway), then returns this device's outcome.
   bool wait() override;
   void *scratch(int64_t bytes) override;
+  /// Runs host kernel `name` (Backend::loadHostKernels) in place, then fails with its
+  /// index error if it recorded one; fails when no such kernel is loaded.
+  bool launchKernel(spmd_dev *d, const char *name, int64_t n, int32_t nparams,
+                    void **params) override;
+  /// memmove: device memory is host memory.
+  bool copy(spmd_dev *d, void *dst, const void *src, int64_t bytes) override;
+  /// A plain load of 1, 4 or 8 bytes.
+  bool read(spmd_dev *d, const void *p, int32_t bytes, int64_t &value) override;
+  /// 1: no BLAS on CPU devices (generated code runs its own loops).
+  int gemm(spmd_dev *d, int32_t dtype, int64_t batch, int64_t m, int64_t n, int64_t k,
+           const void *a, const void *b, void *c) override;
 
 private:
   void loop();
@@ -44,6 +70,11 @@ private:
 
   int index_;
   CpuCompletion &done_;
+  HostKernels &kernels_;
+  /// Host kernels by name pointer (checked against the name), for one generation.
+  std::unordered_map<const char *, std::pair<std::string, HostKernelFn>> kernelCache_;
+  uint64_t kernelGeneration_ = 0;
+  spmd_kernel_error record_{};  ///< what the running host kernel reports
   std::mutex mu_;
   std::condition_variable cv_;
   const DeviceWork *work_ = nullptr;  ///< non-null while a launch is pending or running
