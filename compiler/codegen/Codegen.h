@@ -13,12 +13,21 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace spmd::codegen {
+
+/// Where pmap bodies run (Note [Device programs] in EmitDevice.cpp): on CPU devices as
+/// one function per device (Cpu), on CPU devices as device programs whose kernels are
+/// loops called in place (CpuSplit: the GPU model, tested without a GPU), or on NVIDIA
+/// GPUs as device programs launching PTX kernels (Cuda).
+enum class Backend { Cpu, CpuSplit, Cuda };
 
 /// Code generation options.
 struct Options {
   int optLevel = 2;  ///< 0..3, LLVM's new pass manager pipeline level
+  Backend backend = Backend::Cpu;
   /// Renders an equation's location for run-time errors ("file:line:col"); when unset,
   /// "line:col".
   std::function<std::string(const SrcRange &)> where;
@@ -27,8 +36,9 @@ struct Options {
 /// The optimised LLVM module for the host CPU, as text (`--dump=llvm`).
 std::string emitLLVM(const ir::Module &m, const Options &o);
 
-/// The kernels of `m` compiled for nvptx64-nvidia-cuda, sm_90, PTX 8.0 (`--dump=ptx`).
-/// Calls into the runtime (collectives) stay extern declarations.
+/// The GPU kernels of `m` (the split of Note [Device programs]) compiled for
+/// nvptx64-nvidia-cuda, sm_90, PTX 8.0, with libdevice linked in (`--dump=ptx`). The
+/// kernels call nothing outside the module.
 std::string emitPTX(const ir::Module &m, const Options &o);
 
 /// A JIT-compiled program; keeps its code alive.
@@ -42,9 +52,16 @@ public:
   virtual void (*entryIO())(spmd_host *, void **, void **) { return nullptr; }
   /// Wall time spent lowering, optimising and compiling to machine code.
   double compileSeconds() const { return compileSeconds_; }
+  /// Backend::Cuda: the PTX of the program's kernels, for the runtime to load ("" when
+  /// the program has none).
+  const std::string &ptx() const { return ptx_; }
+  /// Backend::CpuSplit: each kernel's entry `void name(err, n, void **params)`.
+  const std::vector<std::pair<std::string, void *>> &hostKernels() const { return hostKernels_; }
 
 protected:
   double compileSeconds_ = 0;
+  std::string ptx_;
+  std::vector<std::pair<std::string, void *>> hostKernels_;
 };
 
 /// Lowers, optimises and JIT compiles `m` for the host CPU. Throws InternalError on our

@@ -56,8 +56,7 @@ static void ifThen(Lowering &L, Value *cond, const std::function<void()> &then) 
   L.b.SetInsertPoint(cont);
 }
 
-/// The identity of a reduction on dtype `d`.
-static double reduceIdentity(Op op, DType d) {
+double reduceIdentity(Op op, DType d) {
   double inf = std::numeric_limits<double>::infinity();
   switch (op) {
   case Op::ReduceSum: case Op::ReduceOr: return 0;
@@ -70,7 +69,7 @@ static double reduceIdentity(Op op, DType d) {
   }
 }
 
-static Op combiner(Op op) {
+Op reduceCombiner(Op op) {
   switch (op) {
   case Op::ReduceSum: return Op::Add;
   case Op::ReduceProd: return Op::Mul;
@@ -94,7 +93,7 @@ void Lowering::emitReduce(const ir::Eqn &e) {
   for (size_t k = 0; k < in.size(); ++k) suffix &= red[k] == (k >= nKept);
   Value *dst = defBuffer(e.out[0]);
   Value *ident = constOf(d, reduceIdentity(e.op, d));
-  Op comb = combiner(e.op);
+  Op comb = reduceCombiner(e.op);
   // Float sums and products may be reassociated so the inner loop vectorises.
   FastMathFlags fm;
   fm.setAllowReassoc();
@@ -237,6 +236,21 @@ std::string Lowering::where(const ir::Eqn &e) {
 
 void Lowering::checkIndex(Value *index, int64_t limit, int64_t size, const std::string &w) {
   Value *bad = b.CreateICmpUGT(index, c64(limit));  // negative indices are huge unsigned
+  if (fs->gpuKernel) {
+    // The first failing thread fills the kernel's error record (spmdrt.h); the runtime
+    // reports it after the kernel. The caller clamps the index.
+    ifThen(*this, bad, [&] {
+      Value *won = b.CreateExtractValue(
+          b.CreateAtomicCmpXchg(fs->errRec, b.getInt32(0), b.getInt32(1), MaybeAlign(4),
+                                AtomicOrdering::Monotonic, AtomicOrdering::Monotonic), 1);
+      ifThen(*this, won, [&] {
+        b.CreateStore(index, b.CreateConstInBoundsGEP1_64(i8(), fs->errRec, 8));
+        b.CreateStore(c64(size), b.CreateConstInBoundsGEP1_64(i8(), fs->errRec, 16));
+        b.CreateStore(b.CreatePtrToInt(cstr(w), i64()), b.CreateConstInBoundsGEP1_64(i8(), fs->errRec, 24));
+      });
+    });
+    return;
+  }
   ifThen(*this, bad, [&] {
     b.CreateCall(rt("spmd_index_error"), {fs->kernel ? nullPtr() : fs->host, fs->kernel ? fs->dev : nullPtr(),
                                           index, c64(size), cstr(w)});
@@ -283,6 +297,16 @@ void Lowering::emitTransposeCopy(DType d, Value *src, const ir::Shape &srcShape,
                                  const std::vector<int64_t> &perm, Value *dst) {
   ir::Shape o;
   for (auto p : perm) o.push_back(srcShape[p]);
+  if (fs->deviceProgram) {
+    ir::Type ot{d, o};
+    int64_t n = ot.numel();
+    launchKernel("transpose", n, {}, {src, dst}, [&](Value *i, const std::vector<Value *> &kx) {
+      std::vector<Value *> idx = delinearize(i, o), si(perm.size());
+      for (size_t k = 0; k < perm.size(); ++k) si[perm[k]] = idx[k];
+      store(d, load(d, kx[0], linearIndex(si, srcShape)), kx[1], i);
+    });
+    return;
+  }
   loopNest(o, [&](const std::vector<Value *> &idx) {
     std::vector<Value *> si(perm.size());
     for (size_t k = 0; k < perm.size(); ++k) si[perm[k]] = idx[k];

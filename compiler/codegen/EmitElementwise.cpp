@@ -81,6 +81,7 @@ void Lowering::planFusion(const ir::Jaxpr &j) {
 }
 
 void Lowering::emitIndexable(const ir::Eqn &e) {
+  if (fs->deviceProgram) return deviceMaterialize(e);
   const ir::Var &out = e.out[0];
   Value *dst = defBuffer(out);
   loopNest(out.type.shape, [&](const std::vector<Value *> &idx) {
@@ -90,6 +91,8 @@ void Lowering::emitIndexable(const ir::Eqn &e) {
 
 Value *Lowering::elemAt(const ir::Atom &a, const std::vector<Value *> &idx) {
   if (a.isLit) return literal(a.lit, a.lit.dtype);
+  auto s = fs->scalars.find(a.var.id);
+  if (s != fs->scalars.end()) return s->second;
   auto f = fs->fused.find(a.var.id);
   if (f != fs->fused.end()) return computeElem(*f->second, a.var.type.rank() == 0 ? std::vector<Value *>{} : idx);
   Value *base = fs->buf.at(a.var.id);
@@ -215,8 +218,9 @@ Value *Lowering::mathCall(const std::string &name, DType d, std::vector<Value *>
   return b.CreateCall(c, args);
 }
 
-/// Whether dtype `d`'s transcendental functions come from VecMath.h (f32 on the host).
-static bool vecMath(Target t, DType d) { return d == DType::F32 && t == Target::Host; }
+/// Whether dtype `d`'s transcendental functions come from VecMath.h: f32 on every
+/// target (branch-free IR, no calls), so GPUs compute the same bits as CPUs.
+static bool vecMath(Target, DType d) { return d == DType::F32; }
 
 Value *Lowering::unaryOp(const ir::Eqn &e, DType d, Value *x) {
   bool fl = ir::isFloat(d);
@@ -296,6 +300,8 @@ Value *Lowering::binaryOp(Op op, DType d, Value *x, Value *y) {
   case Op::Sub: return fl ? b.CreateFSub(x, y) : b.CreateSub(x, y);
   case Op::Mul: return fl ? b.CreateFMul(x, y) : b.CreateMul(x, y);
   case Op::Div: case Op::Rem: {
+    // NVPTX has no exact frem: libdevice's fmod.
+    if (fl && op == Op::Rem && target == Target::NVPTX) return mathCall("fmod", d, {x, y});
     if (fl) return op == Op::Div ? b.CreateFDiv(x, y) : b.CreateFRem(x, y);
     // Integer division never traps: x/0 gives 0 here, INT_MIN/-1 wraps.
     Value *y0 = b.CreateICmpEQ(y, zero());

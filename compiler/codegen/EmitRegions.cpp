@@ -115,6 +115,7 @@ void Lowering::emitPmapLaunch(const ir::Eqn &e) {
   ks.dev = kf->getArg(0);
   ks.host = nullPtr();
   ks.mesh = mesh;
+  ks.deviceProgram = split != Split::None;
   ks.allocs = BasicBlock::Create(ctx, "allocs", kf);
   BasicBlock *start = BasicBlock::Create(ctx, "body", kf);
   fs = &ks;
@@ -221,6 +222,14 @@ void Lowering::emitInnerPmap(const ir::Eqn &e) {
     if (a == 0) { fs->buf[iv.id] = b.CreateInBoundsGEP(i8(), src, b.CreateMul(me, c64(iv.type.bytes()))); continue; }
     Value *dst = defBuffer(iv);
     const ir::Shape &xs = e.in[k].type().shape;
+    if (fs->deviceProgram) {
+      launchKernel("pmap_slice", iv.type.numel(), {}, {src, dst, me}, [&](Value *i, const std::vector<Value *> &kx) {
+        std::vector<Value *> xi = delinearize(i, iv.type.shape);
+        xi.insert(xi.begin() + a, kx[2]);
+        store(iv.type.dtype, load(iv.type.dtype, kx[0], linearIndex(xi, xs)), kx[1], i);
+      });
+      continue;
+    }
     loopNest(iv.type.shape, [&](const std::vector<Value *> &idx) {
       std::vector<Value *> xi = idx;
       xi.insert(xi.begin() + a, me);
@@ -304,12 +313,15 @@ void Lowering::emitForLoop(const ir::Eqn &e) {
   for (auto &a : body.outvars) viaTemp |= !a.isLit && inv.count(a.var.id);
   if (viaTemp)
     for (size_t k = 0; k < ncar; ++k) tmp.push_back(allocBytes(e.out[k].type.bytes()));
+  // The counter: a buffer on CPU devices, a host scalar in a device program.
   Value *ibuf = entryAlloca(*this, i32());
-  fs->buf[body.invars[0].id] = ibuf;
+  int counter = body.invars[0].id;
+  if (!fs->deviceProgram) fs->buf[counter] = ibuf;
   for (size_t k = 0; k < nc; ++k) fs->buf[body.invars[1 + k].id] = bufferOf(e.in[k]);
   for (size_t k = 0; k < ncar; ++k) fs->buf[body.invars[1 + nc + k].id] = carry[k];
   loop(e.intParam("trip_count"), [&](Value *i) {
-    b.CreateStore(b.CreateTrunc(i, i32()), ibuf);
+    if (fs->deviceProgram) fs->scalars[counter] = b.CreateTrunc(i, i32());
+    else b.CreateStore(b.CreateTrunc(i, i32()), ibuf);
     emitJaxpr(body);
     for (size_t k = 0; k < ncar; ++k) copyKeepingShards(body.outvars[k], viaTemp ? tmp[k] : carry[k]);
     for (size_t k = 0; k < tmp.size(); ++k) {
@@ -326,7 +338,8 @@ void Lowering::emitCond(const ir::Eqn &e) {
   for (auto &v : e.out) outs.push_back(defBuffer(v));
   std::vector<Value *> operands;
   for (size_t k = 1; k < e.in.size(); ++k) operands.push_back(bufferOf(e.in[k]));
-  Value *p = elemAt(e.in[0], {});
+  // A device program reads a predicate that lives on the device back (one sync).
+  Value *p = fs->deviceProgram ? hostScalar(e.in[0]) : elemAt(e.in[0], {});
   if (!p->getType()->isIntegerTy(1)) p = b.CreateICmpNE(p, ConstantInt::get(p->getType(), 0));
   BasicBlock *tb = BasicBlock::Create(ctx, "cond.true", fs->fn), *fb = BasicBlock::Create(ctx, "cond.false", fs->fn),
              *cont = BasicBlock::Create(ctx, "cond.end", fs->fn);
@@ -345,7 +358,8 @@ void Lowering::emitCond(const ir::Eqn &e) {
 
 /// [.., G, n/G, ..] with G moved to the front: the chunk-major copy of `x` split in G
 /// along `axis`, as all_to_all and reduce_scatter send it.
-static Value *chunkMajor(Lowering &L, const ir::Atom &x, int64_t axis, int64_t G) {
+Value *Lowering::chunkMajor(const ir::Atom &x, int64_t axis, int64_t G) {
+  Lowering &L = *this;
   Value *src = L.bufferOf(x);
   if (axis == 0) return src;
   const ir::Type &t = x.type();
@@ -410,7 +424,7 @@ void Lowering::emitCollective(const ir::Eqn &e) {
   case Op::AllToAll: {
     uint32_t m = axisMask(e.param("axis_name"));
     int64_t G = groupSize(m), sa = e.intParam("split_axis"), ca = e.intParam("concat_axis");
-    Value *in = chunkMajor(*this, x, sa, G);
+    Value *in = chunkMajor(x, sa, G);
     Value *tmp = allocBytes(bytes);
     b.CreateCall(rt("spmd_all_to_all"), {fs->dev, in, tmp, c64(bytes / G), c32(int32_t(m))});
     ir::Shape chunk = x.type().shape;
@@ -422,7 +436,7 @@ void Lowering::emitCollective(const ir::Eqn &e) {
   case Op::ReduceScatter: {
     uint32_t m = axisMask(e.param("axis_name"));
     int64_t G = groupSize(m);
-    Value *in = chunkMajor(*this, x, e.intParam("scatter_dimension"), G);
+    Value *in = chunkMajor(x, e.intParam("scatter_dimension"), G);
     b.CreateCall(rt("spmd_reduce_scatter"), {fs->dev, in, defBuffer(out), c64(x.type().numel() / G),
                                              c32(dtypeCode(d)), c32(0), c32(int32_t(m))});
     return;

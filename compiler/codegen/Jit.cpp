@@ -17,6 +17,7 @@
 #include <llvm/Linker/Linker.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/SourceMgr.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Target/TargetMachine.h>
@@ -100,14 +101,38 @@ static void verifyOrDie(const Module &m) {
   if (verifyModule(m, &os)) internal_assert(false, "codegen produced invalid LLVM IR: " + os.str());
 }
 
-/// Lowers `m` and optimises it for the host; `tm` receives the target machine.
+static Split splitOf(Backend b) {
+  return b == Backend::Cpu ? Split::None : b == Backend::CpuSplit ? Split::Host : Split::NVPTX;
+}
+
+static std::string ptxOf(Module &mod, int optLevel);
+
+/// What lowering made besides the host code: the kernels' names and, for CUDA, their PTX.
+struct Kernels {
+  std::vector<std::string> names;
+  std::string ptx;
+};
+
+/// Lowers `m` and optimises it for the host; `tm` receives the target machine. With a
+/// split, the CPU kernels are linked into the module and the GPU kernels compiled to PTX.
 static std::unique_ptr<Module> hostModule(LLVMContext &ctx, const ir::Module &m, const Options &o,
-                                          std::unique_ptr<TargetMachine> &tm) {
+                                          std::unique_ptr<TargetMachine> &tm, Kernels *kernels = nullptr) {
   initTargets();
   tm = check(hostBuilder(o.optLevel).createTargetMachine(), "creating the host target machine");
-  auto mod = Lowering(ctx, Target::Host, o.where).run(m);
+  Lowering L(ctx, Target::Host, o.where, splitOf(o.backend));
+  auto mod = L.run(m);
   mod->setDataLayout(tm->createDataLayout());
   mod->setTargetTriple(tm->getTargetTriple().str());
+  if (auto kmod = L.takeKernels()) {
+    if (kernels) kernels->names = L.kernelNames;
+    if (o.backend == Backend::CpuSplit) {
+      kmod->setDataLayout(tm->createDataLayout());
+      kmod->setTargetTriple(tm->getTargetTriple().str());
+      internal_assert(!Linker::linkModules(*mod, std::move(kmod)), "linking the CPU kernels");
+    } else if (kernels && !L.kernelNames.empty()) {
+      kernels->ptx = ptxOf(*kmod, o.optLevel);
+    }
+  }
   verifyOrDie(*mod);
   optimize(*mod, tm.get(), o.optLevel);
   return mod;
@@ -123,16 +148,30 @@ std::string emitLLVM(const ir::Module &m, const Options &o) {
   return os.str();
 }
 
-/// Links the libdevice functions the kernels call (when CUDA is installed).
+#ifdef SPMD_HAVE_LIBDEVICE
+extern "C" const char spmd_libdevice_start[], spmd_libdevice_end[];
+#endif
+
+/// Links the libdevice functions the kernels call (f64 math, fmod). libdevice.10.bc is
+/// embedded in the binary when the CUDA toolkit was found at build time; otherwise it is
+/// looked for where CUDA installs it.
 static void linkLibdevice(Module &mod) {
   bool needed = false;
   for (auto &f : mod)
     needed |= f.isDeclaration() && f.getName().starts_with("__nv_");
-  const char *path = "/usr/local/cuda/nvvm/libdevice/libdevice.10.bc";
-  if (!needed || !std::filesystem::exists(path)) return;
+  if (!needed) return;
   SMDiagnostic diag;
-  auto lib = parseIRFile(path, diag, mod.getContext());
-  if (!lib) return;
+  std::unique_ptr<Module> lib;
+#ifdef SPMD_HAVE_LIBDEVICE
+  auto buf = MemoryBuffer::getMemBuffer(
+      StringRef(spmd_libdevice_start, size_t(spmd_libdevice_end - spmd_libdevice_start)), "libdevice.10.bc", false);
+  lib = parseIR(buf->getMemBufferRef(), diag, mod.getContext());
+#else
+  const char *path = "/usr/local/cuda/nvvm/libdevice/libdevice.10.bc";
+  if (std::filesystem::exists(path)) lib = parseIRFile(path, diag, mod.getContext());
+#endif
+  internal_assert(lib != nullptr, "the GPU kernels need libdevice.10.bc, which this build of spmdrun does not have "
+                                  "(build it where the CUDA toolkit is installed)");
   lib->setTargetTriple(mod.getTargetTriple());
   lib->setDataLayout(mod.getDataLayout());
   Linker::linkModules(mod, std::move(lib), Linker::LinkOnlyNeeded);
@@ -143,26 +182,27 @@ static void linkLibdevice(Module &mod) {
 std::string emitPTX(const ir::Module &m, const Options &o) {
   initTargets();
   LLVMContext ctx;
-  auto mod = Lowering(ctx, Target::NVPTX, o.where).run(m);
-  // Kernels only: the host code stays on the CPU.
-  if (Function *main = mod->getFunction("spmd_main")) main->eraseFromParent();
+  Lowering L(ctx, Target::Host, o.where, Split::NVPTX);
+  L.run(m);  // the host code is not needed here
+  auto kmod = L.takeKernels();
+  return L.kernelNames.empty() ? std::string() : ptxOf(*kmod, o.optLevel);
+}
+
+/// The PTX of a kernel module (Note [Device programs]).
+static std::string ptxOf(Module &modRef, int optLevel) {
+  Module *mod = &modRef;
+  LLVMContext &ctx = mod->getContext();
   std::string triple = "nvptx64-nvidia-cuda", err;
   const llvm::Target *t = TargetRegistry::lookupTarget(triple, err);
   internal_assert(t, "no NVPTX target: " + err);
   std::unique_ptr<TargetMachine> tm(t->createTargetMachine(triple, "sm_90", "+ptx80", TargetOptions(),
-                                                          std::nullopt, std::nullopt, cgLevel(o.optLevel)));
+                                                          std::nullopt, std::nullopt, cgLevel(optLevel)));
+  (void)ctx;
   mod->setTargetTriple(triple);
   mod->setDataLayout(tm->createDataLayout());
-  NamedMDNode *ann = mod->getOrInsertNamedMetadata("nvvm.annotations");
-  for (auto &f : *mod) {
-    if (f.isDeclaration()) continue;
-    Metadata *md[] = {ValueAsMetadata::get(&f), MDString::get(ctx, "kernel"),
-                      ConstantAsMetadata::get(ConstantInt::get(Type::getInt32Ty(ctx), 1))};
-    ann->addOperand(MDNode::get(ctx, md));
-  }
   linkLibdevice(*mod);
   verifyOrDie(*mod);
-  optimize(*mod, tm.get(), o.optLevel);
+  optimize(*mod, tm.get(), optLevel);
   for (auto it = mod->begin(); it != mod->end();) {
     Function &f = *it++;
     if (f.isDeclaration() && f.use_empty()) f.eraseFromParent();
@@ -180,9 +220,12 @@ namespace {
 /// A program JIT compiled by ORC LLJIT; owns the JIT and so the code.
 class JitExecutable : public Executable {
 public:
-  JitExecutable(std::unique_ptr<orc::LLJIT> jit, void (*fn)(spmd_host *), double secs)
+  JitExecutable(std::unique_ptr<orc::LLJIT> jit, void (*fn)(spmd_host *), double secs, std::string ptx,
+                std::vector<std::pair<std::string, void *>> hostKernels)
       : jit_(std::move(jit)), fn_(fn) {
     compileSeconds_ = secs;
+    ptx_ = std::move(ptx);
+    hostKernels_ = std::move(hostKernels);
   }
   void (*entry())(spmd_host *) override { return fn_; }
 
@@ -206,14 +249,19 @@ std::unique_ptr<Executable> compile(const ir::Module &m, const Options &o) {
   auto t0 = std::chrono::steady_clock::now();
   auto ctx = std::make_unique<LLVMContext>();
   std::unique_ptr<TargetMachine> tm;
-  auto mod = hostModule(*ctx, m, o, tm);
+  Kernels kernels;
+  auto mod = hostModule(*ctx, m, o, tm, &kernels);
   auto jit = makeJit(o.optLevel);
   if (auto err = jit->addIRModule(orc::ThreadSafeModule(std::move(mod), std::move(ctx))))
     internal_assert(false, "adding the module to the JIT: " + toString(std::move(err)));
   auto sym = check(jit->lookup("spmd_main"), "looking up spmd_main");
   auto fn = sym.toPtr<void (*)(spmd_host *)>();
+  std::vector<std::pair<std::string, void *>> hostKernels;
+  if (o.backend == Backend::CpuSplit)
+    for (auto &name : kernels.names)
+      hostKernels.emplace_back(name, check(jit->lookup(name), "looking up a kernel").toPtr<void *>());
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return std::make_unique<JitExecutable>(std::move(jit), fn, secs);
+  return std::make_unique<JitExecutable>(std::move(jit), fn, secs, std::move(kernels.ptx), std::move(hostKernels));
 }
 
 // ---- one JIT, many modules (the REPL) ---------------------------------------------------

@@ -34,8 +34,8 @@ int32_t dtypeCode(DType d) {
   return -1;
 }
 
-Lowering::Lowering(LLVMContext &c, Target t, std::function<std::string(const SrcRange &)> where)
-    : ctx(c), target(t), b(c), renderLoc(std::move(where)) {}
+Lowering::Lowering(LLVMContext &c, Target t, std::function<std::string(const SrcRange &)> where, Split s)
+    : ctx(c), target(t), b(c), renderLoc(std::move(where)), split(s) {}
 
 Type *Lowering::regTy(DType d) {
   switch (d) {
@@ -60,9 +60,11 @@ FunctionCallee Lowering::rt(const std::string &name) {
       {"spmd_ppermute", 9}, {"spmd_all_to_all", 10}, {"spmd_reduce_scatter", 11},
       {"spmd_fail", 12}, {"spmd_index_error", 13}, {"spmd_print_str", 14},
       {"spmd_print_array", 15}, {"spmd_print_render", 16}, {"spmd_print_end", 17},
-      {"spmd_assert_close", 18}, {"spmd_host_copy", 19}};
+      {"spmd_assert_close", 18}, {"spmd_host_copy", 19}, {"spmd_kernel_launch", 20},
+      {"spmd_dev_copy", 21}, {"spmd_dev_read", 22}, {"spmd_gemm", 23}};
   auto it = idx.find(name);
   internal_assert(it != idx.end(), "unknown runtime function " + name);
+  internal_assert(!fs || !fs->gpuKernel, "a kernel cannot call the runtime (" + name + ")");
   FunctionType *ft = nullptr;
   switch (it->second) {
   case 0: ft = FunctionType::get(P, {P, I64}, false); break;
@@ -85,6 +87,10 @@ FunctionCallee Lowering::rt(const std::string &name) {
   case 17: ft = FunctionType::get(V, {P}, false); break;
   case 18: ft = FunctionType::get(V, {P, P, P, I32, I64, D, D, P}, false); break;
   case 19: ft = FunctionType::get(V, {P, P, P, I64}, false); break;
+  case 20: ft = FunctionType::get(V, {P, P, I64, I32, P}, false); break;
+  case 21: ft = FunctionType::get(V, {P, P, P, I64}, false); break;
+  case 22: ft = FunctionType::get(I64, {P, P, I32}, false); break;
+  case 23: ft = FunctionType::get(I32, {P, I32, I64, I64, I64, I64, P, P, P}, false); break;
   }
   return mod->getOrInsertFunction(name, ft);
 }
@@ -169,14 +175,19 @@ void Lowering::loopNest(const ir::Shape &shape, const IndexFn &body) {
 }
 
 void Lowering::memcpy(Value *dst, Value *src, int64_t bytes) {
-  if (bytes > 0) b.CreateMemCpy(dst, MaybeAlign(1), src, MaybeAlign(1), bytes);
+  if (bytes <= 0) return;
+  if (fs->deviceProgram) {
+    b.CreateCall(rt("spmd_dev_copy"), {fs->dev, dst, src, c64(bytes)});
+    return;
+  }
+  b.CreateMemCpy(dst, MaybeAlign(1), src, MaybeAlign(1), bytes);
 }
 
 Value *Lowering::allocBytes(int64_t bytes) {
   int64_t n = std::max<int64_t>(bytes, 1);
   if (!fs->kernel) return b.CreateCall(rt("spmd_host_alloc"), {fs->host, c64(n)});
   IRBuilder<> ab(fs->allocs);
-  if (n <= 16384) {
+  if (n <= 16384 && !fs->deviceProgram) {
     auto *a = ab.CreateAlloca(ArrayType::get(i8(), uint64_t(n)));
     a->setAlignment(Align(64));
     return a;
@@ -193,6 +204,14 @@ Value *Lowering::defBuffer(const ir::Var &v) {
 }
 
 Value *Lowering::bufferOf(const ir::Atom &a) {
+  if (fs->deviceProgram && (a.isLit || fs->scalars.count(a.var.id)) && !(!a.isLit && fs->buf.count(a.var.id))) {
+    // A literal or a host scalar needed in device memory: a one-element kernel writes it.
+    ir::Type t = a.type();
+    Value *p = allocBytes(t.bytes());
+    storeKernel("scalar", t, p, {a}, [&](const std::vector<Value *> &) { return elemAt(a, {}); });
+    if (!a.isLit) fs->buf[a.var.id] = p;
+    return p;
+  }
   if (!a.isLit) {
     auto it = fs->buf.find(a.var.id);
     if (it != fs->buf.end()) return it->second;
@@ -227,6 +246,11 @@ void Lowering::copyKeepingShards(const ir::Atom &a, Value *dst) {
 
 void Lowering::copyAtom(const ir::Atom &a, Value *dst) {
   syncForRead(a);
+  if (fs->deviceProgram && (a.isLit || fs->fused.count(a.var.id) || fs->scalars.count(a.var.id))) {
+    ir::Type t = a.type();
+    storeKernel("copy", t, dst, {a}, [&](const std::vector<Value *> &idx) { return elemAt(a, idx); });
+    return;
+  }
   if (!a.isLit && fs->fused.count(a.var.id)) {
     const ir::Type &t = a.var.type;
     loopNest(t.shape, [&](const std::vector<Value *> &idx) {
@@ -285,6 +309,7 @@ void Lowering::emitEqn(const ir::Eqn &e) {
   if (e.op != Op::Pmap && e.op != Op::ForLoop)
     for (auto &a : e.in) syncForRead(a);
   // A fused value is emitted by its consumers.
+  if (fs->deviceProgram) return emitDeviceEqn(e);
   if (e.out.size() == 1 && fs->fused.count(e.out[0].id)) return;
   if (indexable(e)) return emitIndexable(e);
   switch (e.op) {
@@ -320,6 +345,7 @@ void Lowering::emitEqn(const ir::Eqn &e) {
 // `void spmd_main(spmd_host*)`.
 std::unique_ptr<Module> Lowering::run(const ir::Module &m) {
   mod = std::make_unique<Module>("spmd", ctx);
+  if (split != Split::None) kmod = std::make_unique<Module>("spmd_kernels", ctx);
   bool io = !m.main.invars.empty() || !m.main.outvars.empty();
   FunctionType *ft = io ? FunctionType::get(b.getVoidTy(), {ptr(), ptr(), ptr()}, false)
                         : FunctionType::get(b.getVoidTy(), {ptr()}, false);

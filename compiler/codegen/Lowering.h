@@ -11,6 +11,8 @@
 //   EmitArrays.cpp      reductions, shape ops, dynamic slices, dot_general
 //   EmitRegions.cpp     pmap (launch + kernel, nested flattening), for_loop, cond,
 //                       collectives, host effects
+//   EmitDevice.cpp      with a split: pmap bodies as device programs that launch
+//                       data-parallel kernels (Note [Device programs])
 #pragma once
 
 #include "ir/IR.h"
@@ -29,6 +31,12 @@
 namespace spmd::codegen {
 
 enum class Target { Host, NVPTX };
+
+/// How pmap bodies are compiled (Note [Device programs] in EmitDevice.cpp): as one
+/// function per device that computes everything (None: CPU devices), or as a device
+/// program that launches kernels, the kernels compiled for NVIDIA GPUs (NVPTX) or as
+/// loops the CPU runtime calls in place (Host).
+enum class Split { None, Host, NVPTX };
 
 /// One axis of a kernel's device mesh (a level of a flattened pmap nest).
 struct MeshAxis {
@@ -62,17 +70,32 @@ struct FnState {
   /// Vars defined by the jaxpr being walked, not its outputs, whose last use is the
   /// equation being emitted: their buffers may be taken over (Note [Buffers]).
   const std::vector<int> *dying = nullptr;
+  /// A device program (Note [Device programs]): host code whose buffers are device
+  /// memory; it launches kernels and never reads an element itself.
+  bool deviceProgram = false;
+  /// A data-parallel kernel of a device program (its first parameter: the error record).
+  bool gpuKernel = false;
+  llvm::Value *errRec = nullptr;
+  /// Rank-0 values held in registers rather than buffers: in a device program, values
+  /// known on the host (a loop counter, an axis index); in a kernel, its by-value params.
+  std::unordered_map<int, llvm::Value *> scalars;
 };
 
 /// A loop body: gets the multi-index (i64 values, one per dimension).
 using IndexFn = std::function<void(const std::vector<llvm::Value *> &)>;
+/// A kernel's body: gets the flat index and the kernel-side values of its extra params.
+using KernelBody = std::function<void(llvm::Value *, const std::vector<llvm::Value *> &)>;
 
 class Lowering {
 public:
   Lowering(llvm::LLVMContext &ctx, Target target,
-           std::function<std::string(const SrcRange &)> where = nullptr);
-  /// Emits the whole module; returns it.
+           std::function<std::string(const SrcRange &)> where = nullptr, Split split = Split::None);
+  /// Emits the whole module; returns it (the host code). With a split, the kernels are
+  /// in takeKernels() afterwards.
   std::unique_ptr<llvm::Module> run(const ir::Module &m);
+  /// The kernel module of a split (null without one) and the names of its kernels.
+  std::unique_ptr<llvm::Module> takeKernels() { return std::move(kmod); }
+  std::vector<std::string> kernelNames;
 
   // ---- shared helpers (Lowering.cpp) ----
   llvm::LLVMContext &ctx;
@@ -82,6 +105,9 @@ public:
   FnState *fs = nullptr;
   int kernelCount = 0;
   std::function<std::string(const SrcRange &)> renderLoc;
+  Split split = Split::None;
+  std::unique_ptr<llvm::Module> kmod;  ///< the kernels of a split
+  int kmodCount = 0;
 
   llvm::Type *i1() { return b.getInt1Ty(); }
   llvm::Type *i8() { return b.getInt8Ty(); }
@@ -171,7 +197,43 @@ public:
   void emitCheckIndex(const ir::Eqn &e);
   uint32_t axisMask(const ir::Param &axisNames);
   llvm::Value *devAxisIndex(uint32_t mask);
+  /// [.., G, n/G, ..] with G moved to the front: `x` split in G chunks along `axis`.
+  llvm::Value *chunkMajor(const ir::Atom &x, int64_t axis, int64_t G);
+
+  // ---- device programs and kernels (EmitDevice.cpp) ----
+  /// Emits a kernel computing `body` at every flat index in [0, n) and launches it from
+  /// the device program. Its params: the buffers (or host scalars) of `vars`, which
+  /// elemAt then reads inside the kernel, and the device-program values `extra`.
+  void launchKernel(const std::string &tag, int64_t n, const std::vector<int> &vars,
+                    const std::vector<llvm::Value *> &extra, const KernelBody &body);
+  /// A kernel storing elem(idx) for every element of a value of type `t` into `dst`;
+  /// `reads` are the atoms elem reads (their leaves become params).
+  void storeKernel(const std::string &tag, const ir::Type &t, llvm::Value *dst,
+                   const std::vector<ir::Atom> &reads,
+                   const std::function<llvm::Value *(const std::vector<llvm::Value *> &)> &elem);
+  /// The non-fused vars whose buffers (or host scalars) computing `atoms` reads.
+  std::vector<int> leavesOf(const std::vector<ir::Atom> &atoms);
+  void collectLeaves(const ir::Atom &a, std::vector<int> &out, std::unordered_set<int> &seen);
+  /// Device program: the value of a rank-0 atom on the host (read back when it lives on
+  /// the device).
+  llvm::Value *hostScalar(const ir::Atom &a);
+  /// Kernel: output element `idx` of any one-output array equation.
+  llvm::Value *kernelElem(const ir::Eqn &e, const std::vector<llvm::Value *> &idx);
+  void emitDeviceEqn(const ir::Eqn &e);
+  void deviceMaterialize(const ir::Eqn &e);
+  /// Kernel: the fold with `comb` of elem(r) for r = lo, lo+step, ... < hi, in a fixed
+  /// order (Note [Fold order]).
+  llvm::Value *foldRange(ir::Op comb, ir::DType d, llvm::Value *ident, llvm::Value *lo, llvm::Value *hi,
+                         llvm::Value *step, const std::function<llvm::Value *(llvm::Value *)> &elem);
+  void deviceReduce(const ir::Eqn &e);
+  void deviceDot(const ir::Eqn &e);
+  void deviceCheckIndex(const ir::Eqn &e);
+  void deviceCollective(const ir::Eqn &e);
 };
+
+/// The reduction a reduce_* primitive folds with, and its identity on dtype `d`.
+ir::Op reduceCombiner(ir::Op reduce);
+double reduceIdentity(ir::Op reduce, ir::DType d);
 
 /// The runtime's dtype code (spmdrt.h).
 int32_t dtypeCode(ir::DType d);
