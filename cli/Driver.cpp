@@ -69,6 +69,12 @@ ir::Module compileToIR(SourceManager &sm, int file, const Config &cfg, DiagEngin
   return m;
 }
 
+/// The code generator's backend for the devices of `cfg`.
+static codegen::Backend backendOf(const Config &cfg) {
+  if (cfg.devices.rfind("cuda", 0) == 0) return codegen::Backend::Cuda;
+  return cfg.splitKernels ? codegen::Backend::CpuSplit : codegen::Backend::Cpu;
+}
+
 int runScript(SourceManager &sm, int file, const Config &cfg) {
   DiagEngine diags(sm);
   std::map<std::string, double> secs;
@@ -76,6 +82,7 @@ int runScript(SourceManager &sm, int file, const Config &cfg) {
     ir::Module m = compileToIR(sm, file, cfg, diags, std::cout, &secs);
     codegen::Options co;
     co.optLevel = cfg.optLevel;
+    co.backend = backendOf(cfg);
     co.where = [&m](const SrcRange &r) { return m.where(r); };
     if (cfg.dumps.count("llvm")) std::cout << codegen::emitLLVM(m, co) << std::flush;
     if (cfg.dumps.count("ptx")) std::cout << codegen::emitPTX(m, co) << std::flush;
@@ -87,11 +94,13 @@ int runScript(SourceManager &sm, int file, const Config &cfg) {
       exe = codegen::compile(m, co);
     }
     secs["codegen + jit"] += now() - t0;
-    std::unique_ptr<rt::Host> host;
+    rt::Host *host = cfg.host.get();
+    internal_assert(host != nullptr, "runScript needs the devices");
     try {
-      rt::DeviceSpec spec = rt::parseDeviceSpec(cfg.devices.empty() ? "cpu" : cfg.devices);
-      if (spec.count == 0) spec.count = cfg.deviceCount;
-      host = rt::Host::create(spec);
+      t0 = now();
+      if (!exe->ptx().empty()) host->loadKernels(exe->ptx());
+      if (!exe->hostKernels().empty()) host->loadHostKernels(exe->hostKernels());
+      if (!exe->ptx().empty()) secs["module load"] += now() - t0;
     } catch (const std::exception &e) {
       std::cerr << "error: " << e.what() << "\n";
       return 1;

@@ -5,16 +5,26 @@
 #include "ir/IR.h"
 
 #include <map>
+#include <memory>
 #include <ostream>
 #include <set>
 #include <string>
+
+namespace spmd::rt {
+class Host;
+}
 
 namespace spmd::cli {
 
 /// What the user asked for on the command line.
 struct Config {
-  std::string devices;                         ///< "" = the default
+  std::string devices;                         ///< "cpu", "cpu:N", "cuda", "cuda:N" (resolved)
   int deviceCount = 0;                         ///< resolved from `devices`
+  /// CPU devices run pmap bodies as device programs plus kernels, as GPUs do
+  /// (--split-kernels; Note [Device programs] in codegen/EmitDevice.cpp).
+  bool splitKernels = false;
+  /// The devices, created before compiling (null with --no-run).
+  std::shared_ptr<rt::Host> host;
   std::map<std::string, std::string> args;     ///< --arg NAME=VALUE
   std::set<std::string> dumps;                 ///< --dump=ast,ir,llvm,ptx
   std::set<std::string> dumpAfter;             ///< --dump-after=lower,vmap

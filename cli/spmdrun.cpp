@@ -24,7 +24,8 @@ int main(int argc, char **argv) {
   std::string file, dumps, dumpAfter, traceFile;
   std::vector<std::string> args;
   app.add_option("file", file, "the script to run ('-' reads standard input; none starts the REPL)");
-  app.add_option("--devices", cfg.devices, "cpu:N (N logical CPU devices) or cuda[:N]; default: cpu with one device per hardware thread");
+  app.add_option("--devices", cfg.devices, "cpu:N (N logical CPU devices) or cuda[:N] (N logical devices over the GPUs); default: the GPUs when any is usable, else cpu with one device per hardware thread");
+  app.add_flag("--split-kernels", cfg.splitKernels, "on CPU devices, run pmap bodies as GPUs do: a device program launching data-parallel kernels");
   app.add_option("--arg", args, "NAME=VALUE, read by arg(\"NAME\", default) in the script (repeatable)")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
@@ -70,22 +71,42 @@ int main(int argc, char **argv) {
   }
   rt::DeviceSpec spec;
   try {
-    spec = rt::parseDeviceSpec(cfg.devices.empty() ? "cpu" : cfg.devices);
-    cfg.deviceCount = spec.count > 0 ? spec.count : int(std::max(1u, std::thread::hardware_concurrency()));
+    if (cfg.devices.empty()) {
+      // The default: the GPUs when any is usable (spec section 10), else every hardware thread.
+      std::string why;
+      bool repl = file.empty();
+      spec = !repl && rt::cudaDeviceCount(why) > 0 ? rt::parseDeviceSpec("cuda") : rt::parseDeviceSpec("cpu");
+    } else {
+      spec = rt::parseDeviceSpec(cfg.devices);
+    }
   } catch (const std::exception &e) {
     std::cerr << "spmdrun: " << e.what() << "\n";
     return 2;
   }
+  if (spec.kind == "cuda" && file.empty()) {
+    std::cerr << "spmdrun: the REPL runs on CPU devices for now; use --devices cpu:N\n";
+    return 2;
+  }
+  if (spec.kind == "cuda" && cfg.splitKernels) {
+    std::cerr << "spmdrun: --split-kernels is for CPU devices (GPUs always run split)\n";
+    return 2;
+  }
   // Devices that cannot be had are a run-time failure (exit 1), reported before compiling
   // so the message is about the devices, not about the program.
-  if (spec.kind != "cpu" && !cfg.noRun) {
+  if (!cfg.noRun && !file.empty()) {  // the REPL makes its own
     try {
-      rt::Host::create(spec);
+      cfg.host = rt::Host::create(spec);
     } catch (const std::exception &e) {
       std::cerr << "error: " << e.what() << "\n";
       return 1;
     }
+    cfg.deviceCount = cfg.host->deviceCount();
+  } else {
+    cfg.deviceCount = spec.count > 0 ? spec.count
+                      : spec.kind == "cuda" ? 1
+                                            : int(std::max(1u, std::thread::hardware_concurrency()));
   }
+  cfg.devices = spec.kind + (spec.count > 0 ? ":" + std::to_string(spec.count) : "");
 
   if (!traceFile.empty()) rt::trace::start(traceFile);
   // Writes the trace (when asked for) after the run; a trace that cannot be written is

@@ -37,3 +37,17 @@ include(${CMAKE_SOURCE_DIR}/tests/repl/repl.cmake)
 add_test(NAME vector_code COMMAND ${CMAKE_SOURCE_DIR}/tests/golden/vector_code.sh ${SPMDRUN} ${SPEC_DIR})
 add_test(NAME stats_sharded COMMAND ${CMAKE_SOURCE_DIR}/tests/stats/check.sh ${SPMDRUN} ${CMAKE_SOURCE_DIR}/tests/stats)
 include(${CMAKE_SOURCE_DIR}/tests/bench_smoke.cmake)
+
+# The GPU backend: every program on cuda:1 and cuda:8 against cpu:1 and cpu:8 (label gpu;
+# skipped, saying why, where no GPU is usable). The same programs run through the GPU's
+# device-program/kernel split on CPU devices (--split-kernels) everywhere, so CI checks
+# the split without a GPU.
+add_test(NAME gpu_programs COMMAND ${CMAKE_SOURCE_DIR}/tests/gpu/check.sh ${SPMDRUN} ${CMAKE_SOURCE_DIR})
+set_tests_properties(gpu_programs PROPERTIES LABELS gpu SKIP_RETURN_CODE 77)
+add_test(NAME split_kernels COMMAND ${CMAKE_SOURCE_DIR}/tests/gpu/check.sh ${SPMDRUN} ${CMAKE_SOURCE_DIR} split)
+foreach(f ${GOLDEN})
+  string(REGEX REPLACE "\\.spmd$" "" name ${f})
+  add_test(NAME ptx_golden_${name}
+           COMMAND ${CMAKE_SOURCE_DIR}/tests/golden/ptx-assembles.sh ${SPMDRUN} ${CMAKE_SOURCE_DIR}/tests/golden/${f})
+  set_tests_properties(ptx_golden_${name} PROPERTIES SKIP_RETURN_CODE 77)
+endforeach()

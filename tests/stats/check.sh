@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Usage: check.sh SPMDRUN DIR. --stats shows that sharded results stay on the devices:
 # a chain of pmaps and a pmap in a loop send their input once and read the result once.
+# DEVICES (default cpu:8) picks the devices: the GPU test runs it with cuda:8.
 set -u
 bin=$1; dir=$2; fail=0
 want() {  # FILE "host -> device: A   device -> host: B"
-  local got; got=$("$bin" --devices cpu:8 --stats "$dir/$1" 2>&1 >/dev/null | grep -o 'host -> device: .*device -> host: [0-9.]* [A-Za-z]*')
+  local got; got=$("$bin" --devices ${DEVICES:-cpu:8} --stats "$dir/$1" 2>&1 >/dev/null | grep -o 'host -> device: .*device -> host: [0-9.]* [A-Za-z]*')
   if [ "$got" != "$2" ]; then echo "$1: got '$got', want '$2'"; fail=1; fi
 }
 # x (256 KiB) goes to the devices once; z is read once by the host's sum; y never moves.

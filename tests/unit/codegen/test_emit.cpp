@@ -69,12 +69,18 @@ TEST_CASE("fused elementwise loops and reductions are vectorised", "[codegen][em
   CHECK(spmd::codegen::emitLLVM(p.m, o0).find(" x float>") == std::string::npos);
 }
 
-TEST_CASE("PTX for kernels assembles with ptxas", "[codegen][ptx]") {
+TEST_CASE("the GPU kernels are data-parallel and assemble completely", "[codegen][ptx]") {
   Prog p;
   kernelModule(p);
   std::string ptx = spmd::codegen::emitPTX(p.m, {});
-  CHECK(ptx.find(".entry pmap_i_0") != std::string::npos);
-  CHECK(ptx.find("spmd_allreduce") != std::string::npos);
+  INFO(ptx);
+  // exp(v), the fold of psum's gathered blocks, the right operand of the dot transposed to
+  // [K, N], the dot (when there is no BLAS) and the row sums: one kernel each.
+  CHECK(count(ptx, ".visible .entry k") == 5);
+  CHECK(count(ptx, "%tid.x") == 5);
+  CHECK(count(ptx, "%ctaid.x") == 5);
+  CHECK(ptx.find("spmd_") == std::string::npos);  // no runtime call in a kernel
+  CHECK(ptx.find(".extern") == std::string::npos);
   CHECK(ptx.find("spmd_main") == std::string::npos);
   const char *ptxas = "/usr/local/cuda/bin/ptxas";
   if (!std::filesystem::exists(ptxas)) {
@@ -83,14 +89,36 @@ TEST_CASE("PTX for kernels assembles with ptxas", "[codegen][ptx]") {
     return;
   }
   auto dir = std::filesystem::temp_directory_path();
-  std::string in = (dir / "spmd_codegen_test.ptx").string(), out = (dir / "spmd_codegen_test.o").string();
+  std::string in = (dir / "spmd_codegen_test.ptx").string(), out = (dir / "spmd_codegen_test.cubin").string();
   std::ofstream(in) << ptx;
-  // -c: the runtime's collectives stay unresolved externs until the CUDA runtime links them.
-  std::string cmd = std::string(ptxas) + " -arch=sm_90 -c " + in + " -o " + out + " 2>&1";
-  INFO(ptx);
+  // No -c: the kernels must be complete (nothing left for a linker).
+  std::string cmd = std::string(ptxas) + " -arch=sm_90 " + in + " -o " + out + " 2>&1";
   CHECK(std::system(cmd.c_str()) == 0);
   std::remove(in.c_str());
   std::remove(out.c_str());
+}
+
+TEST_CASE("a device program keeps collectives and launches the kernels", "[codegen][split]") {
+  Prog p;
+  kernelModule(p);
+  spmd::codegen::Options o;
+  o.backend = spmd::codegen::Backend::Cuda;
+  o.optLevel = 0;
+  std::string ir = spmd::codegen::emitLLVM(p.m, o);
+  INFO(ir);
+  // The device program: psum is an all_gather of bytes (the fold is a kernel), the dot
+  // goes to the device's BLAS first, and every array value comes from a kernel launch.
+  CHECK(count(ir, "call void @spmd_all_gather(") == 1);
+  CHECK(count(ir, "call void @spmd_allreduce(") == 0);
+  CHECK(count(ir, "call i32 @spmd_gemm(") == 1);
+  CHECK(count(ir, "call void @spmd_kernel_launch(") == 5);
+  CHECK(count(ir, "call ptr @spmd_dev_alloc(") >= 3);
+  // Nothing in the device program loads an element of an array.
+  CHECK(ir.find("load float") == std::string::npos);
+  // On CPU devices without the split, the same body is one function doing the work.
+  std::string cpu = spmd::codegen::emitLLVM(p.m, {});
+  CHECK(count(cpu, "@spmd_kernel_launch(") == 0);
+  CHECK(count(cpu, "call void @spmd_allreduce(") == 1);
 }
 
 TEST_CASE("a reshape takes over the buffer of an operand that dies at it", "[codegen][emit]") {
