@@ -110,6 +110,10 @@ public:
   /// Scratch memory for the running launch, 64-byte aligned, released when the launch
   /// ends; null when out of memory. Called only from the device's own kernel.
   virtual void *scratch(int64_t bytes) = 0;
+  /// The time the device itself spent on the launch that ended last (GPU: between two
+  /// events on its stream), or -1 when the backend does not measure it (CPU: the host's
+  /// wall time is the device's).
+  virtual double deviceSeconds() const { return -1; }
 
   // Device programs (spmdrt.h): what a kernel of a backend with its own memory asks
   // its device to do. Each is called only from the device's own kernel, with its
@@ -213,6 +217,7 @@ struct spmd_dev {
   const spmd::rt::Mesh *mesh = nullptr;
   int64_t index = 0;               ///< flat index in the mesh
   int64_t collectiveBytes = 0;     ///< bytes received in collectives during this launch
+  const char *launch = nullptr;    ///< the launch's name, "pmap i @ file:line:col" (messages)
   std::jmp_buf unwind;             ///< set by the backend around the kernel call
 };
 

@@ -47,7 +47,13 @@ struct spmd_host {
     std::vector<int64_t> meshShape;
     uint32_t axes = 0;
     int64_t bytes = 0;
+    size_t region = SIZE_MAX;  ///< stats.launches index of the launch that made it
   };
+  /// Counts a gather of `l` (device -> host) for --stats, in total and for its region.
+  void countGather(const Layout &l, int64_t bytes) {
+    stats.device_to_host_bytes += bytes;
+    if (l.region < stats.launches.size()) stats.launches[l.region].device_to_host_bytes += bytes;
+  }
   std::unordered_map<void *, Layout> resident;
 
   spmd::rt::Host::Stats stats;

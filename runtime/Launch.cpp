@@ -6,6 +6,7 @@
 #include "HostState.h"
 #include "Trace.h"
 
+#include <algorithm>
 #include <chrono>
 #include <csetjmp>
 #include <optional>
@@ -55,7 +56,7 @@ int32_t launch(spmd_host *h, const spmd_launch_desc &d) {
 
   // Inputs: a sharded result mapped over the same layout is read in place; one with
   // another layout is gathered first; host arrays are sent (Note [Sharded arrays]).
-  int64_t inBytes = 0, gathered = 0;
+  int64_t inBytes = 0;
   std::vector<int64_t> meshShape(d.mesh_shape, d.mesh_shape + d.mesh_rank);
   std::vector<bool> inPlace(d.num_in, false);
   for (int k = 0; k < d.num_in; ++k) {
@@ -66,7 +67,7 @@ int32_t launch(spmd_host *h, const spmd_launch_desc &d) {
       inPlace[k] = true;
     } else {
       // Into host memory, from where the devices take it like any host array.
-      gathered += l.bytes;
+      h->countGather(l, l.bytes);
       int64_t sharded = l.bytes;
       h->resident.erase(it);
       std::string why;
@@ -113,6 +114,7 @@ int32_t launch(spmd_host *h, const spmd_launch_desc &d) {
     ctx.mesh = &h->mesh;
     ctx.index = i;
     ctx.collectiveBytes = 0;
+    ctx.launch = d.name;
   }
 
   auto t0 = std::chrono::steady_clock::now();
@@ -130,23 +132,27 @@ int32_t launch(spmd_host *h, const spmd_launch_desc &d) {
   int64_t collective = 0;
   for (int64_t i = 0; i < mesh.size; ++i) collective += h->contexts[i].collectiveBytes;
   Host::Stats &s = h->stats;
+  std::string name = d.name ? d.name : "<kernel>";
+  auto [it, fresh] = h->statIndex.try_emplace(name, s.launches.size());
+  if (fresh) s.launches.push_back({name, 0, 0, 0});
+  Host::LaunchStats &ls = s.launches[it->second];
   s.host_to_device_bytes += inBytes;
-  s.device_to_host_bytes += gathered;
+  s.collective_bytes += collective;
+  ls.launches += 1;
+  ls.seconds += seconds;
+  ls.collective_bytes += collective;
+  ls.host_to_device_bytes += inBytes;
+  double deviceSeconds = -1;  // the slowest device, when the backend measures its own time
+  for (int64_t i = 0; i < mesh.size; ++i) deviceSeconds = std::max(deviceSeconds, be.device(int(i)).deviceSeconds());
+  if (deviceSeconds >= 0) ls.device_seconds = std::max(ls.device_seconds, 0.0) + deviceSeconds;
   // Results stay on the devices, as shards, until the host reads them.
   for (int k = 0; k < d.num_out; ++k) {
     int64_t stacked = 1;
     for (int m = 0; m < mesh.rank; ++m)
       if (d.out_axes[k] & (1u << m)) stacked *= mesh.shape[m];
-    h->resident[d.out_ptrs[k]] = spmd_host::Layout{meshShape, d.out_axes[k], stacked * d.out_bytes[k]};
+    h->resident[d.out_ptrs[k]] =
+        spmd_host::Layout{meshShape, d.out_axes[k], stacked * d.out_bytes[k], it->second};
   }
-  s.collective_bytes += collective;
-  std::string name = d.name ? d.name : "<kernel>";
-  auto [it, fresh] = h->statIndex.try_emplace(name, s.launches.size());
-  if (fresh) s.launches.push_back({name, 0, 0, 0});
-  Host::LaunchStats &ls = s.launches[it->second];
-  ls.launches += 1;
-  ls.seconds += seconds;
-  ls.collective_bytes += collective;
 
   if (ok) return 0;
   h->errors.record(std::string("a device failed in ") + name);  // kept only if first

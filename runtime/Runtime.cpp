@@ -161,16 +161,25 @@ std::string Host::formatStats() const {
      << "   device -> host: " << humanBytes(s.device_to_host_bytes)
      << "   collectives: " << humanBytes(s.collective_bytes) << "\n";
   size_t width = 6;
-  for (const LaunchStats &l : s.launches) width = std::max(width, l.name.size());
+  bool measured = false;  // a backend that times its devices itself (GPUs)
+  for (const LaunchStats &l : s.launches) {
+    width = std::max(width, l.name.size());
+    measured |= l.device_seconds >= 0;
+  }
   os << std::left << std::setw(int(width)) << "kernel" << std::right << std::setw(10)
      << "launches" << std::setw(12) << "total ms" << std::setw(12) << "mean ms"
-     << std::setw(14) << "collectives" << "\n";
+     << std::setw(14) << "collectives" << std::setw(12) << "to device" << std::setw(12) << "to host";
+  if (measured) os << std::setw(12) << "device ms";
+  os << "\n";
   for (const LaunchStats &l : s.launches) {
     double ms = l.seconds * 1e3;
     os << std::left << std::setw(int(width)) << l.name << std::right << std::setw(10)
        << l.launches << std::fixed << std::setprecision(3) << std::setw(12) << ms
        << std::setw(12) << (l.launches ? ms / double(l.launches) : 0.0) << std::setw(14)
-       << humanBytes(l.collective_bytes) << "\n";
+       << humanBytes(l.collective_bytes) << std::setw(12) << humanBytes(l.host_to_device_bytes)
+       << std::setw(12) << humanBytes(l.device_to_host_bytes);
+    if (measured) os << std::setw(12) << std::max(l.device_seconds, 0.0) * 1e3;
+    os << "\n";
   }
   return os.str();
 }
@@ -239,7 +248,7 @@ void spmd_host_sync(spmd_host *h, void *p, int64_t bytes) {
   if (trace::enabled())
     trace::complete(trace::kHostPid, 0, "host sync (gather shards)", "sync", trace::nowMicros(), 0,
                     "\"bytes\":" + std::to_string(bytes));
-  h->stats.device_to_host_bytes += bytes;
+  h->countGather(it->second, bytes);
   int64_t sharded = it->second.bytes;
   h->resident.erase(it);
   std::string why;

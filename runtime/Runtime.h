@@ -85,6 +85,11 @@ public:
     int64_t launches = 0;
     double seconds = 0;
     int64_t collective_bytes = 0;
+    /// Bytes this region's launches sent to the devices, and of its results read back.
+    int64_t host_to_device_bytes = 0, device_to_host_bytes = 0;
+    /// Time measured by the devices themselves (the slowest device of each launch), or
+    /// -1 when the backend does not measure it.
+    double device_seconds = -1;
   };
   /// Transfers of a run. On CPU devices nothing is copied; the byte counts are what a
   /// backend with device memory would move: each device's input views in, each written

@@ -65,6 +65,8 @@ CudaDevice::CudaDevice(CudaShared &shared, int index, Gpu &gpu, Completion &done
   check(api_.cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING), "creating a stream");
   check(api_.cuEventCreate(&ready_, CU_EVENT_DISABLE_TIMING), "creating an event");
   check(api_.cuEventCreate(&done_, CU_EVENT_DISABLE_TIMING), "creating an event");
+  check(api_.cuEventCreate(&begun_, 0), "creating a timing event");
+  check(api_.cuEventCreate(&ended_, 0), "creating a timing event");
   check(api_.cuMemHostAlloc(&record_, kRecordBytes,
                             CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP),
         "allocating the kernel error record");
@@ -80,10 +82,12 @@ void CudaDevice::destroy() {
   if (stream_) api_.cuStreamSynchronize(stream_);
   if (ready_) api_.cuEventDestroy(ready_);
   if (done_) api_.cuEventDestroy(done_);
+  if (begun_) api_.cuEventDestroy(begun_);
+  if (ended_) api_.cuEventDestroy(ended_);
   if (stream_) api_.cuStreamDestroy(stream_);
   if (record_) api_.cuMemFreeHost(record_);
   blas_ = nullptr;
-  ready_ = done_ = nullptr;
+  ready_ = done_ = begun_ = ended_ = nullptr;
   stream_ = nullptr;
   record_ = nullptr;
 }
@@ -146,8 +150,13 @@ void CudaDevice::loop() {
 
 // ---- one launch ---------------------------------------------------------------------
 
+/// " in pmap i @ file:line:col": where in the program a device error happened.
+static std::string inRegion(const spmd_dev *ctx) {
+  return ctx && ctx->launch ? std::string(" in ") + ctx->launch : std::string();
+}
+
 bool CudaDevice::fail(CUresult r, const std::string &what) {
-  recordDeviceError(ctx_, cudaErrorText(api_, r, what));
+  recordDeviceError(ctx_, cudaErrorText(api_, r, what) + inRegion(ctx_));
   return false;
 }
 
@@ -163,7 +172,7 @@ bool CudaDevice::allocate(CUdeviceptr &p, int64_t bytes) {
   p = 0;
   if (r == CUDA_ERROR_OUT_OF_MEMORY) {
     recordDeviceError(ctx_, "device " + std::to_string(index_) + " is out of memory (allocating " +
-                                std::to_string(bytes) + " bytes)");
+                                std::to_string(bytes) + " bytes: CUDA_ERROR_OUT_OF_MEMORY)" + inRegion(ctx_));
     return false;
   }
   return fail(r, "allocating " + std::to_string(bytes) + " bytes on device " +
@@ -229,14 +238,20 @@ bool CudaDevice::run(const DeviceWork &work, spmd_dev *ctx) {
     else ok = (outs[k] = temp(work.outBytes[k])) != 0;
     devOuts_[k] = toPtr(outs[k]);
   }
+  deviceSeconds_ = -1;
+  bool timed = ok && api_.cuEventElapsedTime && api_.cuEventRecord(begun_, stream_) == CUDA_SUCCESS;
   if (ok) {
     double t0 = trace::enabled() ? trace::nowMicros() : 0;
     ok = callProgram(work.fn, ctx, devIns_.data(), devOuts_.data());
+    timed = timed && api_.cuEventRecord(ended_, stream_) == CUDA_SUCCESS;
     if (trace::enabled())
       trace::complete(trace::kDevicePid, index_, trace::currentLaunch(), "kernel", t0,
                       trace::nowMicros() - t0, ok ? "" : "\"failed\":true");
   }
   ok = finishLaunch(ok);
+  // The GPU's own time for the launch's work on this stream (--stats "device ms").
+  float ms = 0;
+  if (ok && timed && api_.cuEventElapsedTime(&ms, begun_, ended_) == CUDA_SUCCESS) deviceSeconds_ = ms * 1e-3;
   std::vector<ShardRef> dropped;
   for (size_t k = 0; k < work.outs.size(); ++k) {
     if (!work.outs[k] || !outs[k]) continue;

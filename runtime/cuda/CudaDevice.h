@@ -45,6 +45,7 @@ public:
   bool wait() override;
   /// Device memory from the stream-ordered pool, freed when the launch ends.
   void *scratch(int64_t bytes) override;
+  double deviceSeconds() const override { return deviceSeconds_; }
   bool launchKernel(spmd_dev *d, const char *name, int64_t n, int32_t nparams,
                     void **params) override;
   bool copy(spmd_dev *d, void *dst, const void *src, int64_t bytes) override;
@@ -95,6 +96,8 @@ private:
   Gpu &gpu_;
   Completion &completion_;
   CUstream stream_ = nullptr;
+  CUevent begun_ = nullptr, ended_ = nullptr;  ///< time the work of a launch on the stream
+  double deviceSeconds_ = -1;
   CUevent ready_ = nullptr, done_ = nullptr;
   /// The kernel error record (spmd_kernel_error), in mapped pinned memory: host view
   /// and the address kernels receive. The 32 bytes after it receive read()'s value.
