@@ -29,9 +29,10 @@
 // is recorded there and clamped, and the runtime reports it after the kernel.
 //
 // Reductions inside the device program: a small reduction runs one output element per
-// thread; a long one (many elements into few outputs) runs in two passes over a fixed
-// partition (thread p of an output folds elements p, p+P, p+2P, ... in order; a second
-// kernel folds the P partials in order), so the bits never depend on scheduling.
+// thread; a long one (many elements into few outputs) runs in passes over a fixed
+// partition (thread p of an output folds elements p, p+P, p+2P, ... in order; further
+// kernels fold the P partials the same way until few are left, then in order), so the
+// bits never depend on scheduling.
 // Collectives that reduce (psum, pmax, pmin, psum_scatter) are all_gather / all_to_all
 // (bytes only) followed by a kernel that folds the G received blocks in group order:
 // the same order, and so the same bits, as the CPU communicator.
@@ -399,6 +400,21 @@ void Lowering::deviceReduce(const ir::Eqn &e) {
     Value *k = b.CreateUDiv(i, c64(P)), *p = b.CreateURem(i, c64(P));
     store(d, fold(k, p, c64(P)), kx[0], i);
   });
+  // Fold the P partials of each output: again over a fixed partition while there are
+  // many (a single thread folding 100k partials would be latency-bound), then in order.
+  while (P > 1024) {
+    int64_t Q = (P + 255) / 256;  // threads per output, each folding about 256 partials
+    Value *next = allocBytes(K * Q * ir::byteSize(d));
+    launchKernel(tag + "_fold", K * Q, {}, {partial, next}, [&](Value *i, const std::vector<Value *> &kx) {
+      Value *k = b.CreateUDiv(i, c64(Q)), *q = b.CreateURem(i, c64(Q));
+      Value *base = b.CreateMul(k, c64(P));
+      Value *v = foldRange(comb, d, ident, q, c64(P), c64(Q),
+                           [&](Value *p) { return load(d, kx[0], b.CreateAdd(base, p)); });
+      store(d, v, kx[1], i);
+    });
+    partial = next;
+    P = Q;
+  }
   launchKernel(tag + "_fold", K, {}, {partial, dst}, [&](Value *k, const std::vector<Value *> &kx) {
     Value *base = b.CreateMul(k, c64(P));
     Value *v = foldRange(comb, d, ident, c64(0), c64(P), c64(1),

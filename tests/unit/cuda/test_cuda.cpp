@@ -302,7 +302,7 @@ TEST_CASE("out of device memory is a clear error, and the devices go on", "[cuda
   auto host = cudaHost(2);
   gAlloc = int64_t(1) << 50;
   CHECK(launch(host->handle(), allocProgram, {2}, {}, {}) != 0);
-  CHECK(host->lastError().find("is out of memory (allocating 1125899906842624 bytes)") !=
+  CHECK(host->lastError().find("is out of memory (allocating 1125899906842624 bytes: CUDA_ERROR_OUT_OF_MEMORY)") !=
         std::string::npos);
   gAlloc = 1 << 20;
   CHECK(launch(host->handle(), allocProgram, {2}, {}, {}) == 0);
