@@ -105,7 +105,7 @@ static Split splitOf(Backend b) {
   return b == Backend::Cpu ? Split::None : b == Backend::CpuSplit ? Split::Host : Split::NVPTX;
 }
 
-static std::string ptxOf(Module &mod, int optLevel);
+static std::string ptxOf(Module &kernels, int optLevel);
 
 /// What lowering made besides the host code: the kernels' names and, for CUDA, their PTX.
 struct Kernels {
@@ -189,15 +189,13 @@ std::string emitPTX(const ir::Module &m, const Options &o) {
 }
 
 /// The PTX of a kernel module (Note [Device programs]).
-static std::string ptxOf(Module &modRef, int optLevel) {
-  Module *mod = &modRef;
-  LLVMContext &ctx = mod->getContext();
+static std::string ptxOf(Module &kernels, int optLevel) {
+  Module *mod = &kernels;
   std::string triple = "nvptx64-nvidia-cuda", err;
   const llvm::Target *t = TargetRegistry::lookupTarget(triple, err);
   internal_assert(t, "no NVPTX target: " + err);
   std::unique_ptr<TargetMachine> tm(t->createTargetMachine(triple, "sm_90", "+ptx80", TargetOptions(),
                                                           std::nullopt, std::nullopt, cgLevel(optLevel)));
-  (void)ctx;
   mod->setTargetTriple(triple);
   mod->setDataLayout(tm->createDataLayout());
   linkLibdevice(*mod);
