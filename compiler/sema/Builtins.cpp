@@ -877,22 +877,47 @@ const std::map<std::string, BuiltinDef> &table() {
                          if (x.isLit) x = L.broadcast(x, {}), x = L.emit1(Op::Reshape, {x}, {{"new_sizes", Param::tuple({})}, {"dimensions", Param::none()}});
                          return Value::array(L.emit1(Op::Ppermute, {x}, {{"axis_name", axisNameParam(names)}, {"perm", Param::tuple(pairs)}}), av->weak);
                        }); }};
-    m["all_to_all"] = {{"x", "axis_name", "split_axis", "concat_axis"}, 4, [](Lowering &L, Bound &a, auto &, SrcRange loc) {
+    // all_to_all as JAX: untiled (the default), x.shape[split_axis] must be the axis
+    // size and the received chunks stack along a new axis at concat_axis; it is the
+    // tiled primitive between an expand_dims and a squeeze, as in jax.lax.all_to_all.
+    m["all_to_all"] = {{"x", "axis_name", "split_axis", "concat_axis", "tiled"}, 4, [](Lowering &L, Bound &a, auto &, SrcRange loc) {
                          std::vector<std::string> names;
                          int64_t n = collectiveAxes(a[1], names);
                          ValueP av = arr(L, a[0]);
                          int r = av->type().rank();
+                         bool tiled = boolArg(L, a[4], false);
                          int64_t sa = L.staticInt(a[2].value, a[2].loc, "split_axis"), ca = L.staticInt(a[3].value, a[3].loc, "concat_axis");
                          if (sa < 0) sa += r;
                          if (ca < 0) ca += r;
                          if (sa < 0 || sa >= r) userError(a[2].loc, "split_axis out of range for " + av->type().str());
                          if (ca < 0 || ca >= r) userError(a[3].loc, "concat_axis out of range for " + av->type().str());
-                         if (av->type().shape[sa] % n)
-                           userError(a[2].loc, "all_to_all splits axis " + std::to_string(sa) + " of size " + std::to_string(av->type().shape[sa]) +
+                         int64_t size = av->type().shape[sa];
+                         if (tiled && size % n)
+                           userError(a[2].loc, "all_to_all splits axis " + std::to_string(sa) + " of size " + std::to_string(size) +
                                                    " into " + std::to_string(n) + " equal parts");
-                         return Value::array(L.emit1(Op::AllToAll, {av->atom}, {{"axis_name", axisNameParam(names)}, {"split_axis", Param::of(sa)},
-                                                                               {"concat_axis", Param::of(ca)}, {"axis_size", Param::of(n)},
-                                                                               {"axis_index_groups", Param::none()}}), av->weak); }};
+                         if (!tiled && size != n)
+                           userError(a[2].loc, "an untiled all_to_all needs split_axis " + std::to_string(sa) + " of size " +
+                                                   std::to_string(n) + " (the axis size), not " + std::to_string(size) +
+                                                   "; tiled=true splits it into blocks");
+                         Atom x = av->atom;
+                         bool reshaped = !tiled && sa != ca;
+                         if (reshaped) {  // a new axis at concat_axis (counted without split_axis)
+                           ir::Shape s = av->type().shape;
+                           int64_t at = sa < ca ? ca + 1 : ca;
+                           s.insert(s.begin() + at, 1);
+                           x = L.emit1(Op::Reshape, {x}, {{"new_sizes", Param::ints(s)}, {"dimensions", Param::none()}});
+                           if (sa < ca) ca = at;
+                           else ++sa;
+                         }
+                         Atom y = L.emit1(Op::AllToAll, {x}, {{"axis_name", axisNameParam(names)}, {"split_axis", Param::of(sa)},
+                                                              {"concat_axis", Param::of(ca)}, {"axis_size", Param::of(n)},
+                                                              {"axis_index_groups", Param::none()}});
+                         if (reshaped) {  // squeeze the split axis, now of size 1
+                           ir::Shape s = y.type().shape;
+                           s.erase(s.begin() + sa);
+                           y = L.emit1(Op::Reshape, {y}, {{"new_sizes", Param::ints(s)}, {"dimensions", Param::none()}});
+                         }
+                         return Value::array(y, av->weak); }};
     m["psum_scatter"] = {{"x", "axis_name", "scatter_dimension", "tiled"}, 2, [](Lowering &L, Bound &a, auto &, SrcRange loc) {
                            std::vector<std::string> names;
                            int64_t n = collectiveAxes(a[1], names);
