@@ -278,6 +278,8 @@ BuiltinDef reduceCollective(Op op, bool mean) {
               Atom x = av->atom;
               if (x.isLit) x = L.broadcast(x, {}), x = L.emit1(Op::Reshape, {x}, {{"new_sizes", Param::tuple({})}, {"dimensions", Param::none()}});
               if (mean && !ir::isFloat(x.type().dtype)) x = L.castTo(x, DType::F32);
+              // As jax.lax.psum: bools are counted, as int32.
+              if (op == Op::Psum && x.type().dtype == DType::Bool) x = L.castTo(x, DType::I32);
               Atom r = L.emit1(op, {x}, {{"axes", axesParam(names)}, {"axis_index_groups", Param::none()}});
               if (mean) r = L.emit1(Op::Div, {r, L.b().lit(x.type().dtype, double(n))});
               return Value::array(r, av->weak);
