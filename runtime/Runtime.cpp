@@ -201,16 +201,19 @@ using namespace spmd::rt;
 
 extern "C" {
 
-void *spmd_host_alloc(spmd_host *h, int64_t bytes) {
+void *spmd_host_alloc_at(spmd_host *h, int64_t bytes, const char *where) {
   size_t n = static_cast<size_t>(bytes > 0 ? bytes : 1);
   void *p = bytes < 0 ? nullptr : ::operator new(n, std::align_val_t(64), std::nothrow);
   if (!p) {
-    h->errors.record("out of host memory (allocating " + std::to_string(bytes) + " bytes)");
+    h->errors.record((where ? std::string(where) + ": " : std::string()) + "out of host memory (allocating " +
+                     std::to_string(bytes) + " bytes)");
     unwindHost(h);
   }
   h->allocations.insert(p);
   return p;
 }
+
+void *spmd_host_alloc(spmd_host *h, int64_t bytes) { return spmd_host_alloc_at(h, bytes, nullptr); }
 
 void spmd_host_free(spmd_host *h, void *p) {
   if (!p || !h->allocations.erase(p)) return;

@@ -37,6 +37,8 @@ typedef void (*spmd_kernel_fn)(spmd_dev *dev, void **ins, void **outs);
 
 /* ---- host memory --------------------------------------------------------------- */
 void *spmd_host_alloc(spmd_host *h, int64_t bytes);
+/* The same, for the equation at `where` ("file:line:col"), which a failure names. */
+void *spmd_host_alloc_at(spmd_host *h, int64_t bytes, const char *where);
 void spmd_host_free(spmd_host *h, void *p);
 /* Before the host reads a buffer that a launch wrote (a pmap result), so that a backend
  * whose devices have their own memory can gather the shards. No-op on CPU devices. */

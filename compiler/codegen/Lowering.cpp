@@ -61,7 +61,7 @@ FunctionCallee Lowering::rt(const std::string &name) {
       {"spmd_fail", 12}, {"spmd_index_error", 13}, {"spmd_print_str", 14},
       {"spmd_print_array", 15}, {"spmd_print_render", 16}, {"spmd_print_end", 17},
       {"spmd_assert_close", 18}, {"spmd_host_copy", 19}, {"spmd_kernel_launch", 20},
-      {"spmd_dev_copy", 21}, {"spmd_dev_read", 22}, {"spmd_gemm", 23}};
+      {"spmd_dev_copy", 21}, {"spmd_dev_read", 22}, {"spmd_gemm", 23}, {"spmd_host_alloc_at", 24}};
   auto it = idx.find(name);
   internal_assert(it != idx.end(), "unknown runtime function " + name);
   internal_assert(!fs || !fs->gpuKernel, "a kernel cannot call the runtime (" + name + ")");
@@ -91,6 +91,7 @@ FunctionCallee Lowering::rt(const std::string &name) {
   case 21: ft = FunctionType::get(V, {P, P, P, I64}, false); break;
   case 22: ft = FunctionType::get(I64, {P, P, I32}, false); break;
   case 23: ft = FunctionType::get(I32, {P, I32, I64, I64, I64, I64, P, P, P}, false); break;
+  case 24: ft = FunctionType::get(P, {P, I64, P}, false); break;
   }
   return mod->getOrInsertFunction(name, ft);
 }
@@ -185,7 +186,11 @@ void Lowering::memcpy(Value *dst, Value *src, int64_t bytes) {
 
 Value *Lowering::allocBytes(int64_t bytes) {
   int64_t n = std::max<int64_t>(bytes, 1);
-  if (!fs->kernel) return b.CreateCall(rt("spmd_host_alloc"), {fs->host, c64(n)});
+  if (!fs->kernel) {
+    if (curEqn && curEqn->loc.valid())  // a failure names the equation's source location
+      return b.CreateCall(rt("spmd_host_alloc_at"), {fs->host, c64(n), cstr(where(*curEqn))});
+    return b.CreateCall(rt("spmd_host_alloc"), {fs->host, c64(n)});
+  }
   IRBuilder<> ab(fs->allocs);
   if (n <= 16384 && !fs->deviceProgram) {
     auto *a = ab.CreateAlloca(ArrayType::get(i8(), uint64_t(n)));
@@ -303,6 +308,9 @@ void Lowering::emitJaxpr(const ir::Jaxpr &j) {
 void Lowering::emitEqn(const ir::Eqn &e) {
   using ir::Op;
   using ir::OpCategory;
+  const ir::Eqn *outerEqn = curEqn;
+  curEqn = &e;
+  struct Restore { const ir::Eqn *&p, *v; ~Restore() { p = v; } } restore{curEqn, outerEqn};
   // The host reads what an equation reads (a fused one through its consumer, later):
   // gather sharded inputs first. A pmap reads them on the devices; a loop passes them
   // on to its body, which syncs where it reads them (emitForLoop).
@@ -370,7 +378,7 @@ std::unique_ptr<Module> Lowering::run(const ir::Module &m) {
     Value *p = a.isLit ? nullptr : bufferOf(a);
     auto *call = dyn_cast_or_null<CallInst>(p);
     bool owned = call && call->getCalledFunction() &&
-                 call->getCalledFunction()->getName() == "spmd_host_alloc" && !notOwned.count(p);
+                 call->getCalledFunction()->getName().starts_with("spmd_host_alloc") && !notOwned.count(p);
     if (!owned) {
       p = allocBytes(a.type().bytes());
       copyAtom(a, p);

@@ -105,6 +105,8 @@ public:
   FnState *fs = nullptr;
   int kernelCount = 0;
   std::function<std::string(const SrcRange &)> renderLoc;
+  /// The equation being emitted: host allocations name its location if they fail.
+  const ir::Eqn *curEqn = nullptr;
   Split split = Split::None;
   std::unique_ptr<llvm::Module> kmod;  ///< the kernels of a split
   int kmodCount = 0;

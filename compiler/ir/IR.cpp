@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <sstream>
 
 namespace spmd::ir {
@@ -39,9 +40,42 @@ bool isFloat(DType d) { return d == DType::F32 || d == DType::F64; }
 bool isInt(DType d) { return d == DType::I32 || d == DType::U32; }
 
 int64_t Type::numel() const {
-  int64_t n = 1;
-  for (auto s : shape) n *= s;
-  return n;
+  uint64_t n = 1;  // wraps (defined) if a size check was missed; never UB
+  for (auto s : shape) n *= uint64_t(s);
+  return int64_t(n);
+}
+
+std::string arraySizeError(DType d, const Shape &s) {
+  auto shapeText = [&] {
+    std::string t = "[";
+    for (size_t k = 0; k < s.size(); ++k) t += (k ? ", " : "") + std::to_string(s[k]);
+    return t + "] (" + name(d) + ")";
+  };
+  const int64_t item = byteSize(d);
+  int64_t nz = 1, bytes = 0;
+  bool overflow = false, empty = false;
+  long double approx = (long double)item;
+  for (auto x : s) {
+    if (x < 0) return "array of shape " + shapeText() + " has a negative size";
+    if (x == 0) { empty = true; continue; }
+    approx *= (long double)x;
+    if (__builtin_mul_overflow(nz, x, &nz)) overflow = true;
+  }
+  if (!overflow && __builtin_mul_overflow(nz, item, &bytes)) overflow = true;
+  // A byte count for the message: exact below 2^63, else in scientific notation.
+  auto bytesText = [&] {
+    if (!overflow) return std::to_string(bytes);
+    char buf[64];
+    snprintf(buf, sizeof buf, "%.3Lg", approx);
+    return std::string(buf);
+  };
+  if (empty)
+    return overflow ? "array of shape " + shapeText() + " is empty, but its other sizes are too large: their product is " +
+                          bytesText() + " bytes, which does not fit in 64 bits"
+                    : "";
+  if (overflow || bytes > kMaxArrayBytes)
+    return "array of shape " + shapeText() + " would need " + bytesText() + " bytes, more than the limit of 2^48 bytes (256 TiB)";
+  return "";
 }
 
 std::string Type::str() const {
@@ -342,6 +376,10 @@ std::vector<Var> Builder::emit(Op op, std::vector<Atom> ins, Params params, std:
   std::vector<Type> inTypes;
   for (auto &a : ins) inTypes.push_back(a.type());
   auto outTypes = inferTypes(op, inTypes, params, regions);
+  // Note [Array size limits]: a result too large to exist is the program's fault, at the
+  // equation's source location (a vmap pass's batched equation keeps its original's).
+  for (auto &t : outTypes)
+    if (std::string why = arraySizeError(t.dtype, t.shape); !why.empty()) userError(loc_, why);
   Eqn e;
   e.op = op;
   e.in = std::move(ins);

@@ -55,6 +55,18 @@ struct Type {
   std::string str() const;  ///< `f32[4,2]`
 };
 
+/// Note [Array size limits]: no array may need more than kMaxArrayBytes (256 TiB), and
+/// no size, element count or byte count may overflow 64 bits, even of an empty array
+/// (the product of its non-zero sizes bounds its strides). Lowering checks every shape
+/// it builds from the program (sema's checkedShape, with the culprit's location), and
+/// Builder::emit checks every result type it infers (so shapes derived by broadcasting
+/// or by the vmap pass's batching are checked too): no later pass, codegen or the
+/// runtime sees a size that overflows.
+constexpr int64_t kMaxArrayBytes = int64_t(1) << 48;
+/// Why no array of dtype `d` and shape `s` can exist ("array of shape [...] (f32) would
+/// need N bytes, ..."), or "" when one can.
+std::string arraySizeError(DType d, const Shape &s);
+
 // ---- Values -----------------------------------------------------------------------------
 /// A variable: defined once (by an equation or as a jaxpr input). Ids are unique within
 /// a Module; the printer names them a, b, c, ... in order of appearance.

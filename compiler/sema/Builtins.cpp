@@ -56,11 +56,18 @@ ValueP Lowering::builtin(const std::string &name, std::vector<ArgV> &args, const
     if (a.keyword.empty()) {
       if (pos < np) bound.args[pos++] = a;
       else if (variadic) bound.rest.push_back(a);
+      else if (np == 0)
+        userError(a.loc, name + "() takes no arguments");
       else
         userError(a.loc, name + "() takes at most " + std::to_string(np) + " argument" + (np == 1 ? "" : "s"));
       continue;
     }
     auto it = std::find(def.params.begin(), def.params.begin() + np, a.keyword);
+    if (it == def.params.begin() + np && np == 0)
+      userError(a.keywordLoc, name + "() takes no keyword arguments",
+                name == "print" ? std::vector<std::pair<SrcRange, std::string>>{{SrcRange{}, "print(a, b, ...) writes its arguments separated by one space "
+                                                                                             "and ends the line; it has no options such as sep= or end="}}
+                                : std::vector<std::pair<SrcRange, std::string>>{});
     if (it == def.params.begin() + np) {
       std::string ps;
       for (size_t k = 0; k < np; ++k) ps += (k ? ", " : "") + def.params[k];
@@ -108,6 +115,7 @@ BuiltinDef unaryMath(Op op, const char *name) {
 BuiltinDef unaryKeep(Op op, bool identityOnInt) {
   return {{"x"}, 1, [op, identityOnInt](Lowering &L, Bound &a, auto &, SrcRange) {
             ValueP v = arr(L, a[0]);
+            L.rejectKeys(*v, a[0].loc, std::string(ir::name(op)) + "()");
             Atom x = v->atom;
             if (x.isLit) x = L.broadcast(x, {}), x = L.emit1(Op::Reshape, {x}, {{"new_sizes", Param::tuple({})}, {"dimensions", Param::none()}});
             if (identityOnInt && !ir::isFloat(x.type().dtype)) return Value::array(x, v->weak);
@@ -168,12 +176,22 @@ enum class Red { Sum, Max, Min, Prod, All, Any, Mean, Argmax, Argmin, LogSumExp 
 BuiltinDef reduction(Red kind, const char *name) {
   return {{"x", "axis", "keepdims"}, 1, [kind, name](Lowering &L, Bound &a, auto &, SrcRange loc) -> ValueP {
             ValueP v = arr(L, a[0]);
+            L.rejectKeys(*v, a[0].loc, std::string(name) + "()");
             Atom x = v->atom;
             if (x.isLit) x = L.broadcast(x, {}), x = L.emit1(Op::Reshape, {x}, {{"new_sizes", Param::tuple({})}, {"dimensions", Param::none()}});
             ir::Type t = x.type();
             auto axes = axesArg(L, a[1], t.rank());
             bool keep = boolArg(L, a[2], false);
             DType d = t.dtype;
+            // As NumPy and JAX: max, min, argmax and argmin have no identity, so reducing
+            // an axis of size 0 is an error (not -inf or index 0).
+            if (kind == Red::Max || kind == Red::Min || kind == Red::Argmax || kind == Red::Argmin)
+              for (auto k : (a[1].value || (kind != Red::Argmax && kind != Red::Argmin)) ? axes : std::vector<int64_t>{})
+                if (t.shape[k] == 0)
+                  userError(a[0].loc, std::string(name) + "() of an empty axis: axis " + std::to_string(k) + " of " + t.str() + " has size 0" +
+                                          (kind == Red::Max || kind == Red::Min ? " and the reduction has no identity" : ""));
+            if ((kind == Red::Argmax || kind == Red::Argmin) && !a[1].value && t.numel() == 0)
+              userError(a[0].loc, std::string(name) + "() of an empty array (" + t.str() + ")");
             Atom r;
             switch (kind) {
             case Red::Sum:
@@ -230,7 +248,7 @@ BuiltinDef reduction(Red kind, const char *name) {
 
 /// The common part of zeros/ones/full.
 ValueP filled(Lowering &L, const ArgV &shapeArg, double value, DType d) {
-  ir::Shape s = L.staticShape(shapeArg);
+  ir::Shape s = L.staticShape(shapeArg, d);
   Atom c = L.constant({value}, d, s);
   if (c.isLit) c = L.broadcast(c, {}), c = L.emit1(Op::BroadcastInDim, {c}, {{"shape", Param::tuple({})}, {"broadcast_dimensions", Param::tuple({})}});
   return Value::array(c);
@@ -275,6 +293,7 @@ BuiltinDef reduceCollective(Op op, bool mean) {
             int64_t n = collectiveAxes(a[1], names);
             return mapLeaves(L, a[0].value, [&](ValueP v) {
               ValueP av = L.toArray(v, a[0].loc);
+              L.rejectKeys(*av, a[0].loc, std::string(op == Op::Pmax ? "pmax" : op == Op::Pmin ? "pmin" : mean ? "pmean" : "psum") + "()");
               Atom x = av->atom;
               if (x.isLit) x = L.broadcast(x, {}), x = L.emit1(Op::Reshape, {x}, {{"new_sizes", Param::tuple({})}, {"dimensions", Param::none()}});
               if (mean && !ir::isFloat(x.type().dtype)) x = L.castTo(x, DType::F32);
@@ -289,10 +308,15 @@ BuiltinDef reduceCollective(Op op, bool mean) {
 
 // ---- random numbers (JAX's threefry2x32; see docs/prng.md) ---------------------------------
 
-Atom keyArg(Lowering &L, const ArgV &a, const char *fn) {
+/// The key argument of a random function. As in jax.random, every one but key_data takes
+/// a single key (a key array is mapped with vmap); `single` is false for key_data.
+Atom keyArg(Lowering &L, const ArgV &a, const char *fn, bool single = true) {
   ValueP v = a.value;
   if (v->kind != Value::Array || v->type().dtype != DType::Key)
     userError(a.loc, std::string(fn) + "() needs a key (from key(seed) or split), not a " + describe(*v));
+  if (single && v->type().rank() != 0)
+    userError(a.loc, std::string(fn) + "() needs a single key, not " + v->type().str(),
+              {{SrcRange{}, std::string("as in JAX, map it over a batch of keys: vmap (k in keys) { ") + fn + "(k, ...) }"}});
   return v->atom;
 }
 
@@ -381,6 +405,15 @@ void printSegments(Lowering &L, ValueP v, std::vector<Param> &segs, std::vector<
       str(pyRepr(*sv));
       return;
     }
+    if (v->type().dtype == DType::Key) {
+      // As JAX prints a key array: its shape, then the key words it overlays.
+      std::string shape = "(";
+      for (size_t k = 0; k < v->type().shape.size(); ++k) shape += (k ? ", " : "") + std::to_string(v->type().shape[k]);
+      str("Array(" + shape + (v->type().shape.size() == 1 ? ",)" : ")") + ", dtype=key<fry>) overlaying:\n");
+      segs.push_back(Param::of(int64_t(ins.size())));
+      ins.push_back(L.emit1(Op::RandomUnwrap, {v->atom}));
+      return;
+    }
     segs.push_back(Param::of(int64_t(ins.size())));
     ins.push_back(v->atom);
     return;
@@ -412,11 +445,14 @@ const std::map<std::string, BuiltinDef> &table() {
     m["ones"] = {{"shape", "dtype"}, 1, [](Lowering &L, Bound &a, auto &, SrcRange) {
                    return filled(L, a[0], 1, a.has(1) ? L.dtypeFrom(a[1].value, a[1].loc) : DType::F32); }};
     m["full"] = {{"shape", "value", "dtype"}, 2, [](Lowering &L, Bound &a, auto &, SrcRange loc) {
-                   ir::Shape s = L.staticShape(a[0]);
                    bool weak;
                    Atom v = L.toAtom(a[1].value, a[1].loc, &weak);
-                   if (a.has(2)) v = L.castTo(v, L.dtypeFrom(a[2].value, a[2].loc));
-                   else if (weak && v.isLit && v.type().dtype == DType::I32) v = L.castTo(v, DType::I32);
+                   if (a.has(2)) {
+                     DType d = L.dtypeFrom(a[2].value, a[2].loc);
+                     if (v.type().dtype == DType::Key) L.rejectKeys(*Value::array(v), a[1].loc, "full() with dtype=");
+                     v = L.castTo(v, d);
+                   }
+                   ir::Shape s = L.staticShape(a[0], v.type().dtype);
                    if (v.type().rank() != 0) userError(a[1].loc, "full() needs a scalar value");
                    return Value::array(L.broadcast(v, s)); }};
     m["arange"] = {{"start", "stop", "step", "dtype"}, 1, [](Lowering &L, Bound &a, auto &, SrcRange loc) {
@@ -431,11 +467,24 @@ const std::map<std::string, BuiltinDef> &table() {
                      }
                      auto num = [](const Value *v) { return v->kind == Value::Float ? v->f : double(v->i); };
                      double start = 0, stop, step = 1;
-                     if (vs[1]) { start = num(vs[0]); stop = num(vs[1]); if (vs[2]) step = num(vs[2]); }
+                     // arange(stop), arange(start, stop), and the step (also as arange(stop, step=s)).
+                     if (vs[1]) { start = num(vs[0]); stop = num(vs[1]); }
                      else stop = num(vs[0]);
+                     if (vs[2]) step = num(vs[2]);
                      if (step == 0) userError(a[2].loc, "arange() step cannot be zero");
-                     int64_t n = std::max<int64_t>(0, int64_t(std::ceil((stop - start) / step)));
                      DType d = a.has(3) ? L.dtypeFrom(a[3].value, a[3].loc) : isFloat ? DType::F32 : DType::I32;
+                     if (d == DType::Bool) userError(a[3].loc, "arange() cannot make bool values (as JAX's iota)");
+                     // NumPy's length, ceil((stop - start) / step), computed in double: a NaN or
+                     // a length beyond any array is an error here, not a cast that wraps.
+                     double len = std::ceil((stop - start) / step);
+                     if (std::isnan(len)) userError(loc, "arange() cannot compute its length from these bounds");
+                     if (len > double(int64_t(1) << 62)) {
+                       char buf[64];
+                       snprintf(buf, sizeof buf, "%.3g", len);
+                       userError(loc, std::string("arange() would make ") + buf + " elements: too many for an array (at most 2^48 bytes)");
+                     }
+                     int64_t n = len > 0 ? int64_t(len) : 0;
+                     L.checkedShape({n}, d, loc);
                      Atom io = L.emit1(Op::Iota, {}, {{"dtype", Param::ofDType(d)}, {"shape", Param::ints({n})},
                                                      {"dimension", Param::of(0)}, {"sharding", Param::none()}});
                      if (step != 1) io = L.emit1(Op::Mul, {io, L.b().lit(d, step)});
@@ -444,6 +493,8 @@ const std::map<std::string, BuiltinDef> &table() {
     m["linspace"] = {{"start", "stop", "num", "endpoint", "dtype"}, 3, [](Lowering &L, Bound &a, auto &, SrcRange loc) {
                        double lo = floatStatic(L, a[0], 0, "linspace() start"), hi = floatStatic(L, a[1], 0, "linspace() stop");
                        int64_t n = L.staticInt(a[2].value, a[2].loc, "linspace() num");
+                       if (n < 0) userError(a[2].loc, "linspace() needs a non-negative number of samples, not " + std::to_string(n));
+                       L.checkedShape({n}, DType::F32, a[2].loc);
                        bool endpoint = boolArg(L, a[3], true);
                        // NumPy/JAX: start + i * step (step = (stop-start)/div), and the last is exactly stop.
                        double div = endpoint ? double(n - 1) : double(n);
@@ -466,10 +517,13 @@ const std::map<std::string, BuiltinDef> &table() {
                        if (endpoint && n > 1) data[n - 1] = float(hi);
                        // Computed at compile time in double precision, rounded to f32 once.
                        return Value::array(L.constant(data, DType::F32, {n})); }};
-    m["eye"] = {{"n", "m", "dtype"}, 1, [](Lowering &L, Bound &a, auto &, SrcRange) {
+    m["eye"] = {{"n", "m", "dtype"}, 1, [](Lowering &L, Bound &a, auto &, SrcRange loc) {
                   int64_t n = L.staticInt(a[0].value, a[0].loc, "eye() size");
+                  if (n < 0) userError(a[0].loc, "eye() needs a non-negative size, not " + std::to_string(n));
                   int64_t mm = a.has(1) ? L.staticInt(a[1].value, a[1].loc, "eye() size") : n;
+                  if (mm < 0) userError(a[1].loc, "eye() needs a non-negative size, not " + std::to_string(mm));
                   DType d = a.has(2) ? L.dtypeFrom(a[2].value, a[2].loc) : DType::F32;
+                  L.checkedShape({n, mm}, d, loc);
                   auto io = [&](int dim) {
                     return Atom(L.emit1(Op::Iota, {}, {{"dtype", Param::ofDType(DType::I32)}, {"shape", Param::ints({n, mm})},
                                                        {"dimension", Param::of(dim)}, {"sharding", Param::none()}}));
@@ -480,18 +534,22 @@ const std::map<std::string, BuiltinDef> &table() {
                       ValueP v = arr(L, a[0]);
                       auto s = L.staticInts(a[1], "a shape");
                       int64_t known = 1, unknown = -1;
+                      bool overflow = false;
                       for (size_t k = 0; k < s.size(); ++k) {
                         if (s[k] == -1) {
                           if (unknown >= 0) userError(a[1].loc, "reshape() allows only one -1");
                           unknown = int64_t(k);
                         } else if (s[k] < 0) userError(a[1].loc, "a shape cannot have a negative size");
-                        else known *= s[k];
+                        else if (__builtin_mul_overflow(known, s[k], &known)) overflow = true;
                       }
                       int64_t n = v->type().numel();
                       if (unknown >= 0) {
-                        if (known == 0 || n % known) userError(a[1].loc, "cannot reshape " + v->type().str() + " into " + Param::ints(s).str());
+                        if (overflow || known == 0 || n % known) userError(a[1].loc, "cannot reshape " + v->type().str() + " into " + Param::ints(s).str());
                         s[unknown] = n / known;
                       }
+                      // Sizes whose product overflows (or an empty array into huge sizes) are
+                      // an error here, before the element counts are compared.
+                      L.checkedShape(s, v->type().dtype, a[1].loc);
                       ir::Type nt{v->type().dtype, s};
                       if (nt.numel() != n)
                         userError(a[1].loc, "cannot reshape " + v->type().str() + " (" + std::to_string(n) + " elements) into shape " +
@@ -532,7 +590,10 @@ const std::map<std::string, BuiltinDef> &table() {
                           for (auto &e : lst->elems) arrs.push_back(L.toArray(e, a[0].loc));
                           std::vector<ValueP> scalars;
                           for (auto &x : arrs) scalars.push_back(Value::array(L.b().lit(x->type().dtype, 0), x->weak));
-                          L.unify(scalars, loc, &d, &weak, "concat");
+                          // Keys join with keys (as jnp.concatenate and jnp.stack of key arrays).
+                          size_t nkeys = std::count_if(arrs.begin(), arrs.end(), [](const ValueP &x) { return x->type().dtype == DType::Key; });
+                          if (nkeys == arrs.size()) d = DType::Key, weak = false;
+                          else L.unify(scalars, loc, &d, &weak, stack ? "stack()" : "concat()");
                           int r = arrs[0]->type().rank() + (stack ? 1 : 0);
                           int64_t ax = a.has(1) ? L.staticInt(a[1].value, a[1].loc, "an axis") : 0;
                           if (ax < 0) ax += r;
@@ -561,7 +622,7 @@ const std::map<std::string, BuiltinDef> &table() {
     m["stack"] = concatLike(true);
     m["broadcast_to"] = {{"x", "shape"}, 2, [](Lowering &L, Bound &a, auto &, SrcRange loc) {
                            ValueP v = arr(L, a[0]);
-                           ir::Shape s = L.staticShape(a[1]);
+                           ir::Shape s = L.staticShape(a[1], v->type().dtype);
                            ir::Shape vs = v->type().shape;
                            bool ok = vs.size() <= s.size();
                            for (size_t k = 0; ok && k < vs.size(); ++k) {
@@ -633,7 +694,10 @@ const std::map<std::string, BuiltinDef> &table() {
                     }
                   }
                   ir::Shape vs(us.begin() + idx.size(), us.end());
-                  Atom val = L.castTo(L.toAtom(a[2].value, a[2].loc), t.dtype);
+                  Atom val = L.toAtom(a[2].value, a[2].loc);
+                  if ((val.type().dtype == DType::Key) != (t.dtype == DType::Key))
+                    userError(a[2].loc, "set() cannot put a value of type " + val.type().str() + " into an array of type " + t.str());
+                  val = L.castTo(val, t.dtype);
                   ir::Shape valShape = val.type().shape;
                   bool ok = valShape.size() <= vs.size();
                   for (size_t k = 0; ok && k < valShape.size(); ++k) ok = valShape[k] == 1 || valShape[k] == vs[vs.size() - valShape.size() + k];
@@ -671,7 +735,34 @@ const std::map<std::string, BuiltinDef> &table() {
                     DType d, cd;
                     bool weak, cw;
                     ValueP c = arr(L, a[0]);
+                    L.rejectKeys(*c, a[0].loc, "the condition of where()");
                     Atom cb = L.castTo(c->atom, DType::Bool);
+                    auto isKey = [](const Value &v) { return v.kind == Value::Array && v.type().dtype == DType::Key; };
+                    if (isKey(*a[1].value) || isKey(*a[2].value)) {
+                      // Keys select like numbers (jnp.where on key arrays): on their words.
+                      if (!isKey(*a[1].value) || !isKey(*a[2].value))
+                        userError(loc, "where() selects between two keys or two numbers, not between " + describe(*a[1].value) + " and " + describe(*a[2].value));
+                      ir::Shape full;
+                      for (const ir::Shape &xs : {cb.type().shape, a[1].value->type().shape, a[2].value->type().shape}) {
+                        if (xs.size() > full.size()) full.insert(full.begin(), xs.size() - full.size(), 1);
+                        for (size_t k = 0; k < xs.size(); ++k) {
+                          int64_t &o = full[full.size() - xs.size() + k];
+                          if (o == 1) o = xs[k];
+                          else if (xs[k] != 1 && xs[k] != o)
+                            userError(loc, "incompatible shapes for where: " + cb.type().str() + ", " + a[1].value->type().str() + " and " + a[2].value->type().str());
+                        }
+                      }
+                      ir::Shape fw = full;
+                      fw.push_back(2);
+                      Atom cc = L.broadcast(cb, full);
+                      if (cc.isLit) cc = L.emit1(Op::BroadcastInDim, {cc}, {{"shape", Param::ints(full)}, {"broadcast_dimensions", Param::tuple({})}});
+                      std::vector<int64_t> dims;
+                      for (size_t k = 0; k < full.size(); ++k) dims.push_back(int64_t(k));
+                      cc = L.emit1(Op::BroadcastInDim, {cc}, {{"shape", Param::ints(fw)}, {"broadcast_dimensions", Param::ints(dims)}});
+                      Atom t = L.broadcast(L.emit1(Op::RandomUnwrap, {a[1].value->atom}), fw);
+                      Atom f = L.broadcast(L.emit1(Op::RandomUnwrap, {a[2].value->atom}), fw);
+                      return Value::array(L.emit1(Op::RandomWrap, {L.emit1(Op::Select, {cc, f, t})}, {{"impl", Param::ofStr("fry")}}));
+                    }
                     auto xs = L.unify({a[1].value, a[2].value}, loc, &d, &weak, "where");
                     // Broadcast all three together.
                     auto all = L.unify({Value::array(cb), Value::array(xs[0], weak), Value::array(xs[1], weak)}, loc, &cd, &cw, "where");
@@ -735,30 +826,37 @@ const std::map<std::string, BuiltinDef> &table() {
                   if (v->type().rank() != 0 || !ir::isInt(v->type().dtype))
                     userError(a[0].loc, "key() needs an integer scalar seed, not " + v->type().str());
                   return Value::array(L.emit1(Op::RandomSeed, {v->atom}, {{"impl", Param::ofStr("fry")}})); }};
-    m["split"] = {{"key", "num"}, 1, [](Lowering &L, Bound &a, auto &, SrcRange) {
+    m["split"] = {{"key", "num"}, 1, [](Lowering &L, Bound &a, auto &, SrcRange loc) {
                     Atom k = keyArg(L, a[0], "split");
                     int64_t n = a.has(1) ? L.staticInt(a[1].value, a[1].loc, "the number of keys") : 2;
-                    if (n < 1) userError(a[1].loc, "split() needs at least one key");
-                    return Value::array(L.emit1(Op::RandomSplit, {k}, {{"shape", Param::ints({n})}})); }};
+                    // As jax.random.split: num >= 0 (split(k, 0) is an empty key array).
+                    if (n < 0) userError(a[1].loc, "split() needs a non-negative number of keys, not " + std::to_string(n));
+                    ir::Shape s = L.checkedShape({n}, DType::Key, a.has(1) ? a[1].loc : loc);
+                    return Value::array(L.emit1(Op::RandomSplit, {k}, {{"shape", Param::ints(s)}})); }};
     m["fold_in"] = {{"key", "data"}, 2, [](Lowering &L, Bound &a, auto &, SrcRange) {
                       Atom k = keyArg(L, a[0], "fold_in");
-                      Atom d = L.castTo(L.toAtom(a[1].value, a[1].loc), DType::U32);
+                      // As jax.random.fold_in: one key and one scalar, converted to u32.
+                      ValueP dv = arr(L, a[1]);
+                      L.rejectKeys(*dv, a[1].loc, "the data of fold_in()");
+                      if (dv->type().rank() != 0)
+                        userError(a[1].loc, "fold_in() needs a scalar to fold in, not " + dv->type().str(),
+                                  {{SrcRange{}, "as in JAX, map it over an array of data: vmap (d in data) { fold_in(k, d) }"}});
+                      if (a[1].value->kind == Value::Int && (a[1].value->i < 0 || a[1].value->i > int64_t(UINT32_MAX)))
+                        userError(a[1].loc, "fold_in() data must fit in u32 (0 to 4294967295), not " + std::to_string(a[1].value->i));
+                      Atom d = L.castTo(dv->atom, DType::U32);
                       if (d.isLit) d = L.broadcast(d, {}), d = L.emit1(Op::Reshape, {d}, {{"new_sizes", Param::tuple({})}, {"dimensions", Param::none()}});
-                      d = L.broadcast(d, k.type().shape);
                       return Value::array(L.emit1(Op::RandomFoldIn, {k, d})); }};
     m["key_data"] = {{"keys"}, 1, [](Lowering &L, Bound &a, auto &, SrcRange) {
-                       return Value::array(L.emit1(Op::RandomUnwrap, {keyArg(L, a[0], "key_data")})); }};
+                       return Value::array(L.emit1(Op::RandomUnwrap, {keyArg(L, a[0], "key_data", false)})); }};
     m["uniform"] = {{"key", "shape", "lo", "hi", "minval", "maxval"}, 1, [](Lowering &L, Bound &a, auto &, SrcRange) {
                       Atom k = keyArg(L, a[0], "uniform");
-                      if (k.type().rank() != 0) userError(a[0].loc, "uniform() needs a single key, not " + k.type().str());
-                      ir::Shape s = a.has(1) ? L.staticShape(a[1]) : ir::Shape{};
+                      ir::Shape s = a.has(1) ? L.staticShape(a[1], DType::F32) : ir::Shape{};
                       double lo = floatStatic(L, a.has(4) ? a[4] : a[2], 0.0, "lo");
                       double hi = floatStatic(L, a.has(5) ? a[5] : a[3], 1.0, "hi");
                       return Value::array(uniformBits(L, k, s, lo, hi)); }};
     m["normal"] = {{"key", "shape"}, 1, [](Lowering &L, Bound &a, auto &, SrcRange) {
                      Atom k = keyArg(L, a[0], "normal");
-                     if (k.type().rank() != 0) userError(a[0].loc, "normal() needs a single key, not " + k.type().str());
-                     ir::Shape s = a.has(1) ? L.staticShape(a[1]) : ir::Shape{};
+                     ir::Shape s = a.has(1) ? L.staticShape(a[1], DType::F32) : ir::Shape{};
                      // JAX: u ~ uniform[nextafter(-1, 0), 1); sqrt(2) * erf_inv(u).
                      double lo = std::nextafter(-1.0f, 0.0f);
                      Atom u = uniformBits(L, k, s, lo, 1.0);
@@ -766,17 +864,38 @@ const std::map<std::string, BuiltinDef> &table() {
                      return Value::array(L.emit1(Op::Mul, {e, L.b().lit(DType::F32, float(std::sqrt(2.0)))})); }};
     m["bernoulli"] = {{"key", "p", "shape"}, 1, [](Lowering &L, Bound &a, auto &, SrcRange loc) {
                         Atom k = keyArg(L, a[0], "bernoulli");
-                        ir::Shape s = a.has(2) ? L.staticShape(a[2]) : ir::Shape{};
-                        Atom p = a.has(1) ? L.castTo(L.toAtom(a[1].value, a[1].loc), DType::F32) : L.b().lit(DType::F32, 0.5);
+                        // As jax.random.bernoulli: p is a float array; the shape defaults to p's,
+                        // and a given shape must be what p broadcasts to with it.
+                        Atom p = L.b().lit(DType::F32, 0.5);
+                        if (a.has(1)) {
+                          ValueP pv = arr(L, a[1]);
+                          L.rejectKeys(*pv, a[1].loc, "the probability of bernoulli()");
+                          if (!ir::isFloat(pv->type().dtype))
+                            userError(a[1].loc, "bernoulli() needs a float probability p, not " + pv->type().str() +
+                                                    (pv->weak ? " (write 1.0 for a literal)" : ""));
+                          p = L.castTo(pv->atom, DType::F32);
+                        }
+                        ir::Shape ps = p.type().shape;
+                        ir::Shape s = a.has(2) ? L.staticShape(a[2], DType::F32) : ps;
+                        bool ok = ps.size() <= s.size();
+                        for (size_t k = 0; ok && k < ps.size(); ++k) ok = ps[k] == 1 || ps[k] == s[s.size() - ps.size() + k];
+                        if (!ok)
+                          userError(a[1].loc, "bernoulli() needs p to broadcast to the shape argument " + ir::Type{DType::F32, s}.str().substr(3) +
+                                                  ", but p is " + p.type().str());
                         Atom u = uniformBits(L, k, s, 0.0, 1.0);
                         if (!p.isLit) p = L.broadcast(p, s);
                         return Value::array(L.emit1(Op::Lt, {u, p})); }};
     m["randint"] = {{"key", "shape", "lo", "hi"}, 4, [](Lowering &L, Bound &a, auto &, SrcRange loc) {
                       Atom k = keyArg(L, a[0], "randint");
-                      ir::Shape s = L.staticShape(a[1]);
+                      ir::Shape s = L.staticShape(a[1], DType::I32);
                       int64_t lo = L.staticInt(a[2].value, a[2].loc, "randint() lo");
                       int64_t hi = L.staticInt(a[3].value, a[3].loc, "randint() hi");
-                      if (hi <= lo) userError(a[3].loc, "randint() needs hi > lo");
+                      // The bounds are i32 (JAX with x64 off rejects larger Python ints); hi <= lo
+                      // gives lo everywhere, as JAX does (span 1).
+                      for (auto [v, at] : {std::pair{lo, &a[2]}, std::pair{hi, &a[3]}})
+                        if (v < INT32_MIN || v > INT32_MAX)
+                          userError(at->loc, "randint() bounds must fit in i32, not " + std::to_string(v));
+                      if (hi <= lo) hi = lo + 1;
                       // JAX's randint: two 32-bit draws combined modulo the span.
                       Atom ks = L.emit1(Op::RandomSplit, {k}, {{"shape", Param::ints({2})}});
                       auto pick = [&](int i) {
@@ -795,16 +914,22 @@ const std::map<std::string, BuiltinDef> &table() {
                       off = L.emit1(Op::Rem, {off, sp});
                       Atom r = L.emit1(Op::Add, {L.castTo(off, DType::I32), L.b().lit(DType::I32, double(lo))});
                       return Value::array(r); }};
-    m["one_hot"] = {{"labels", "n"}, 2, [](Lowering &L, Bound &a, auto &, SrcRange) {
+    m["one_hot"] = {{"labels", "n"}, 2, [](Lowering &L, Bound &a, auto &, SrcRange loc) {
                       ValueP v = arr(L, a[0]);
+                      L.rejectKeys(*v, a[0].loc, "one_hot()");
                       int64_t n = L.staticInt(a[1].value, a[1].loc, "the number of classes");
+                      if (n < 0) userError(a[1].loc, "one_hot() needs a non-negative number of classes, not " + std::to_string(n));
                       ir::Shape s = v->type().shape;
                       s.push_back(n);
-                      Atom lab = L.castTo(v->atom, DType::I32);
+                      L.checkedShape(s, DType::F32, loc);
+                      // As jax.nn.one_hot: labels == iota in the labels' dtype (1.5 matches no
+                      // class), bools as i32.
+                      DType ld = ir::isFloat(v->type().dtype) ? v->type().dtype : DType::I32;
+                      Atom lab = L.castTo(v->atom, ld);
                       std::vector<int64_t> dims;
                       for (int k = 0; k < v->type().rank(); ++k) dims.push_back(k);
                       Atom lb = L.emit1(Op::BroadcastInDim, {lab}, {{"shape", Param::ints(s)}, {"broadcast_dimensions", Param::ints(dims)}});
-                      Atom io = L.emit1(Op::Iota, {}, {{"dtype", Param::ofDType(DType::I32)}, {"shape", Param::ints(s)},
+                      Atom io = L.emit1(Op::Iota, {}, {{"dtype", Param::ofDType(ld)}, {"shape", Param::ints(s)},
                                                        {"dimension", Param::of(int64_t(s.size()) - 1)}, {"sharding", Param::none()}});
                       return Value::array(L.castTo(L.emit1(Op::Eq, {lb, io}), DType::F32)); }};
     // -- differentiation and trees --
@@ -848,7 +973,12 @@ const std::map<std::string, BuiltinDef> &table() {
                            Atom x = av->atom.isLit ? L.broadcast(av->atom, {}) : av->atom;
                            if (x.isLit) x = L.emit1(Op::Reshape, {x}, {{"new_sizes", Param::tuple({})}, {"dimensions", Param::none()}});
                            if (tiled && x.type().rank() == 0) userError(a[0].loc, "a tiled all_gather needs an array of rank 1 or more");
-                           return Value::array(L.emit1(Op::AllGather, {x}, {{"all_gather_dimension", Param::of(dim)}, {"axis_name", axisNameParam(names)},
+                           // As JAX: a new axis in 0..rank, or (tiled) an existing one; negative counts from the end.
+                           int64_t r = x.type().rank() + (tiled ? 0 : 1);
+                           if (dim < -r || dim >= r)
+                             userError(a[3].loc, "all_gather axis " + std::to_string(dim) + " is out of range for " + (tiled ? "a tiled gather of " : "stacking ") + x.type().str());
+                           int64_t at = dim < 0 ? dim + r : dim;
+                           return Value::array(L.emit1(Op::AllGather, {x}, {{"all_gather_dimension", Param::of(at)}, {"axis_name", axisNameParam(names)},
                                                                             {"axis_size", Param::of(n)}, {"tiled", Param::ofBool(tiled)},
                                                                             {"axis_index_groups", Param::none()}}), av->weak);
                          }); }};
@@ -924,6 +1054,7 @@ const std::map<std::string, BuiltinDef> &table() {
                            std::vector<std::string> names;
                            int64_t n = collectiveAxes(a[1], names);
                            ValueP av = arr(L, a[0]);
+                           L.rejectKeys(*av, a[0].loc, "psum_scatter()");
                            int r = av->type().rank();
                            int64_t d = a.has(2) ? L.staticInt(a[2].value, a[2].loc, "scatter_dimension") : 0;
                            if (d < 0) d += r;

@@ -590,10 +590,11 @@ static void assignedNames(const Expr &e, std::set<std::string> &out) {
 }
 
 void Lowering::forStmt(const ForStmt &f) {
-  ValueP it = expr(*f.iter);
-  // A static list (or a range over a list) is unrolled; a range becomes a for_loop.
+  // A static list (or a range over a list) is unrolled; a range becomes a for_loop, its
+  // bounds evaluated here without building the list of its elements.
   const RangeExpr *range = f.iter->as<RangeExpr>();
   if (!range) {
+    ValueP it = expr(*f.iter);
     if (it->kind != Value::Tuple) userError(f.iter->loc, "a for loop iterates over a range 'a..b' or a static list");
     for (auto &v : it->elems) {
       ScopeP saved = scope;
@@ -605,8 +606,14 @@ void Lowering::forStmt(const ForStmt &f) {
     }
     return;
   }
-  int64_t lo = staticInt(it->elems.empty() ? Value::integer(0) : it->elems.front(), range->lo->loc, "a loop bound");
-  int64_t n = int64_t(it->elems.size());
+  int64_t lo = staticInt(expr(*range->lo), range->lo->loc, "a range bound");
+  int64_t hi = staticInt(expr(*range->hi), range->hi->loc, "a range bound");
+  // The loop index is an i32 (as in JAX's fori_loop with x64 off).
+  for (auto [v, e] : {std::pair{lo, range->lo.get()}, std::pair{hi, range->hi.get()}})
+    if (v < INT32_MIN || v > INT32_MAX)
+      userError(e->loc, "a loop bound must fit in i32, not " + std::to_string(v));
+  int64_t n = std::max<int64_t>(0, hi - lo);
+  if (n == 0) lo = 0;
   if (f.var.kind != Pattern::Name && f.var.kind != Pattern::Wildcard)
     userError(f.var.loc, "the variable of a loop over a range is a single name");
   // Carried variables: vars assigned in the body that live outside it.

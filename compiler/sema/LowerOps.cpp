@@ -64,11 +64,28 @@ std::vector<int64_t> Lowering::staticInts(const ArgV &a, const char *what) {
   return {staticInt(a.value, a.loc, what)};
 }
 
-ir::Shape Lowering::staticShape(const ArgV &a) {
+ir::Shape Lowering::staticShape(const ArgV &a, DType d) {
+  // A negative size is reported at its element when the shape is a list literal.
   auto s = staticInts(a, "a shape");
-  for (auto d : s)
-    if (d < 0) userError(a.loc, "a shape cannot have a negative size (" + std::to_string(d) + ")");
+  if (a.expr)
+    if (auto *lit = a.expr->as<ArrayLitExpr>(); lit && lit->elems.size() == s.size())
+      for (size_t k = 0; k < s.size(); ++k)
+        if (s[k] < 0) userError(lit->elems[k]->loc, "a shape cannot have a negative size (" + std::to_string(s[k]) + ")");
+  return checkedShape(std::move(s), d, a.loc);
+}
+
+ir::Shape Lowering::checkedShape(ir::Shape s, DType d, SrcRange loc) {
+  for (auto x : s)
+    if (x < 0) userError(loc, "a shape cannot have a negative size (" + std::to_string(x) + ")");
+  if (std::string why = ir::arraySizeError(d, s); !why.empty()) userError(loc, why);  // Note [Array size limits]
   return s;
+}
+
+void Lowering::rejectKeys(const Value &v, SrcRange loc, const std::string &what) {
+  if (v.kind == Value::Array && v.type().dtype == DType::Key)
+    userError(loc, "keys cannot be used in " + what,
+              {{SrcRange{}, "this is " + v.type().str() + "; a key may be split, folded in, indexed, reshaped, compared "
+                            "with '==' or passed to the random functions, and key_data(k) reads its u32 words"}});
 }
 
 DType Lowering::dtypeFrom(ValueP v, SrcRange loc) {
@@ -148,6 +165,11 @@ Atom Lowering::toAtom(ValueP v, SrcRange loc, bool *weak) {
 
 Atom Lowering::castTo(Atom a, DType d) {
   if (a.type().dtype == d) return a;
+  // A conversion between keys and numbers is a user error wherever it is asked for (the
+  // builtins that convert their arguments report it at the call).
+  if (a.type().dtype == DType::Key || d == DType::Key)
+    userError(b().loc(), a.type().dtype == DType::Key ? "keys cannot be converted to " + std::string(ir::name(d)) + "; use key_data(k) for their u32 words"
+                                                      : "a number cannot be converted to a key; use key(seed)");
   if (a.isLit) {
     ir::Literal l = a.lit;
     double x = l.asDouble();
@@ -250,33 +272,56 @@ static int64_t floorDiv(int64_t a, int64_t b) {
 static ValueP foldStatic(BinOp op, const Value &a, const Value &b, SrcRange loc) {
   bool ints = a.kind != Value::Float && b.kind != Value::Float;
   double x = num(a), y = num(b);
-  int64_t i = int64_t(x), j = int64_t(y);
+  int64_t i = ints ? a.i : 0, j = ints ? b.i : 0;  // exact: not through a double
+  // Static integers are 64-bit (Python's are unbounded): overflow is an error, not a wrap.
+  auto overflow = [&]() -> ValueP {
+    userError(loc, std::string("integer overflow in a static expression: ") + std::to_string(i) + " " + spelling(op) + " " +
+                       std::to_string(j) + " does not fit in 64 bits");
+  };
+  int64_t r = 0;
   switch (op) {
-  case BinOp::Add: return ints ? Value::integer(i + j) : Value::floating(x + y);
-  case BinOp::Sub: return ints ? Value::integer(i - j) : Value::floating(x - y);
-  case BinOp::Mul: return ints ? Value::integer(i * j) : Value::floating(x * y);
+  case BinOp::Add:
+    if (!ints) return Value::floating(x + y);
+    return __builtin_add_overflow(i, j, &r) ? overflow() : Value::integer(r);
+  case BinOp::Sub:
+    if (!ints) return Value::floating(x - y);
+    return __builtin_sub_overflow(i, j, &r) ? overflow() : Value::integer(r);
+  case BinOp::Mul:
+    if (!ints) return Value::floating(x * y);
+    return __builtin_mul_overflow(i, j, &r) ? overflow() : Value::integer(r);
   case BinOp::Div:
     if (y == 0) userError(loc, "division by zero in a static expression");
     return Value::floating(x / y);
   case BinOp::FloorDiv:
     if (y == 0) userError(loc, "division by zero in a static expression");
+    if (ints && i == INT64_MIN && j == -1) return overflow();
     return ints ? Value::integer(floorDiv(i, j)) : Value::floating(std::floor(x / y));
   case BinOp::Mod:
     if (y == 0) userError(loc, "modulo by zero in a static expression");
-    if (ints) return Value::integer(i - floorDiv(i, j) * j);
+    if (ints) return Value::integer(j == -1 ? 0 : i - floorDiv(i, j) * j);
     return Value::floating(x - std::floor(x / y) * y);
   case BinOp::Pow:
-    if (ints && j >= 0) { int64_t r = 1; for (int64_t k = 0; k < j; ++k) r *= i; return Value::integer(r); }
+    if (ints && j >= 0) {
+      // Square and multiply: 2 ** 62 in a few steps, 1 ** 10**18 without a loop of 10**18.
+      int64_t base = i, e = j;
+      r = 1;
+      while (e > 0) {
+        if ((e & 1) && __builtin_mul_overflow(r, base, &r)) return overflow();
+        e >>= 1;
+        if (e > 0 && __builtin_mul_overflow(base, base, &base)) return overflow();
+      }
+      return Value::integer(r);
+    }
     return Value::floating(std::pow(x, y));
-  case BinOp::Eq: return Value::boolean(x == y);
-  case BinOp::Ne: return Value::boolean(x != y);
-  case BinOp::Lt: return Value::boolean(x < y);
-  case BinOp::Le: return Value::boolean(x <= y);
-  case BinOp::Gt: return Value::boolean(x > y);
-  case BinOp::Ge: return Value::boolean(x >= y);
+  case BinOp::Eq: return Value::boolean(ints ? i == j : x == y);
+  case BinOp::Ne: return Value::boolean(ints ? i != j : x != y);
+  case BinOp::Lt: return Value::boolean(ints ? i < j : x < y);
+  case BinOp::Le: return Value::boolean(ints ? i <= j : x <= y);
+  case BinOp::Gt: return Value::boolean(ints ? i > j : x > y);
+  case BinOp::Ge: return Value::boolean(ints ? i >= j : x >= y);
   case BinOp::BitAnd: case BinOp::BitOr: case BinOp::BitXor: {
     if (!ints) userError(loc, std::string("'") + spelling(op) + "' needs integers or bools");
-    int64_t r = op == BinOp::BitAnd ? (i & j) : op == BinOp::BitOr ? (i | j) : (i ^ j);
+    r = op == BinOp::BitAnd ? (i & j) : op == BinOp::BitOr ? (i | j) : (i ^ j);
     return a.kind == Value::Bool && b.kind == Value::Bool ? Value::boolean(r) : Value::integer(r);
   }
   case BinOp::And: return Value::boolean(x != 0 && y != 0);
@@ -284,6 +329,24 @@ static ValueP foldStatic(BinOp op, const Value &a, const Value &b, SrcRange loc)
   case BinOp::MatMul: userError(loc, "'@' needs arrays, not numbers");
   }
   return nullptr;
+}
+
+/// k1 == k2 (or !=) on keys, elementwise with broadcasting: the key words compared, as
+/// JAX's eq on key arrays.
+ValueP Lowering::compareKeys(bool eq, ValueP a, ValueP bv, SrcRange loc) {
+  ir::Shape sa = a->type().shape, sb = bv->type().shape, s;
+  size_t r = std::max(sa.size(), sb.size());
+  for (size_t k = 0; k < r; ++k) {
+    int64_t x = k + sa.size() >= r ? sa[k + sa.size() - r] : 1, y = k + sb.size() >= r ? sb[k + sb.size() - r] : 1;
+    if (x != y && x != 1 && y != 1)
+      userError(loc, std::string("incompatible shapes for '") + (eq ? "==" : "!=") + "': " + a->type().str() + " and " + bv->type().str());
+    s.push_back(x == 1 ? y : x);
+  }
+  ir::Shape sw = s;
+  sw.push_back(2);
+  Atom wa = broadcast(emit1(Op::RandomUnwrap, {a->atom}), sw), wb = broadcast(emit1(Op::RandomUnwrap, {bv->atom}), sw);
+  Atom c = emit1(eq ? Op::Eq : Op::Ne, {wa, wb});
+  return Value::array(emit1(eq ? Op::ReduceAnd : Op::ReduceOr, {c}, {{"axes", Param::ints({int64_t(s.size())})}}));
 }
 
 ValueP Lowering::binary(BinOp op, ValueP a, ValueP bv, SrcRange loc) {
@@ -296,6 +359,13 @@ ValueP Lowering::binary(BinOp op, ValueP a, ValueP bv, SrcRange loc) {
     auto e = a->elems;
     e.insert(e.end(), bv->elems.begin(), bv->elems.end());
     return Value::tuple(e);
+  }
+  // Keys (JAX's typed keys): '==' and '!=' compare their words; no other operator takes them.
+  auto isKey = [](const Value &v) { return v.kind == Value::Array && v.type().dtype == DType::Key; };
+  if (isKey(*a) || isKey(*bv)) {
+    if ((op == BinOp::Eq || op == BinOp::Ne) && isKey(*a) && isKey(*bv)) return compareKeys(op == BinOp::Eq, a, bv, loc);
+    if (op == BinOp::Eq || op == BinOp::Ne) userError(loc, "a key can only be compared with a key, not with a " + describe(isKey(*a) ? *bv : *a));
+    rejectKeys(isKey(*a) ? *a : *bv, loc, what);
   }
   // x ** k with a static integer k: integer_pow, as JAX does.
   if (op == BinOp::Pow && bv->kind == Value::Int) {
@@ -361,7 +431,10 @@ ValueP Lowering::binary(BinOp op, ValueP a, ValueP bv, SrcRange loc) {
 ValueP Lowering::unary(UnOp op, ValueP a, SrcRange loc) {
   if (staticNum(*a)) {
     switch (op) {
-    case UnOp::Neg: return a->kind == Value::Float ? Value::floating(-a->f) : Value::integer(-a->i);
+    case UnOp::Neg:
+      if (a->kind == Value::Float) return Value::floating(-a->f);
+      if (a->i == INT64_MIN) userError(loc, "integer overflow in a static expression: -(" + std::to_string(a->i) + ") does not fit in 64 bits");
+      return Value::integer(-a->i);
     case UnOp::Plus: return a;
     case UnOp::Not: return Value::boolean(!a->i);
     case UnOp::BitNot:
@@ -375,14 +448,16 @@ ValueP Lowering::unary(UnOp op, ValueP a, SrcRange loc) {
   if (x.isLit) x = broadcast(x, {}), x = emit1(Op::Reshape, {x}, {{"new_sizes", Param::tuple({})}, {"dimensions", Param::none()}});
   DType d = x.type().dtype;
   switch (op) {
-  case UnOp::Plus: return a;
+  case UnOp::Plus: return a;  // +k is k, as in JAX
   case UnOp::Neg:
+    rejectKeys(*Value::array(x), loc, "'-'");
     if (d == DType::Bool) userError(loc, "cannot negate a bool array; use 'not'");
     return Value::array(emit1(Op::Neg, {x}), weak);
   case UnOp::Not:
     if (d != DType::Bool) userError(loc, "'not' needs a bool, not " + x.type().str());
     return Value::array(emit1(Op::Not, {x}));
   case UnOp::BitNot:
+    rejectKeys(*Value::array(x), loc, "'~'");
     if (ir::isFloat(d)) userError(loc, "'~' needs integers or bools, not " + x.type().str());
     return Value::array(emit1(Op::Not, {x}), weak);
   }
@@ -663,6 +738,13 @@ ValueP Lowering::expr(const Expr &e) {
     auto *r = e.as<RangeExpr>();
     int64_t lo = staticInt(expr(*r->lo), r->lo->loc, "a range bound");
     int64_t hi = staticInt(expr(*r->hi), r->hi->loc, "a range bound");
+    // A range is a static list here (a for loop over a range does not build it): bounded,
+    // as a list of 10^12 compile-time values would exhaust memory.
+    constexpr int64_t kMaxList = int64_t(1) << 20;
+    int64_t len = 0;
+    if (hi > lo && (__builtin_sub_overflow(hi, lo, &len) || len > kMaxList))
+      userError(e.loc, "a range of " + std::to_string(uint64_t(hi) - uint64_t(lo)) + " elements is too long for a static list (at most " +
+                           std::to_string(kMaxList) + "); a for loop over a range has no such limit");
     std::vector<ValueP> el;
     for (int64_t k = lo; k < hi; ++k) el.push_back(Value::integer(k));
     return Value::tuple(el, true);

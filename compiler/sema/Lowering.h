@@ -85,6 +85,7 @@ public:
   LowerOptions opts;
   ValueP binary(ast::BinOp op, ValueP a, ValueP b, SrcRange loc);
   ValueP unary(ast::UnOp op, ValueP a, SrcRange loc);
+  ValueP compareKeys(bool eq, ValueP a, ValueP b, SrcRange loc);
   ValueP index(ValueP base, const ast::IndexExpr &e);
   ValueP matmul(ValueP a, ValueP b, SrcRange loc);
   /// The array a value stands for (static numbers and lists become constants).
@@ -100,7 +101,17 @@ public:
   void leaves(ValueP v, std::vector<ValueP> &out);
   int64_t staticInt(ValueP v, SrcRange loc, const char *what);
   std::vector<int64_t> staticInts(const ArgV &a, const char *what);
-  ir::Shape staticShape(const ArgV &a);
+  /// A shape given as a static list, checked by checkedShape for arrays of dtype `d`.
+  ir::Shape staticShape(const ArgV &a, ir::DType d = ir::DType::F32);
+  /// The checked constructor of the shapes the checker builds from the program (Note
+  /// [Array size limits] in IR.h): every size non-negative, the element and byte counts
+  /// computed with overflow checks, at most ir::kMaxArrayBytes; else a user error at
+  /// `loc` ("array of shape [...] would need N bytes"). Shapes derived from these
+  /// (broadcasting, stacking, batching) are checked by ir::Builder::emit.
+  ir::Shape checkedShape(ir::Shape s, ir::DType d, SrcRange loc);
+  /// JAX rejects arithmetic, reductions and casts on key arrays (a TypeError): so do we,
+  /// at `loc`, when `v` is a key array. `what` names the operation: "sum()", "'-'".
+  void rejectKeys(const Value &v, SrcRange loc, const std::string &what);
   ir::DType dtypeFrom(ValueP v, SrcRange loc);
   std::string where(SrcRange loc) const { return locationText(sm, loc); }
 
