@@ -391,7 +391,25 @@ std::string pyRepr(const Value &v) {
 }
 
 /// Appends the print segments for one argument of print().
+/// A static list of numbers, nested or not, holding a float or a bool: an array literal,
+/// which prints as NumPy prints the array (`[1.e-05 1.e+00]`). Lists of integers are
+/// static values (ranges, comprehensions, shapes) and print as Python prints them
+/// (spec sections 2 and 8).
+static bool arrayLiteral(const Value &v, bool &nonInt) {
+  if (v.kind != Value::Tuple || !v.isList || v.elems.empty()) return false;
+  for (auto &e : v.elems) {
+    if (e->isNumber()) nonInt |= e->kind != Value::Int;
+    else if (!arrayLiteral(*e, nonInt)) return false;
+  }
+  return true;
+}
+static bool arrayLiteral(const Value &v) {
+  bool nonInt = false;
+  return arrayLiteral(v, nonInt) && nonInt;
+}
+
 void printSegments(Lowering &L, ValueP v, std::vector<Param> &segs, std::vector<Atom> &ins, SrcRange loc, bool top) {
+  if (arrayLiteral(*v)) v = L.toArray(v, loc);
   auto str = [&](std::string s) {
     if (!segs.empty() && segs.back().kind == Param::Str) segs.back().s += s;
     else segs.push_back(Param::ofStr(std::move(s)));
