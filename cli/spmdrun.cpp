@@ -10,6 +10,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -91,6 +94,40 @@ int main(int argc, char **argv) {
     std::cerr << "spmdrun: --split-kernels is for CPU devices (GPUs always run split)\n";
     return 2;
   }
+  // The script and the trace file: misuse (exit 2), found before any device starts.
+  std::string text;
+  if (file == "-") {
+    std::stringstream ss;
+    ss << std::cin.rdbuf();
+    text = ss.str();
+  } else if (!file.empty()) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(file, ec)) {
+      std::cerr << "spmdrun: cannot read '" << file << "': is a directory\n";
+      return 2;
+    }
+    errno = 0;
+    std::ifstream in(file, std::ios::binary);
+    if (!in) {
+      std::cerr << "spmdrun: cannot open '" << file << "'" << (errno ? std::string(": ") + std::strerror(errno) : "")
+                << "\n";
+      return 2;
+    }
+    std::stringstream ss;
+    ss << in.rdbuf();
+    if (in.bad()) {
+      std::cerr << "spmdrun: cannot read '" << file << "'\n";
+      return 2;
+    }
+    text = ss.str();
+  }
+  if (!traceFile.empty()) {
+    std::string err;
+    if (!rt::trace::start(traceFile, &err)) {
+      std::cerr << "spmdrun: --trace: " << err << "\n";
+      return 2;
+    }
+  }
   // Devices that cannot be had are a run-time failure (exit 1), reported before compiling
   // so the message is about the devices, not about the program.
   if (!cfg.noRun && !file.empty()) {  // the REPL makes its own
@@ -98,6 +135,7 @@ int main(int argc, char **argv) {
       cfg.host = rt::Host::create(spec);
     } catch (const std::exception &e) {
       std::cerr << "error: " << e.what() << "\n";
+      rt::trace::finish();  // the trace file holds what there was
       return 1;
     }
     cfg.deviceCount = cfg.host->deviceCount();
@@ -108,7 +146,6 @@ int main(int argc, char **argv) {
   }
   cfg.devices = spec.kind + (spec.count > 0 ? ":" + std::to_string(spec.count) : "");
 
-  if (!traceFile.empty()) rt::trace::start(traceFile);
   // Writes the trace (when asked for) after the run; a trace that cannot be written is
   // reported but does not change the run's exit code unless the run succeeded.
   auto finish = [&](int rc) {
@@ -120,21 +157,6 @@ int main(int argc, char **argv) {
     return rc;
   };
   if (file.empty()) return finish(cli::runRepl(cfg));
-  std::string text;
-  if (file == "-") {
-    std::stringstream ss;
-    ss << std::cin.rdbuf();
-    text = ss.str();
-  } else {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) {
-      std::cerr << "spmdrun: cannot open '" << file << "'\n";
-      return 2;
-    }
-    std::stringstream ss;
-    ss << in.rdbuf();
-    text = ss.str();
-  }
   SourceManager sm;
   int id = sm.add(file == "-" ? "<stdin>" : file, text);
   return finish(cli::runScript(sm, id, cfg));

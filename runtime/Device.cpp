@@ -83,7 +83,18 @@ bool ErrorState::record(const std::string &message) {
   if (failed_) return false;
   failed_ = true;
   message_ = message;
+  device_ = -1;
   return true;
+}
+
+bool ErrorState::recordFromDevice(const std::string &message, int64_t device) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (failed_ && (device_ < 0 || device_ <= device)) return false;
+  bool first = !failed_;
+  failed_ = true;
+  message_ = message;
+  device_ = device;
+  return first;
 }
 
 bool ErrorState::failed() const {
@@ -100,6 +111,7 @@ void ErrorState::clear() {
   std::lock_guard<std::mutex> lock(mu_);
   failed_ = false;
   message_.clear();
+  device_ = -1;
 }
 
 // Note [Unwinding kernels]
@@ -118,7 +130,7 @@ std::string indexErrorMessage(int64_t index, int64_t size, const char *where) {
 }
 
 void recordDeviceError(spmd_dev *d, const std::string &message) {
-  d->errors->record(message);
+  d->errors->recordFromDevice(message, d->index);
   d->comm->abort();
 }
 
@@ -150,6 +162,7 @@ void collectiveFailed(spmd_dev *d, const char *what) {
 /// After a device-program method failed: records that `what` failed on this device,
 /// which is kept only when the method (or another device) recorded nothing before.
 void deviceCallFailed(spmd_dev *d, const char *what, const char *name) {
+  if (d->errors->failed()) return;  // a device's own error came first: keep that one
   recordDeviceError(d, std::string(what) + (name ? std::string(" ") + name : std::string()) +
                            " failed on device " + std::to_string(d->index));
 }

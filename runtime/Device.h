@@ -41,8 +41,9 @@ int64_t dtypeSize(int32_t dtype);
 /// "f32", "bool", ... for messages.
 const char *dtypeName(int32_t dtype);
 
-/// The most mesh axes a launch may have (spmdrt.h: nested pmaps flatten to <= 4).
-constexpr int kMaxMeshRank = 4;
+/// The most mesh axes a launch may have (spmdrt.h: nested pmaps flatten to one axis per
+/// level; sema refuses deeper nests, compiler/sema/Lower.cpp).
+constexpr int kMaxMeshRank = 8;
 
 /// The devices of one launch: a row-major grid of up to four axes.
 struct Mesh {
@@ -74,6 +75,10 @@ class ErrorState {
 public:
   /// Records `message` unless an error is already recorded; true when it was first.
   bool record(const std::string &message);
+  /// The error of device `device` in a launch: kept unless an earlier error came from
+  /// the host or from a device of a lower index, so that when several devices fail on
+  /// their own (each its own index error, say) the report does not depend on timing.
+  bool recordFromDevice(const std::string &message, int64_t device);
   bool failed() const;
   std::string message() const;
   void clear();
@@ -82,6 +87,7 @@ private:
   mutable std::mutex mu_;
   bool failed_ = false;
   std::string message_;
+  int64_t device_ = -1;  ///< the device whose error message_ is, or -1 (the host's)
 };
 
 /// One device's share of a launch. Buffer addresses are host memory: input k is the

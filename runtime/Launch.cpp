@@ -43,7 +43,7 @@ int32_t launch(spmd_host *h, const spmd_launch_desc &d) {
   // its own first error.
   if (!h->inRun) h->errors.clear();
   if (d.mesh_rank < 1 || d.mesh_rank > kMaxMeshRank)
-    return badLaunch(h, d, "a mesh of rank " + std::to_string(d.mesh_rank) + " (1 to 4 axes)");
+    return badLaunch(h, d, "a mesh of rank " + std::to_string(d.mesh_rank) + " (1 to " + std::to_string(kMaxMeshRank) + " axes)");
   for (int m = 0; m < d.mesh_rank; ++m)
     if (d.mesh_shape[m] < 1)
       return badLaunch(h, d, "mesh axis " + std::to_string(m) + " has size " +

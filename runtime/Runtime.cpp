@@ -30,11 +30,14 @@ DeviceSpec parseDeviceSpec(const std::string &s) {
                                 "' (expected cpu, cpu:N, cuda or cuda:N)");
   if (colon == std::string::npos) return spec;
   std::string n = s.substr(colon + 1);
+  // Each logical device is a host thread: past a few thousand, starting and stopping them
+  // alone takes seconds (100,000 took minutes), so the count is bounded.
+  constexpr int kMaxDevices = 4096;
   bool digits = !n.empty() && n.size() <= 6 &&
                 n.find_first_not_of("0123456789") == std::string::npos;
-  if (!digits || std::stoi(n) < 1)
-    throw std::invalid_argument("bad device count '" + n + "' in '" + s +
-                                "' (expected a number from 1 to 999999)");
+  if (!digits || std::stoi(n) < 1 || std::stoi(n) > kMaxDevices)
+    throw std::invalid_argument("bad device count '" + n + "' in '" + s + "' (expected a number from 1 to " +
+                                std::to_string(kMaxDevices) + ")");
   spec.count = std::stoi(n);
   return spec;
 }

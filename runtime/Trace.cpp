@@ -5,8 +5,11 @@
 #include "Trace.h"
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <mutex>
@@ -52,13 +55,26 @@ std::string quote(const std::string &s) {
 }
 } // namespace
 
-void start(const std::string &path) {
+bool start(const std::string &path, std::string *error) {
+  {
+    errno = 0;
+    std::ofstream probe(path, std::ios::out | std::ios::trunc);
+    if (!probe) {
+      std::error_code ec;
+      bool dir = std::filesystem::is_directory(path, ec);
+      if (error)
+        *error = "cannot write the trace file '" + path + "': " +
+                 (dir ? std::string("is a directory") : errno ? std::string(std::strerror(errno)) : "cannot create it");
+      return false;
+    }
+  }
   State &s = state();
   std::lock_guard<std::mutex> lock(s.mu);
   s.path = path;
   s.events.clear();
   s.t0 = std::chrono::steady_clock::now();
   s.on.store(true);
+  return true;
 }
 
 bool enabled() { return state().on.load(std::memory_order_relaxed); }

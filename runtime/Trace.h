@@ -17,8 +17,10 @@ namespace spmd::rt::trace {
 constexpr int kHostPid = 0;    ///< the host process: tid 0 is its main thread
 constexpr int kDevicePid = 1;  ///< the devices: tid i is device i
 
-/// Starts recording; finish() writes the events to `path`.
-void start(const std::string &path);
+/// Starts recording; finish() writes the events to `path`. Creates (or empties) the
+/// file at once, so that a path that cannot be written fails here, before the run:
+/// returns false (with `error` set, recording off) then.
+bool start(const std::string &path, std::string *error = nullptr);
 /// Whether recording is on.
 bool enabled();
 /// Microseconds since start().

@@ -10,7 +10,7 @@
  * The host function `void spmd_main(spmd_host*)` runs the top level of a script on the
  * calling thread. Host arrays are plain buffers from spmd_host_alloc. A pmap launches a
  * kernel `void k(spmd_dev*, void** ins, void** outs)` once per device of a mesh (nested
- * pmaps are flattened into one launch over a mesh of up to 4 axes; device (r, c) of an
+ * pmaps are flattened into one launch over a mesh of up to 8 axes; device (r, c) of an
  * R x C mesh is device r*C + c). Each device sees, for input k, either the whole host
  * array (broadcast) or its own slice along axis 0 (mapped over one mesh axis), and writes
  * its part of every output. Collectives are called by every device of a launch with the
@@ -52,7 +52,7 @@ void spmd_host_copy(spmd_host *h, void *dst, const void *src, int64_t bytes);
 typedef struct spmd_launch_desc {
   spmd_kernel_fn fn;
   const char *name;          /* for --stats and --trace, e.g. "pmap i @ file.spmd:3:9" */
-  int32_t mesh_rank;         /* number of mesh axes (1..4) */
+  int32_t mesh_rank;         /* number of mesh axes (1..8) */
   const int64_t *mesh_shape; /* sizes of the mesh axes, outermost first */
   int32_t num_in;
   void *const *in_ptrs;      /* host arrays */

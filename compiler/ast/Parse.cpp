@@ -14,6 +14,7 @@
 #include "SpmdParser.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <optional>
 
 namespace spmd {
@@ -22,9 +23,23 @@ namespace {
 using P = spmdgen::SpmdParser;
 using antlr4::Token;
 
-/// Deeper bracket nesting (or longer runs of prefix operators) is refused before
-/// parsing: the parser and every later pass recurse once per level.
+// Note [Nesting limits]
+// The parser and every later pass (the AST builder, the axis check, lowering, the AST
+// dump) recurse once per level of the syntax tree, so a tree too deep for the stack is
+// refused before parsing, from the tokens alone, with an error at the token that goes
+// too far:
+//  - kMaxNesting bounds the constructs the parser itself nests: brackets and blocks,
+//    `**` (right associative), prefix `- + ~ not`, `if`/`else if` chains and lambdas.
+//    Beyond a few hundred levels ANTLR's prediction also turns quadratic (a chain of
+//    10,000 `**` took a minute before it overflowed the stack).
+//  - kMaxChain bounds the length of one expression: `a + b + c ...` parses as a loop,
+//    but its tree is as deep as the chain is long (calls and indexing `f(x)[0]` count
+//    too). Statements are not expressions: a program may have any number of them.
+// Both are estimates from above, summed over the open brackets: a statement separator
+// or a comma starts a new expression (an `else` on the next line continues one), and
+// `=`, `:`, `in` start a new operand of it.
 constexpr size_t kMaxNesting = 200;
+constexpr size_t kMaxChain = 10000;
 
 /// The source text, one character per byte, so that ANTLR's token columns and indices
 /// are byte offsets (what Diagnostics prints carets with) and no input is invalid UTF-8.
@@ -33,6 +48,8 @@ public:
   explicit ByteStream(const std::string &text) {
     _data.reserve(text.size());
     for (unsigned char c : text) _data.push_back(char32_t(c));
+    // A UTF-8 byte order mark (some editors write one) is white space.
+    if (text.rfind("\xEF\xBB\xBF", 0) == 0) _data[0] = _data[1] = _data[2] = U' ';
   }
 };
 
@@ -127,7 +144,15 @@ public:
   Diagnostic describe(size_t at, const antlr4::misc::IntervalSet *expected) {
     Token *t = toks_[at];
     size_t type = t->getType();
-    if (type == P::ERRCHAR) return error(range(at), "unexpected character '" + text(t) + "'");
+    if (type == P::ERRCHAR) {
+      std::string s = text(t);
+      if (s.size() == 1 && (static_cast<unsigned char>(s[0]) < 0x20 || s[0] == 0x7F)) {
+        char buf[48];
+        std::snprintf(buf, sizeof buf, "unexpected control character U+%04X", static_cast<unsigned char>(s[0]));
+        return error(range(at), buf);
+      }
+      return error(range(at), "unexpected character '" + s + "'");
+    }
     if (type == P::UNTERMINATED_STRING) return error(range(at), "missing terminating '\"' character");
     if (auto d = misspeltKeyword(at, expected)) return *d;
     if (auto d = bracketProblem(at)) return *d;
@@ -152,18 +177,81 @@ public:
     return error(range(at), "unexpected " + describeToken(t));
   }
 
-  /// An error for nesting deeper than kMaxNesting, checked before parsing.
+  /// An error for nesting deeper than kMaxNesting, or an expression longer than
+  /// kMaxChain, checked before parsing (Note [Nesting limits]).
   std::optional<Diagnostic> tooDeep() {
-    size_t depth = 0, prefixRun = 0;
+    struct Level {
+      size_t right = 0;   ///< pending right-nested operators: ** and prefix - + ~ not
+      size_t sticky = 0;  ///< if / else if / lambdas: they extend to the end of the expression
+      size_t chain = 0;   ///< operators of the expression so far (binary, postfix)
+    };
+    std::vector<Level> levels(1);
+    size_t nesting = 0, length = 0;  // sums over the open levels (plus the brackets)
+    auto resetRight = [&](Level &l) { nesting -= l.right; length -= l.right; l.right = 0; };
+    auto reset = [&](Level &l) {
+      resetRight(l);
+      nesting -= l.sticky;
+      length -= l.sticky + l.chain;
+      l.sticky = l.chain = 0;
+    };
+    auto nextIsElse = [&](size_t i) {
+      while (i + 1 < toks_.size() && toks_[i + 1]->getType() == P::NEWLINE) ++i;
+      return i + 1 < toks_.size() && toks_[i + 1]->getType() == P::ELSE;
+    };
+    size_t prev = Token::EOF;  // the previous token's type (EOF: none)
     for (size_t i = 0; i < toks_.size(); ++i) {
       size_t t = toks_[i]->getType();
-      if (isOpener(t)) ++depth;
-      if (isCloser(t) && depth > 0) --depth;
-      bool prefix = t == P::MINUS || t == P::PLUS || t == P::TILDE || t == P::NOT;
-      prefixRun = prefix ? prefixRun + 1 : 0;
-      if (depth > kMaxNesting || prefixRun > kMaxNesting)
-        return error(range(i), "expression nested too deeply (more than " +
-                                   std::to_string(kMaxNesting) + " levels)");
+      bool afterOperand = prev == P::NAME || prev == P::INT || prev == P::FLOAT || prev == P::STRING ||
+                          prev == P::TRUE || prev == P::FALSE || isCloser(prev);
+      Level &l = levels.back();
+      bool chainOp = false;
+      if (isOpener(t)) {
+        if (afterOperand && t != P::LBRACE) chainOp = true;  // a call or an index: postfix
+        ++nesting;
+        ++length;
+      } else if (isCloser(t)) {
+        if (levels.size() > 1) {
+          reset(levels.back());
+          levels.pop_back();
+          --nesting;
+          --length;
+        }
+      } else if (t == P::POW || t == P::TILDE || t == P::NOT ||
+                 ((t == P::MINUS || t == P::PLUS) && !afterOperand)) {
+        ++l.right, ++nesting, ++length;
+      } else if (t == P::IF || t == P::FN) {
+        ++l.sticky, ++nesting, ++length;
+      } else if (t == P::NEWLINE ? !nextIsElse(i) : t == P::SEMI || t == P::COMMA) {
+        reset(l);  // a new expression starts
+      } else if (t == P::ASSIGN || t == P::COLON || t == P::IN || t == P::ALONG || t == P::ARROW) {
+        // A new operand starts, but not a new expression: `fn (x) = fn (y) = ...` nests.
+        resetRight(l);
+        length -= l.chain;
+        l.chain = 0;
+      } else if (t == P::PLUS || t == P::MINUS || t == P::STAR || t == P::SLASH || t == P::DSLASH ||
+                 t == P::PERCENT || t == P::AT || t == P::AMP || t == P::PIPE || t == P::CARET ||
+                 t == P::EQ || t == P::NE || t == P::LT || t == P::LE || t == P::GT || t == P::GE ||
+                 t == P::AND || t == P::OR || t == P::DOTDOT) {
+        resetRight(l);  // the operands of ** and the prefix operators end here
+        chainOp = true;
+      }
+      if (chainOp) ++levels.back().chain, ++length;
+      if (isOpener(t)) levels.emplace_back();
+      if (nesting > kMaxNesting) {
+        size_t rights = 0, stickies = 0;
+        for (auto &lv : levels) rights += lv.right, stickies += lv.sticky;
+        std::vector<std::pair<SrcRange, std::string>> notes;
+        if (2 * rights > kMaxNesting)
+          notes.push_back({SrcRange{}, "'**' groups to the right, as do prefix operators: each one nests the rest"});
+        if (2 * stickies > kMaxNesting)
+          notes.push_back({SrcRange{}, "each 'else if' (and each lambda) nests the rest of the expression"});
+        return error(range(i), "expression nested too deeply (more than " + std::to_string(kMaxNesting) + " levels)",
+                     std::move(notes));
+      }
+      if (length > kMaxChain)
+        return error(range(i), "expression too long (more than " + std::to_string(kMaxChain) + " operators)",
+                     {{SrcRange{}, "split it into several statements with intermediate variables"}});
+      prev = t;
     }
     return std::nullopt;
   }
@@ -316,10 +404,44 @@ private:
   }
 };
 
+/// A script is UTF-8 text, as Python reads a .py file: a NUL byte or bytes that are not
+/// UTF-8, anywhere (in comments and strings too), stop it before lexing, so that no
+/// message or printed string carries them on.
+std::optional<Diagnostic> notText(const std::string &src, int file) {
+  int line = 1;
+  size_t lineStart = 0;
+  for (size_t i = 0; i < src.size();) {
+    unsigned char c = static_cast<unsigned char>(src[i]);
+    size_t n = utf8Length(src, i);
+    if (c == 0 || n == 0) {
+      Diagnostic d;
+      d.loc.file = file;
+      d.loc.line = d.loc.endLine = line;
+      d.loc.col = int(i - lineStart) + 1;
+      d.loc.endCol = d.loc.col + 1;
+      char buf[96];
+      if (c == 0) std::snprintf(buf, sizeof buf, "unexpected NUL byte: this is not a text file");
+      else std::snprintf(buf, sizeof buf, "invalid UTF-8 byte 0x%02X: a script must be UTF-8 text", c);
+      d.message = buf;
+      return d;
+    }
+    if (c == '\n') {
+      ++line;
+      lineStart = i + 1;
+    }
+    i += n;
+  }
+  return std::nullopt;
+}
+
 } // namespace
 
 ast::Program parseProgram(const SourceManager &sm, int file, std::vector<Diagnostic> &errors) {
   const std::string &src = sm.text(file);
+  if (auto d = notText(src, file)) {
+    errors.push_back(*d);
+    return {};
+  }
   ByteStream input(src);
   spmdgen::SpmdLexer lexer(&input);
   lexer.removeErrorListeners();

@@ -234,8 +234,20 @@ std::string Lowering::where(const ir::Eqn &e) {
   return std::to_string(e.loc.line) + ":" + std::to_string(e.loc.col);
 }
 
-void Lowering::checkIndex(Value *index, int64_t limit, int64_t size, const std::string &w) {
-  Value *bad = b.CreateICmpUGT(index, c64(limit));  // negative indices are huge unsigned
+// Note [Index errors]: a dynamic index reaches dynamic_slice and dynamic_update_slice
+// already wrapped as NumPy wraps negative indices (sema adds the dimension's size n to a
+// negative index; LowerOps.cpp, `set` in Builtins.cpp), so an index that is still
+// negative there was written as index - n: the error reports that (the user's -11 for
+// size 10, not the wrapped -1). A slice larger than its dimension (any index into a
+// dimension of size 0) leaves no valid start at all (limit = size - slice_size < 0):
+// every index is out of range, and nothing may be read or written.
+void Lowering::checkIndex(Value *index, int64_t limit, int64_t size, const std::string &w, int64_t wrap) {
+  // Negative indices are huge unsigned.
+  Value *bad = limit < 0 ? (Value *)b.getTrue() : b.CreateICmpUGT(index, c64(limit));
+  auto reported = [&]() -> Value * {
+    if (wrap <= 0) return index;
+    return b.CreateSelect(b.CreateICmpSLT(index, c64(0)), b.CreateSub(index, c64(wrap)), index);
+  };
   if (fs->gpuKernel) {
     // The first failing thread fills the kernel's error record (spmdrt.h); the runtime
     // reports it after the kernel. The caller clamps the index.
@@ -244,7 +256,7 @@ void Lowering::checkIndex(Value *index, int64_t limit, int64_t size, const std::
           b.CreateAtomicCmpXchg(fs->errRec, b.getInt32(0), b.getInt32(1), MaybeAlign(4),
                                 AtomicOrdering::Monotonic, AtomicOrdering::Monotonic), 1);
       ifThen(*this, won, [&] {
-        b.CreateStore(index, b.CreateConstInBoundsGEP1_64(i8(), fs->errRec, 8));
+        b.CreateStore(reported(), b.CreateConstInBoundsGEP1_64(i8(), fs->errRec, 8));
         b.CreateStore(c64(size), b.CreateConstInBoundsGEP1_64(i8(), fs->errRec, 16));
         b.CreateStore(b.CreatePtrToInt(cstr(w), i64()), b.CreateConstInBoundsGEP1_64(i8(), fs->errRec, 24));
       });
@@ -253,27 +265,48 @@ void Lowering::checkIndex(Value *index, int64_t limit, int64_t size, const std::
   }
   ifThen(*this, bad, [&] {
     b.CreateCall(rt("spmd_index_error"), {fs->kernel ? nullPtr() : fs->host, fs->kernel ? fs->dev : nullPtr(),
-                                          index, c64(size), cstr(w)});
+                                          reported(), c64(size), cstr(w)});
   });
 }
 
-void Lowering::emitDynamicSlice(const ir::Eqn &e, bool update) {
+bool Lowering::sliceHasNoStart(const ir::Eqn &e) {
+  bool update = e.op == Op::DynamicUpdateSlice;
   const ir::Type &xt = e.in[0].type();
-  const ir::Type &ot = e.out[0].type;
+  ir::Shape sizes = update ? e.in[1].type().shape : ir::Shape(e.intsParam("slice_sizes"));
+  for (size_t k = 0; k < sizes.size(); ++k)
+    if (xt.shape[k] - sizes[k] < 0) return true;
+  return false;
+}
+
+std::vector<Value *> Lowering::dynamicStarts(const ir::Eqn &e) {
+  bool update = e.op == Op::DynamicUpdateSlice;
+  const ir::Type &xt = e.in[0].type();
   size_t first = update ? 2 : 1;
   ir::Shape sizes = update ? e.in[1].type().shape : ir::Shape(e.intsParam("slice_sizes"));
-  Value *dst = defBuffer(e.out[0]);
-  if (update) copyAtom(e.in[0], dst);
   std::vector<Value *> start;
   for (size_t k = 0; k < sizes.size(); ++k) {
     Value *i = elemAt(e.in[first + k], {});
     i = e.in[first + k].type().dtype == DType::U32 ? b.CreateZExt(i, i64()) : b.CreateSExt(i, i64());
     int64_t limit = xt.shape[k] - sizes[k];
-    checkIndex(i, limit, limit + 1, where(e));
+    // Note [Index errors]: a window of one element is an index the user wrote.
+    checkIndex(i, limit, limit < 0 ? xt.shape[k] : limit + 1, where(e), sizes[k] == 1 ? xt.shape[k] : 0);
     // After a reported error the index is clamped, so memory stays safe.
     start.push_back(b.CreateIntrinsic(Intrinsic::smin, {i64()},
-                                      {b.CreateIntrinsic(Intrinsic::smax, {i64()}, {i, c64(0)}), c64(limit)}));
+                                      {b.CreateIntrinsic(Intrinsic::smax, {i64()}, {i, c64(0)}),
+                                       c64(std::max<int64_t>(limit, 0))}));
   }
+  return start;
+}
+
+void Lowering::emitDynamicSlice(const ir::Eqn &e, bool update) {
+  const ir::Type &xt = e.in[0].type();
+  const ir::Type &ot = e.out[0].type;
+  ir::Shape sizes = update ? e.in[1].type().shape : ir::Shape(e.intsParam("slice_sizes"));
+  Value *dst = defBuffer(e.out[0]);
+  if (update) copyAtom(e.in[0], dst);
+  std::vector<Value *> start = dynamicStarts(e);
+  // No valid start: the check above always fails (and unwinds); nothing to move.
+  if (sliceHasNoStart(e)) return;
   loopNest(sizes, [&](const std::vector<Value *> &idx) {
     std::vector<Value *> xi;
     for (size_t k = 0; k < idx.size(); ++k) xi.push_back(b.CreateAdd(idx[k], start[k]));

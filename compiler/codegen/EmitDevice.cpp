@@ -121,7 +121,9 @@ void Lowering::launchKernel(const std::string &tag, int64_t n, const std::vector
   ks.dev = nullPtr();
   ks.host = nullPtr();
   ks.mesh = dp->mesh;
-  ks.fused = dp->fused;
+  // The kernel reads the device program's fused values (it never changes them): moved
+  // in and back out rather than copied, which cost a copy of the whole map per kernel.
+  ks.fused.swap(dp->fused);
   ks.errRec = kf->getArg(0);
   for (size_t k = 0; k < vars.size(); ++k) {
     Value *arg = kf->getArg(unsigned(2 + k));
@@ -174,6 +176,7 @@ void Lowering::launchKernel(const std::string &tag, int64_t n, const std::vector
   target = savedTarget;
   std::swap(mod, kmod);
   fs = dp;
+  dp->fused.swap(ks.fused);
   b.restoreIP(ip);
 
   // The launch: params[k] points at a slot holding argument k.
@@ -306,18 +309,10 @@ Value *Lowering::kernelElem(const ir::Eqn &e, const std::vector<Value *> &idx) {
   }
   case Op::DynamicSlice: case Op::DynamicUpdateSlice: {
     bool update = e.op == Op::DynamicUpdateSlice;
-    const ir::Type &xt = e.in[0].type();
-    size_t first = update ? 2 : 1;
     ir::Shape sizes = update ? e.in[1].type().shape : ir::Shape(e.intsParam("slice_sizes"));
-    std::vector<Value *> start;
-    for (size_t k = 0; k < sizes.size(); ++k) {
-      Value *i = elemAt(e.in[first + k], {});
-      i = e.in[first + k].type().dtype == DType::U32 ? b.CreateZExt(i, i64()) : b.CreateSExt(i, i64());
-      int64_t limit = xt.shape[k] - sizes[k];
-      checkIndex(i, limit, limit + 1, where(e));
-      start.push_back(b.CreateIntrinsic(Intrinsic::smin, {i64()},
-                                        {b.CreateIntrinsic(Intrinsic::smax, {i64()}, {i, c64(0)}), c64(limit)}));
-    }
+    std::vector<Value *> start = dynamicStarts(e);  // checked (the error record) and clamped
+    // Note [Index errors]: no valid start; the error is recorded, nothing is read.
+    if (sliceHasNoStart(e)) return update ? elemAt(e.in[0], idx) : constOf(ot.dtype, 0);
     if (!update) {
       std::vector<Value *> xi;
       for (size_t k = 0; k < idx.size(); ++k) xi.push_back(b.CreateAdd(idx[k], start[k]));
@@ -631,8 +626,17 @@ void Lowering::emitDeviceEqn(const ir::Eqn &e) {
   case Op::ReduceSum: case Op::ReduceMax: case Op::ReduceMin: case Op::ReduceProd:
   case Op::ReduceAnd: case Op::ReduceOr: return deviceReduce(e);
   case Op::CheckIndex: return deviceCheckIndex(e);
-  case Op::Argmax: case Op::Argmin: case Op::Concatenate: case Op::Pad: case Op::DynamicSlice:
-  case Op::DynamicUpdateSlice: case Op::Constant: return deviceMaterialize(e);
+  case Op::DynamicSlice: case Op::DynamicUpdateSlice:
+    // Note [Index errors]: with no valid start every index fails, even where the result
+    // has no elements (so no thread of the kernel below would see the index).
+    if (sliceHasNoStart(e)) {
+      size_t first = e.op == Op::DynamicUpdateSlice ? 2 : 1;
+      std::vector<ir::Atom> idx(e.in.begin() + first, e.in.end());
+      launchKernel("index_error", 1, leavesOf(idx), {}, [&](Value *, const std::vector<Value *> &) { dynamicStarts(e); });
+    }
+    return deviceMaterialize(e);
+  case Op::Argmax: case Op::Argmin: case Op::Concatenate: case Op::Pad: case Op::Constant:
+    return deviceMaterialize(e);
   default: break;
   }
   if (ir::info(e.op).category == ir::OpCategory::Collective) return deviceCollective(e);

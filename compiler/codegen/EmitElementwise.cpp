@@ -66,14 +66,27 @@ void Lowering::planFusion(const ir::Jaxpr &j) {
     }
   for (auto &a : j.outvars)
     if (!a.isLit) blocked.insert(a.var.id);
+  // Note [Fusion depth]: elemAt recurses once per fused producer, so a fused chain is cut
+  // every kMaxFusionDepth values (that one is materialised): a program of 30,000
+  // `x = x + 1.0` then needs a bounded stack, and its loops stay of a size LLVM handles.
+  // depth[v]: how deep in a fused expression tree var v is read (1 = by a materialised
+  // equation); consumers come before producers in this backward walk.
+  std::unordered_map<int, int> depth;
+  auto readAt = [&](const ir::Eqn &e, int d) {
+    for (auto &a : e.in)
+      if (!a.isLit) depth[a.var.id] = std::max(depth[a.var.id], d);
+  };
   for (size_t k = j.eqns.size(); k-- > 0;) {
     const ir::Eqn &e = j.eqns[k];
-    if (!indexable(e)) continue;
+    if (!indexable(e)) { readAt(e, 1); continue; }
     int id = e.out[0].id;
     int n = uses[id];
-    if (forced.count(id) || blocked.count(id) || n == 0 || fs->direct.count(id)) continue;
-    if (n > 1 && !cheap(e.op)) continue;
+    int d = std::max(depth[id], 1);
+    bool fuse = !(forced.count(id) || blocked.count(id) || n == 0 || fs->direct.count(id)) &&
+                !(n > 1 && !cheap(e.op)) && d < kMaxFusionDepth;
+    if (!fuse) { readAt(e, 1); continue; }
     fs->fused[id] = &e;
+    readAt(e, d + 1);
     if (n > 1)
       for (auto &a : e.in)
         if (!a.isLit) forced.insert(a.var.id);

@@ -99,7 +99,9 @@ void Lowering::emitPmapLaunch(const ir::Eqn &e) {
   const ir::Jaxpr &body = e.regions.at(0);
   std::vector<MeshAxis> mesh{{e.param("axis_name").s, e.intParam("axis_size")}};
   collectMesh(body, 1, mesh);
-  internal_assert(mesh.size() <= 4, "a pmap nest deeper than 4");
+  internal_assert(mesh.size() <= 8, "a pmap nest deeper than 8 (sema refuses those)");
+  for (auto &m : mesh)  // sema refuses a pmap over an empty axis (JAX has no 0-device pmap)
+    internal_assert(m.size > 0, "a pmap over axis '" + m.name + "' of size 0");
   auto inAxes = e.param("in_axes").elems;
   auto outAxes = e.intsParam("out_axes");
 

@@ -17,6 +17,8 @@
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Intrinsics.h>
 
+#include <algorithm>
+
 namespace spmd::codegen {
 
 using namespace llvm;
@@ -292,6 +294,7 @@ void Lowering::emitJaxpr(const ir::Jaxpr &j) {
     if (defined.count(id) && !outs.count(id)) dieAt[k].push_back(id);
   const std::vector<int> *outer = fs->dying;
   for (size_t k = 0; k < j.eqns.size(); ++k) {
+    if (&j == segmentRoot && k % kSegmentEqns == 0 && k > 0) switchSegment(false);
     fs->dying = &dieAt[k];
     emitEqn(j.eqns[k]);
     fs->dying = outer;
@@ -302,6 +305,68 @@ void Lowering::emitJaxpr(const ir::Jaxpr &j) {
       freeBuffer(it->second);
       fs->buf.erase(it);
     }
+  }
+  if (&j == segmentRoot && inSegment) switchSegment(true);
+}
+
+// Note [Host segments]
+// ~~~~~~~~~~~~~~~~~~~~
+// A long straight-line program (30,000 lines of `x = x + 1.0`) would be one huge
+// function, and LLVM's register allocator is quadratic in the size of a basic block: it
+// compiled for a minute. So the top-level equations of main are emitted in segments of
+// kSegmentEqns, each a function `i1 spmd_main.segN(spmd_host*, void** in, void** out)`
+// (never inlined) that spmd_main calls in order; a segment returns false when a launch
+// failed, and spmd_main then returns. The buffers still live at a boundary
+// (FnState::buf) go from one segment to the next through a table of pointers in
+// spmd_main's frame (`out` of one segment, `in` of the next); the last segment hands
+// them back to spmd_main, which finishes as usual. Short programs
+// (most of them) are a single spmd_main, as before.
+void Lowering::switchSegment(bool back) {
+  std::vector<int> ids;
+  for (auto &[id, v] : fs->buf)
+    if (!isa<Constant>(v)) ids.push_back(id);
+  std::sort(ids.begin(), ids.end());
+  BasicBlock &entry = mainFn->getEntryBlock();
+  IRBuilder<> eb(&entry, entry.getFirstInsertionPt());
+  Value *table = eb.CreateAlloca(ArrayType::get(ptr(), std::max<size_t>(ids.size(), 1)), nullptr, "live");
+  // A segment writes the table spmd_main passes it as its third argument.
+  Value *to = inSegment ? fs->fn->getArg(2) : table;
+  for (size_t k = 0; k < ids.size(); ++k) b.CreateStore(fs->buf[ids[k]], b.CreateConstInBoundsGEP1_64(ptr(), to, k));
+  if (inSegment) {
+    pendingSegmentCall->setArgOperand(2, table);
+    b.CreateRet(b.getTrue());
+    b.restoreIP(mainIP);
+  }
+  Value *from = table;
+  if (!back) {
+    auto *ft = FunctionType::get(i1(), {ptr(), ptr(), ptr()}, false);
+    Function *seg = Function::Create(ft, GlobalValue::InternalLinkage, "spmd_main.seg" + std::to_string(segmentCount++),
+                                     mod.get());
+    seg->addFnAttr(Attribute::NoInline);
+    pendingSegmentCall = b.CreateCall(seg, {mainFn->getArg(0), table, nullPtr()});
+    Value *ok = pendingSegmentCall;
+    BasicBlock *next = BasicBlock::Create(ctx, "seg.done", mainFn);
+    b.CreateCondBr(ok, next, mainFail);
+    mainIP = IRBuilderBase::InsertPoint(next, next->end());
+    BasicBlock *failed = BasicBlock::Create(ctx, "seg.failed", seg);
+    IRBuilder<>(failed).CreateRet(b.getFalse());
+    b.SetInsertPoint(BasicBlock::Create(ctx, "entry", seg, failed));
+    fs->fn = seg;
+    fs->host = seg->getArg(0);
+    fs->failBlock = failed;
+    from = seg->getArg(1);
+  } else {
+    fs->fn = mainFn;
+    fs->host = mainFn->getArg(0);
+    fs->failBlock = mainFail;
+  }
+  inSegment = !back;
+  for (size_t k = 0; k < ids.size(); ++k) {
+    Value *old = fs->buf[ids[k]];
+    Value *v = b.CreateLoad(ptr(), b.CreateConstInBoundsGEP1_64(ptr(), from, k));
+    auto o = segmentOrigin.find(old);
+    segmentOrigin[v] = o != segmentOrigin.end() ? o->second : old;
+    fs->buf[ids[k]] = v;
   }
 }
 
@@ -372,18 +437,24 @@ std::unique_ptr<Module> Lowering::run(const ir::Module &m) {
     st.unsynced.insert(m.main.invars[k].id);
     notOwned.insert(p);
   }
+  mainFn = f;
+  mainFail = st.failBlock;
+  segmentRoot = m.main.eqns.size() > kSegmentEqns ? &m.main : nullptr;
   emitJaxpr(m.main);
+  segmentRoot = nullptr;
   for (size_t k = 0; k < m.main.outvars.size(); ++k) {
     const ir::Atom &a = m.main.outvars[k];
     Value *p = a.isLit ? nullptr : bufferOf(a);
-    auto *call = dyn_cast_or_null<CallInst>(p);
+    Value *def = segmentOrigin.count(p) ? segmentOrigin[p] : p;  // Note [Host segments]
+    auto *call = dyn_cast_or_null<CallInst>(def);
     bool owned = call && call->getCalledFunction() &&
-                 call->getCalledFunction()->getName().starts_with("spmd_host_alloc") && !notOwned.count(p);
+                 call->getCalledFunction()->getName().starts_with("spmd_host_alloc") && !notOwned.count(def);
     if (!owned) {
       p = allocBytes(a.type().bytes());
       copyAtom(a, p);
     }
     notOwned.insert(p);
+    notOwned.insert(def);
     b.CreateStore(p, b.CreateConstInBoundsGEP1_64(ptr(), f->getArg(2), k));
   }
   b.CreateRetVoid();

@@ -18,6 +18,7 @@
 #include "ir/IR.h"
 
 #include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Instructions.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 
@@ -146,6 +147,21 @@ public:
   void syncForRead(const ir::Atom &a);
 
   void emitJaxpr(const ir::Jaxpr &j);
+
+  // ---- host segments (Note [Host segments] in Lowering.cpp) ----
+  static constexpr size_t kSegmentEqns = 1000;
+  const ir::Jaxpr *segmentRoot = nullptr;  ///< main's jaxpr, when it is long enough to split
+  llvm::Function *mainFn = nullptr;
+  llvm::BasicBlock *mainFail = nullptr;    ///< spmd_main's launch.failed
+  llvm::IRBuilderBase::InsertPoint mainIP;  ///< where spmd_main calls the next segment
+  bool inSegment = false;
+  llvm::CallInst *pendingSegmentCall = nullptr;  ///< its `out` table is set at the next boundary
+  int segmentCount = 0;
+  /// A buffer pointer reloaded in a later segment -> the value that defined it.
+  std::unordered_map<llvm::Value *, llvm::Value *> segmentOrigin;
+  /// Ends the current segment: the live buffers go through a table; a new segment
+  /// function starts, or (`back`) emission goes on in spmd_main.
+  void switchSegment(bool back);
   void emitEqn(const ir::Eqn &e);
   /// Copies atom `a` into the buffer `dst`.
   /// copyAtom at host level that keeps a sharded value on the devices (spmd_host_copy).
@@ -168,6 +184,8 @@ public:
   llvm::Value *constOf(ir::DType d, double v);
   /// Whether `e`'s output element can be computed from its inputs' elements (fusable).
   static bool indexable(const ir::Eqn &e);
+  /// The longest chain of fused values one element read recurses through (Note [Fusion depth]).
+  static constexpr int kMaxFusionDepth = 128;
   /// Decides which vars of `j` are fused (Note [Fusion]).
   void planFusion(const ir::Jaxpr &j);
   void emitIndexable(const ir::Eqn &e);
@@ -184,8 +202,15 @@ public:
   /// dst = transpose(src) with `perm` (src has shape `srcShape`).
   void emitTransposeCopy(ir::DType d, llvm::Value *src, const ir::Shape &srcShape,
                          const std::vector<int64_t> &perm, llvm::Value *dst);
-  /// Checks 0 <= index <= limit at run time, else spmd_index_error.
-  void checkIndex(llvm::Value *index, int64_t limit, int64_t size, const std::string &where);
+  /// Checks 0 <= index <= limit at run time, else spmd_index_error (a limit below 0
+  /// always fails). With `wrap` > 0 the index was wrapped NumPy-style by that size and
+  /// the error reports it as written (Note [Index errors]).
+  void checkIndex(llvm::Value *index, int64_t limit, int64_t size, const std::string &where, int64_t wrap = 0);
+  /// The start indices of a dynamic_slice/dynamic_update_slice, checked and clamped.
+  std::vector<llvm::Value *> dynamicStarts(const ir::Eqn &e);
+  /// Whether a dynamic slice's window is larger than its operand in some dimension (so
+  /// every index is out of range: Note [Index errors]).
+  static bool sliceHasNoStart(const ir::Eqn &e);
   std::string where(const ir::Eqn &e);
 
   // ---- regions, collectives, host effects (EmitRegions.cpp) ----

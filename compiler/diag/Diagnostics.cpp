@@ -2,7 +2,9 @@
 #include "diag/Diagnostics.h"
 
 #include <iostream>
+#include <algorithm>
 #include <sstream>
+#include <vector>
 
 namespace spmd {
 
@@ -26,16 +28,65 @@ std::string SourceManager::lineText(int file, int line) const {
   return s;
 }
 
-static void caretLine(std::ostringstream &os, const std::string &src, const SrcRange &r) {
-  // Tabs in the source line are kept in the caret line so the caret lines up.
-  std::string pad;
-  for (int i = 1; i < r.col && i - 1 < int(src.size()); ++i) pad += src[i - 1] == '\t' ? '\t' : ' ';
-  int width = 1;
-  if (r.endLine == r.line && r.endCol > r.col + 1) width = r.endCol - r.col;
-  os << pad << '^';
-  for (int i = 1; i < width; ++i) os << '~';
-  os << '\n';
+// Note [Showing a source line]: the line under a diagnostic is shown one cell per
+// character: a UTF-8 sequence is one cell, a tab stays a tab (so the caret lines up under
+// it), and a byte that is not printable text (a control character, invalid UTF-8: a
+// binary file) is shown as '?', so that a diagnostic never writes raw bytes to the
+// terminal. Columns in SrcRange are byte offsets; the caret goes under the cell holding
+// its byte. A line too long to read (generated code, 100,000 parentheses) is cut to a
+// window around the caret, with "..." where it was cut.
+namespace {
+struct Cell {
+  std::string text;
+  size_t begin = 0, end = 0;  ///< its bytes in the line
+};
+
+std::vector<Cell> cellsOf(const std::string &src) {
+  std::vector<Cell> cells;
+  for (size_t i = 0; i < src.size();) {
+    unsigned char c = static_cast<unsigned char>(src[i]);
+    size_t n = utf8Length(src, i);
+    Cell cell;
+    cell.begin = i;
+    if (c == '\t') cell.text = "\t";
+    else if (c < 0x20 || c == 0x7F || n == 0) cell.text = "?";
+    else cell.text = src.substr(i, n);
+    i += n == 0 ? 1 : n;
+    cell.end = i;
+    cells.push_back(std::move(cell));
+  }
+  return cells;
 }
+
+/// The index of the cell holding byte `b` (cells.size() past the end).
+size_t cellAt(const std::vector<Cell> &cells, size_t b) {
+  for (size_t k = 0; k < cells.size(); ++k)
+    if (b < cells[k].end) return k;
+  return cells.size();
+}
+
+void showLine(std::ostringstream &os, const std::string &src, const SrcRange &r) {
+  constexpr size_t kLongLine = 240, kBefore = 100, kWindow = 200;
+  std::vector<Cell> cells = cellsOf(src);
+  size_t at = cellAt(cells, size_t(std::max(r.col, 1) - 1));
+  size_t width = 1;
+  if (r.endLine == r.line && r.endCol > r.col + 1) {
+    size_t last = cellAt(cells, size_t(r.endCol - 2));
+    width = last >= at ? std::max<size_t>(last - at + 1, 1) : 1;
+  }
+  size_t from = 0, to = cells.size();
+  if (cells.size() > kLongLine) {
+    from = at > kBefore ? at - kBefore : 0;
+    to = std::min(cells.size(), from + kWindow);
+    width = std::min(width, to > at ? to - at : 1);
+  }
+  std::string line = from > 0 ? "..." : "", pad = from > 0 ? "   " : "";
+  for (size_t k = from; k < to; ++k) line += cells[k].text;
+  if (to < cells.size()) line += "...";
+  for (size_t k = from; k < at && k < to; ++k) pad += cells[k].text == "\t" ? '\t' : ' ';
+  os << line << '\n' << pad << '^' << std::string(width - 1, '~') << '\n';
+}
+} // namespace
 
 std::string DiagEngine::format(const Diagnostic &d) const {
   std::ostringstream os;
@@ -44,16 +95,12 @@ std::string DiagEngine::format(const Diagnostic &d) const {
     os << sm_.name(d.loc.file) << ':' << d.loc.line << ':' << d.loc.col << ": ";
   os << kinds[d.kind] << ": " << d.message << '\n';
   if (d.loc.valid() && d.loc.file >= 0) {
-    std::string src = sm_.lineText(d.loc.file, d.loc.line);
-    os << src << '\n';
-    caretLine(os, src, d.loc);
+    showLine(os, sm_.lineText(d.loc.file, d.loc.line), d.loc);
   }
   for (auto &[loc, msg] : d.notes) {
     if (loc.valid() && loc.file >= 0) {
       os << sm_.name(loc.file) << ':' << loc.line << ':' << loc.col << ": note: " << msg << '\n';
-      std::string src = sm_.lineText(loc.file, loc.line);
-      os << src << '\n';
-      caretLine(os, src, loc);
+      showLine(os, sm_.lineText(loc.file, loc.line), loc);
     } else {
       os << "note: " << msg << '\n';
     }
@@ -64,6 +111,19 @@ std::string DiagEngine::format(const Diagnostic &d) const {
 void DiagEngine::report(const Diagnostic &d) {
   if (d.kind == Diagnostic::Error) ++errors_;
   std::cerr << format(d) << std::flush;
+}
+
+size_t utf8Length(const std::string &s, size_t i) {
+  unsigned char c = static_cast<unsigned char>(s[i]);
+  if (c < 0x80) return 1;
+  size_t n = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xC2 && c <= 0xDF ? 2 : 0;
+  if (n == 0 || i + n > s.size()) return 0;
+  for (size_t k = 1; k < n; ++k)
+    if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return 0;
+  unsigned char c1 = static_cast<unsigned char>(s[i + 1]);
+  if ((c == 0xE0 && c1 < 0xA0) || (c == 0xED && c1 >= 0xA0) || (c == 0xF0 && c1 < 0x90) || (c == 0xF4 && c1 >= 0x90))
+    return 0;  // overlong, a surrogate, or beyond U+10FFFF
+  return n;
 }
 
 void userError(SrcRange loc, std::string message,

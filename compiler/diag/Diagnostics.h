@@ -65,6 +65,10 @@ private:
   int errors_ = 0;
 };
 
+/// The length of the well-formed UTF-8 sequence that starts at s[i] (1 for ASCII), or 0
+/// when the bytes there are not UTF-8.
+size_t utf8Length(const std::string &s, size_t i);
+
 [[noreturn]] void userError(SrcRange loc, std::string message,
                             std::vector<std::pair<SrcRange, std::string>> notes = {});
 

@@ -470,6 +470,10 @@ ValueP Lowering::mapExpr(const MapExpr &m) {
     bindingVals.push_back({fromLeaves(*v, arrs, pos), along});
   }
   if (size < 0) userError(m.loc, std::string(kw) + " needs at least one mapped input");
+  if (m.isPmap && pmapStack.size() >= 8)  // a launch's mesh has at most 8 axes (runtime/Device.h)
+    userError(m.loc, "pmap nested too deeply: at most 8 pmaps may nest");
+  if (m.isPmap && size == 0)  // as jax.pmap: no devices to run on
+    userError(m.loc, "pmap over axis '" + m.axis->name + "' of size 0", {{SrcRange{}, "a pmap needs at least one device; vmap maps over an empty axis"}});
   if (m.isPmap) {
     int64_t need = size;
     for (auto &a : pmapStack) need *= a->size;

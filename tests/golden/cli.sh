@@ -19,5 +19,43 @@ fi
 expect 0 "$bin" --devices cpu:8 --no-run --dump=ir "$spec/squares.spmd"
 "$bin" --version | grep -q '^spmdrun ' || { echo "--version prints no version"; fail=1; }
 echo 'print(1 + 2)' | "$bin" --devices cpu:2 - | grep -qx 3 || { echo "reading a script from stdin failed"; fail=1; }
+# Misuse found before anything runs: a directory as the script, a trace file that cannot
+# be written (the program must not have run).
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+expectMsg() {  # expectMsg EXIT TEXT cmd...: the exit code and a line of the output
+  local want=$1 text=$2; shift 2
+  local out; out=$("$@" 2>&1); local got=$?
+  if [ $got -ne $want ] || ! grep -qF -- "$text" <<<"$out"; then
+    echo "exit $got (want $want), want '$text' in: $(head -c 300 <<<"$out"): $*"; fail=1
+  fi
+}
+expectMsg 2 "spmdrun: cannot read '$tmp': is a directory" "$bin" --devices cpu:2 "$tmp"
+printf 'print(42)\n' > "$tmp/p.spmd"
+expectMsg 2 "cannot write the trace file '/no/such/dir/t.json'" "$bin" --devices cpu:2 --trace /no/such/dir/t.json "$tmp/p.spmd"
+out=$("$bin" --devices cpu:2 --trace /no/such/dir/t.json "$tmp/p.spmd" 2>/dev/null)
+[ -z "$out" ] || { echo "--trace to an unwritable path ran the program first: $out"; fail=1; }
+expectMsg 2 "is a directory" "$bin" --devices cpu:2 --trace "$tmp" "$tmp/p.spmd"
+expectMsg 0 "42" "$bin" --devices cpu:2 --trace "$tmp/t.json" "$tmp/p.spmd"
+grep -q traceEvents "$tmp/t.json" || { echo "--trace wrote no trace"; fail=1; }
+# Scripts that are not text, or empty: a clear diagnostic (or nothing to do), never a crash.
+: > "$tmp/empty.spmd"
+expectMsg 0 "" "$bin" --devices cpu:2 "$tmp/empty.spmd"
+head -c 4096 "$bin" > "$tmp/binary.spmd"
+expectMsg 1 "binary.spmd:1:" "$bin" --devices cpu:2 "$tmp/binary.spmd"
+expectMsg 1 "error: unexpected NUL byte: this is not a text file" "$bin" --devices cpu:2 "$tmp/binary.spmd"
+out=$("$bin" --devices cpu:2 "$tmp/binary.spmd" 2>&1)
+if LC_ALL=C grep -q '[^[:print:][:space:]]' <<<"$out"; then echo "the diagnostic of a binary file prints raw bytes"; fail=1; fi
+printf 'let x = 1\nprint(x \xff)\n' > "$tmp/latin.spmd"
+expectMsg 1 "latin.spmd:2:9: error: invalid UTF-8 byte 0xFF: a script must be UTF-8 text" "$bin" --devices cpu:2 "$tmp/latin.spmd"
+printf 'print("caf\xe9")\n' > "$tmp/latin2.spmd"
+expectMsg 1 "latin2.spmd:1:11: error: invalid UTF-8 byte 0xE9" "$bin" --devices cpu:2 "$tmp/latin2.spmd"
+printf 'print(1)\x01\n' > "$tmp/control.spmd"
+expectMsg 1 "control.spmd:1:9: error: unexpected control character U+0001" "$bin" --devices cpu:2 "$tmp/control.spmd"
+printf 'print("caf\xc3\xa9", 1 + 2)\n' > "$tmp/utf8.spmd"
+expectMsg 0 "café 3" "$bin" --devices cpu:2 "$tmp/utf8.spmd"
+printf '\xef\xbb\xbfprint(7)\n' > "$tmp/bom.spmd"
+expectMsg 0 "7" "$bin" --devices cpu:2 "$tmp/bom.spmd"
+printf '\x00\x01\x02' | "$bin" --devices cpu:2 - >/dev/null 2>&1; rc=$?
+[ $rc -eq 1 ] || { echo "binary on standard input: exit $rc, want 1"; fail=1; }
 [ $fail -eq 0 ] && echo ok
 exit $fail

@@ -79,6 +79,48 @@ TEST_CASE("expected an expression, unexpected tokens", "[errors]") {
   CHECK(err(std::string(300, '-') + "1").find("nested too deeply") != std::string::npos);
 }
 
+TEST_CASE("nesting limits: brackets, right-nested chains, long expressions", "[errors][limits]") {
+  auto repeat = [](const std::string &s, int n) {
+    std::string r;
+    for (int k = 0; k < n; ++k) r += s;
+    return r;
+  };
+  // Right-nested: '**', prefix operators, 'if'/'else if' chains, lambdas.
+  CHECK(err("let x = " + repeat("a ** ", 300) + "a") == "1:1011: expression nested too deeply (more than 200 levels)");
+  CHECK(parse("let x = " + repeat("a ** ", 190) + "a").ok());
+  CHECK(err("let x = " + repeat("not ", 300) + "a").find("1:809: expression nested too deeply") == 0);
+  CHECK(err("let x = " + repeat("- ~", 150) + "a").find("expression nested too deeply") != std::string::npos);
+  CHECK(err("let x = " + repeat("if c { 1 } else ", 300) + "{ 2 }").find("nested too deeply") != std::string::npos);
+  CHECK(err("let x = " + repeat("fn (y) = ", 300) + "1").find("nested too deeply") != std::string::npos);
+  // A binary minus is no prefix operator: a long difference is a chain, not a nest.
+  CHECK(parse("let x = " + repeat("a - ", 5000) + "a").ok());
+  CHECK(parse("let x = " + repeat("a ** b + ", 500) + "a").ok());  // '+' ends each '**'
+  // Long chains: a left-nested tree as deep as the chain is long.
+  CHECK(err("let x = " + repeat("a + ", 10005) + "a") == "1:40011: expression too long (more than 10000 operators)");
+  CHECK(err("let x = a" + repeat("[0]", 10005)).find("expression too long") != std::string::npos);
+  CHECK(parse("let x = " + repeat("a + ", 9000) + "a").ok());
+  // Statements are not one expression: any number of them.
+  CHECK(parse(repeat("x = x + 1\n", 20000)).ok());
+  CHECK(parse(repeat("f(x, y + 1, z * 2)\n", 5000)).ok());
+  // 'else' on the next line continues the expression.
+  CHECK(err("let x = if a { 1 }\n" + repeat("else if b { 2 }\n", 300) + "else { 3 }").find("nested too deeply") !=
+        std::string::npos);
+  CHECK(parse("let x = if a { 1 }\n" + repeat("else if b { 2 }\n", 150) + "else { 3 }").ok());
+}
+
+TEST_CASE("scripts that are not UTF-8 text", "[errors]") {
+  CHECK(err(std::string("print(1)\0\n", 10)) == "1:9: unexpected NUL byte: this is not a text file");
+  CHECK(err("let x = 1\n# caf\xe9\n") == "2:6: invalid UTF-8 byte 0xE9: a script must be UTF-8 text");
+  CHECK(err("print(\"\xc3\") + 1") == "1:8: invalid UTF-8 byte 0xC3: a script must be UTF-8 text");
+  CHECK(err("print(\"\xed\xa0\x80\")") == "1:8: invalid UTF-8 byte 0xED: a script must be UTF-8 text");  // a surrogate
+  CHECK(err("print(1)\x1b") == "1:9: unexpected control character U+001B");
+  CHECK(parse("\xef\xbb\xbfprint(\"\xf0\x9f\x98\x80\")").ok());  // a byte order mark; an emoji
+  CHECK(parse("").ok());
+  // The line under the error never carries raw bytes to the terminal.
+  Parsed p = parse(std::string("let a = 1\nprint(\x01 a)\n"));
+  CHECK(p.firstError() == "test.spmd:2:7: error: unexpected control character U+0001\nprint(? a)\n      ^\n");
+}
+
 TEST_CASE("damaged example programs never crash the parser", "[errors][fuzz]") {
   namespace fs = std::filesystem;
   fs::path dir = examplesDir();

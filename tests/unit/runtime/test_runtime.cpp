@@ -303,7 +303,7 @@ TEST_CASE("--devices values parse, and cuda needs a usable GPU", "[runtime]") {
   CHECK(parseDeviceSpec("cpu:8").count == 8);
   CHECK(parseDeviceSpec("cuda").kind == "cuda");
   CHECK(parseDeviceSpec("cuda:2").count == 2);
-  for (const char *bad : {"cpu:", "cpu:0", "cpu:-1", "cpu:x", "gpu", "", "cpu:1:2", "cpu:9999999"})
+  for (const char *bad : {"cpu:", "cpu:0", "cpu:-1", "cpu:x", "gpu", "", "cpu:1:2", "cpu:9999999", "cpu:100000", "cpu:4097"})
     CHECK_THROWS_AS(parseDeviceSpec(bad), std::invalid_argument);
   // Without a GPU (no driver, or none it sees) cuda is refused, saying why and what to do;
   // tests/unit/cuda covers the GPU itself.

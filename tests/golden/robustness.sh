@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# Usage: robustness.sh SPMDRUN [cuda]. Programs at the edges, each ending with the right
+# answer or a clear error, never a crash, a hang or an internal error; each runs on CPU
+# devices and through the GPU's device programs on CPU devices (--split-kernels), or with
+# `cuda` on the GPUs (--devices cuda:8) instead:
+#  - generated long programs: 30,000 statements of `x = x + 1.0` (Note [Fusion depth],
+#    Note [Host segments]), long operator chains, deep nesting (Note [Nesting limits]);
+#  - dynamic indices into empty arrays and negative ones (Note [Index errors]): run-time
+#    errors that name the index as the program computed it.
+set -u
+bin=$1; gpu=${2:-}
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+fail=0
+bad() { echo "FAIL $*"; fail=1; }
+
+# run NAME WANT_EXIT WANT_TEXT [flags...]: runs $tmp/NAME.spmd on cpu:8 and split (run_cpu,
+# run_split: one of them); the output (stdout and stderr) must contain WANT_TEXT (a fixed
+# string), the exit code must be WANT_EXIT, within 60 seconds.
+run() { check "cpu split" "$@"; }
+run_cpu() { check cpu "$@"; }
+run_split() { check split "$@"; }
+check() {
+  local modes=$1 name=$2 want=$3 text=$4; shift 4
+  local m mode
+  for m in $modes; do
+    mode="--devices cpu:8"
+    [ "$m" = split ] && mode="--devices cpu:8 --split-kernels"
+    [ "$m" = split ] && [ "$gpu" = cuda ] && mode="--devices cuda:8"
+    out=$(cd "$tmp" && timeout 60 "$bin" $mode "$@" "$name.spmd" 2>&1); code=$?
+    if [ $code -ne "$want" ]; then bad "$name $mode: exit $code, want $want: $(head -c 400 <<<"$out")"; continue; fi
+    grep -qF -- "$text" <<<"$out" || bad "$name $mode: want '$text' in: $(head -c 400 <<<"$out")"
+  done
+}
+
+# ---- long programs -------------------------------------------------------------------
+python3 - "$tmp" <<'EOF'
+import sys
+d = sys.argv[1]
+w = lambda n, s: open(f"{d}/{n}.spmd", "w").write(s)
+n = 30000
+w("long_array", "var x = zeros([4])\n" + "x = x + 1.0\n" * n + "print(x)\n")
+w("long_scalar", "var x = sum(ones([3]))\n" + "x = x + 1.0\n" * n + "print(x)\n")
+w("long_pmap", "let y = pmap i (x0 in zeros([2])) {\nvar x = x0\n" + "x = x + 1.0\n" * 5000 + "x }\nprint(y)\n")
+# A long chain in one expression (under the limit) and one over it.
+w("chain_ok", "let a = ones([3])\nprint(" + " + ".join(["a"] * 5000) + ")\n")
+w("chain_long", "print(" + "+".join(["1.0"] * 100000) + ")\n")
+# Right-nested chains and deep nesting: refused at the token that goes too deep.
+w("pow_chain", "print(" + "**".join(["1.0"] * 10000) + ")\n")
+w("pow_ok", "print(" + "**".join(["1.0"] * 150) + ")\n")
+w("parens", "print(" + "(" * 100000 + "1" + ")" * 100000 + ")\n")
+w("blocks", "print(" + "{" * 100000 + "1" + "}" * 100000 + ")\n")
+w("prefix", "print(" + "-" * 100000 + "1)\n")
+w("nested_ok", "print(" + "(" * 150 + "1" + ")" * 150 + ")\n")
+w("elif", "let c = 3\nlet x = if c == 0 { 0 }\n" +
+  "".join(f"else if c == {i} {{ {i} }}\n" for i in range(1, 5000)) + "else { -1 }\nprint(x)\n")
+w("elif_ok", "let c = 3\nlet x = if c == 0 { 0 }\n" +
+  "".join(f"else if c == {i} {{ {i} }}\n" for i in range(1, 100)) + "else { -1 }\nprint(x)\n")
+w("lambdas", "let f = " + "fn (x) = " * 5000 + "1\nprint(2)\n")
+w("indexing", "let a = zeros([2])\nprint(a" + "[0]" * 20000 + ")\n")
+EOF
+# The long ones once each: the host code is the same with and without the split.
+run_cpu long_array 0 "[30000. 30000. 30000. 30000.]"
+run_split long_scalar 0 "30003.0"
+run long_pmap 0 "[5000. 5000.]"
+run chain_ok 0 "[5000. 5000. 5000.]"
+run chain_long 1 "chain_long.spmd:1:40002: error: expression too long (more than 10000 operators)"
+run pow_chain 1 "pow_chain.spmd:1:1005: error: expression nested too deeply (more than 200 levels)"
+run pow_ok 0 "1.0"
+run parens 1 "parens.spmd:1:206: error: expression nested too deeply"
+run blocks 1 "blocks.spmd:1:206: error: expression nested too deeply"
+run prefix 1 "prefix.spmd:1:206: error: expression nested too deeply"
+run nested_ok 0 "1"
+run elif 1 "elif.spmd:201:18: error: expression nested too deeply"
+run elif_ok 0 "3"
+run lambdas 1 "lambdas.spmd:1:1803: error: expression nested too deeply"
+run indexing 1 "indexing.spmd:2:29999: error: expression too long"
+# A diagnostic on a very long line shows a window around the caret, not the whole line.
+out=$("$bin" --devices cpu:8 "$tmp/parens.spmd" 2>&1)
+[ "$(wc -c <<<"$out")" -lt 1000 ] || bad "the diagnostic of parens.spmd is $(wc -c <<<"$out") bytes long"
+
+# ---- dynamic indices -------------------------------------------------------------------
+cat > "$tmp/set_empty.spmd" <<'EOF'
+let a = zeros([0])
+let i = i32(sum(ones([2])))
+print(set(a, i, 1.0))
+EOF
+cat > "$tmp/get_empty.spmd" <<'EOF'
+let a = zeros([0, 3])
+let i = i32(sum(ones([2])))
+print(a[i])
+EOF
+cat > "$tmp/set_empty_pmap.spmd" <<'EOF'
+let y = pmap i (x in arange(2.0)) { let a = zeros([0]); set(a, i32(x), 1.0) }
+print(y)
+EOF
+cat > "$tmp/get_empty_pmap.spmd" <<'EOF'
+let y = pmap i (x in arange(2.0)) { let a = zeros([4, 0]); a[i32(x)][1:] }
+print(y)
+EOF
+cat > "$tmp/get_empty_inner.spmd" <<'EOF'
+let y = pmap i (x in arange(2.0)) { let a = zeros([4, 0]); a[1, i32(x) - 1] }
+print(y)
+EOF
+cat > "$tmp/negative.spmd" <<'EOF'
+let a = arange(10.0)
+let i = i32(sum(ones([2]))) - 13
+print(a[i])
+EOF
+cat > "$tmp/negative_set.spmd" <<'EOF'
+let a = arange(10.0)
+let i = i32(sum(ones([2]))) - 13
+print(set(a, i, 5.0))
+EOF
+cat > "$tmp/negative_pmap.spmd" <<'EOF'
+let y = pmap i (x in arange(2.0)) { let a = arange(10.0); a[i32(x) - 12] }
+print(y)
+EOF
+cat > "$tmp/negative_ok.spmd" <<'EOF'
+let a = arange(10.0)
+let i = i32(sum(ones([2]))) - 12
+print(a[i], set(a, i, 5.0))
+EOF
+run set_empty 1 "error: set_empty.spmd:3:7: index 2 is out of range for size 0"
+run get_empty 1 "error: get_empty.spmd:3:8: index 2 is out of range for size 0"
+# Several devices fail: the lowest device's error is the one reported, every time.
+run set_empty_pmap 1 "error: set_empty_pmap.spmd:1:57: index 0 is out of range for size 0"
+run get_empty_pmap 0 "[]"
+run get_empty_inner 1 "error: get_empty_inner.spmd:1:72: index -1 is out of range for size 0"
+run negative 1 "error: negative.spmd:3:8: index -11 is out of range for size 10"
+run negative_set 1 "error: negative_set.spmd:3:7: index -11 is out of range for size 10"
+run negative_pmap 1 "error: negative_pmap.spmd:1:68: index -12 is out of range for size 10"
+run negative_ok 0 "0.0 [5. 1. 2. 3. 4. 5. 6. 7. 8. 9.]"
+for k in 1 2 3 4 5; do run set_empty_pmap 1 "index 0 is out of range for size 0"; done
+
+[ $fail -eq 0 ] && echo ok
+exit $fail
