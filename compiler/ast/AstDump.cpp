@@ -96,7 +96,13 @@ private:
   std::ostringstream os_;
 
   void line(int depth, const std::string &label, const std::string &text, const SrcRange &loc) {
-    os_ << std::string(2 * depth, ' ') << label << text << where(loc) << '\n';
+    // Two spaces a level; past kDeep levels (a chain of 10,000 operators is a tree that
+    // deep) the indent stops growing and the level is written out, so the dump stays
+    // linear in the size of the program.
+    constexpr int kDeep = 64;
+    if (depth <= kDeep) os_ << std::string(2 * depth, ' ');
+    else os_ << std::string(2 * kDeep, ' ') << '[' << depth << "] ";
+    os_ << label << text << where(loc) << '\n';
   }
 
   void pattern(const Pattern &p, int depth) { line(depth, "", "Pattern " + patternText(p), p.loc); }

@@ -82,3 +82,14 @@ TEST_CASE("dumpAst renders one node per line with positions", "[dump]") {
 )";
   CHECK(ast::dumpAst(p.prog) == want);
 }
+
+TEST_CASE("a deep tree dumps in linear size", "[dump]") {
+  std::string src = "let x = a";
+  for (int k = 0; k < 5000; ++k) src += " + a";
+  Parsed p = parse(src);
+  REQUIRE(p.ok());
+  std::string d = ast::dumpAst(p.prog);
+  CHECK(d.size() < 2000000);  // 10,000 lines: the indent stops growing at level 64
+  CHECK(d.find("\n" + std::string(128, ' ') + "[65] Binary + @1:") != std::string::npos);
+  CHECK(d.find("[5002] Name a @1:9") != std::string::npos);
+}
