@@ -135,7 +135,7 @@ void Lowering::emitPmapLaunch(const ir::Eqn &e) {
     ks.direct[ov.var.id] = DirectOut{outPtr[k], 1u, int(k)};
     if (!d || d->op != Op::Pmap) ks.buf[ov.var.id] = outPtr[k];
   }
-  emitJaxpr(body);
+  emitJaxprInSegments(body);  // Note [Segments]
   for (size_t k = 0; k < body.outvars.size(); ++k) {
     const ir::Atom &ov = body.outvars[k];
     if (!ov.isLit && ks.direct.count(ov.var.id) && ks.direct[ov.var.id].slot == int(k)) continue;

@@ -194,7 +194,7 @@ Value *Lowering::allocBytes(int64_t bytes) {
     return b.CreateCall(rt("spmd_host_alloc"), {fs->host, c64(n)});
   }
   IRBuilder<> ab(fs->allocs);
-  if (n <= 16384 && !fs->deviceProgram) {
+  if (n <= 16384 && !fs->deviceProgram && !fs->inSegment) {  // a segment's buffers outlive it
     auto *a = ab.CreateAlloca(ArrayType::get(i8(), uint64_t(n)));
     a->setAlignment(Align(64));
     return a;
@@ -294,7 +294,7 @@ void Lowering::emitJaxpr(const ir::Jaxpr &j) {
     if (defined.count(id) && !outs.count(id)) dieAt[k].push_back(id);
   const std::vector<int> *outer = fs->dying;
   for (size_t k = 0; k < j.eqns.size(); ++k) {
-    if (&j == segmentRoot && k % kSegmentEqns == 0 && k > 0) switchSegment(false);
+    if (&j == fs->segRoot && k % kSegmentEqns == 0 && k > 0) switchSegment(false);
     fs->dying = &dieAt[k];
     emitEqn(j.eqns[k]);
     fs->dying = outer;
@@ -306,67 +306,109 @@ void Lowering::emitJaxpr(const ir::Jaxpr &j) {
       fs->buf.erase(it);
     }
   }
-  if (&j == segmentRoot && inSegment) switchSegment(true);
+  if (&j == fs->segRoot && fs->inSegment) switchSegment(true);
 }
 
-// Note [Host segments]
-// ~~~~~~~~~~~~~~~~~~~~
+// Note [Segments]
+// ~~~~~~~~~~~~~~~
 // A long straight-line program (30,000 lines of `x = x + 1.0`) would be one huge
-// function, and LLVM's register allocator is quadratic in the size of a basic block: it
-// compiled for a minute. So the top-level equations of main are emitted in segments of
-// kSegmentEqns, each a function `i1 spmd_main.segN(spmd_host*, void** in, void** out)`
-// (never inlined) that spmd_main calls in order; a segment returns false when a launch
-// failed, and spmd_main then returns. The buffers still live at a boundary
-// (FnState::buf) go from one segment to the next through a table of pointers in
-// spmd_main's frame (`out` of one segment, `in` of the next); the last segment hands
-// them back to spmd_main, which finishes as usual. Short programs
-// (most of them) are a single spmd_main, as before.
+// function, and LLVM's register allocator and scheduler are quadratic in the size of a
+// basic block: 60,000 lines compiled for 14 seconds. So the top-level equations of main,
+// and those of a CPU kernel's body, are emitted in segments of kSegmentEqns, each a
+// function `segN(spmd_host* or spmd_dev*, void** in, void** out)` (never inlined) that
+// the caller (spmd_main, the kernel) calls in order. A host segment returns false when a
+// launch failed, and spmd_main then returns; a kernel unwinds on its own (Note
+// [Unwinding kernels] in runtime/Device.cpp). The buffers still live at a boundary
+// (FnState::buf, and a kernel's direct outputs) go from one segment to the next through
+// a table of pointers in the caller's frame (`out` of one segment, `in` of the next); the
+// last segment hands them back to the caller, which finishes as usual. A kernel segment
+// allocates from the device's arena (spmd_dev_alloc), never on its own stack, since its
+// buffers outlive it. Short programs (most of them) are one function, as before. Device
+// programs are not split: their code is launches, the element loops are in the kernels.
+void Lowering::emitJaxprInSegments(const ir::Jaxpr &j) {
+  bool split = j.eqns.size() > kSegmentEqns && (!fs->kernel || !fs->deviceProgram);
+  const ir::Jaxpr *saved = fs->segRoot;
+  if (split) {
+    fs->segRoot = &j;
+    fs->segCaller = fs->fn;
+    fs->callerFail = fs->failBlock;
+    fs->callerAllocs = fs->allocs;
+  }
+  emitJaxpr(j);
+  fs->segRoot = saved;
+}
+
 void Lowering::switchSegment(bool back) {
-  std::vector<int> ids;
+  bool host = !fs->kernel;
+  Function *caller = fs->segCaller;
+  internal_assert(fs->scalars.empty(), "values in registers cannot cross a segment boundary");
+  std::vector<int> ids, directs;
   for (auto &[id, v] : fs->buf)
     if (!isa<Constant>(v)) ids.push_back(id);
+  for (auto &[id, d] : fs->direct)
+    if (d.ptr && !isa<Constant>(d.ptr)) directs.push_back(id);
   std::sort(ids.begin(), ids.end());
-  BasicBlock &entry = mainFn->getEntryBlock();
+  std::sort(directs.begin(), directs.end());
+  size_t n = ids.size() + directs.size();
+  BasicBlock &entry = caller->getEntryBlock();
   IRBuilder<> eb(&entry, entry.getFirstInsertionPt());
-  Value *table = eb.CreateAlloca(ArrayType::get(ptr(), std::max<size_t>(ids.size(), 1)), nullptr, "live");
-  // A segment writes the table spmd_main passes it as its third argument.
-  Value *to = inSegment ? fs->fn->getArg(2) : table;
-  for (size_t k = 0; k < ids.size(); ++k) b.CreateStore(fs->buf[ids[k]], b.CreateConstInBoundsGEP1_64(ptr(), to, k));
-  if (inSegment) {
-    pendingSegmentCall->setArgOperand(2, table);
-    b.CreateRet(b.getTrue());
-    b.restoreIP(mainIP);
+  Value *table = eb.CreateAlloca(ArrayType::get(ptr(), std::max<size_t>(n, 1)), nullptr, "live");
+  // A segment writes the table its caller passes it as the third argument.
+  Value *to = fs->inSegment ? fs->fn->getArg(2) : table;
+  auto slot = [&](Value *t, size_t k) { return b.CreateConstInBoundsGEP1_64(ptr(), t, k); };
+  for (size_t k = 0; k < ids.size(); ++k) b.CreateStore(fs->buf[ids[k]], slot(to, k));
+  for (size_t k = 0; k < directs.size(); ++k) b.CreateStore(fs->direct[directs[k]].ptr, slot(to, ids.size() + k));
+  if (fs->inSegment) {
+    fs->pendingSegment->setArgOperand(2, table);
+    if (host) b.CreateRet(b.getTrue());
+    else {
+      b.CreateRetVoid();
+      IRBuilder<>(fs->allocs).CreateBr(fs->segBody);
+    }
+    b.restoreIP(fs->callerIP);
   }
   Value *from = table;
   if (!back) {
-    auto *ft = FunctionType::get(i1(), {ptr(), ptr(), ptr()}, false);
-    Function *seg = Function::Create(ft, GlobalValue::InternalLinkage, "spmd_main.seg" + std::to_string(segmentCount++),
-                                     mod.get());
+    auto *ft = FunctionType::get(host ? i1() : b.getVoidTy(), {ptr(), ptr(), ptr()}, false);
+    Function *seg = Function::Create(ft, GlobalValue::InternalLinkage,
+                                     caller->getName() + ".seg" + std::to_string(segmentCount++), mod.get());
     seg->addFnAttr(Attribute::NoInline);
-    pendingSegmentCall = b.CreateCall(seg, {mainFn->getArg(0), table, nullPtr()});
-    Value *ok = pendingSegmentCall;
-    BasicBlock *next = BasicBlock::Create(ctx, "seg.done", mainFn);
-    b.CreateCondBr(ok, next, mainFail);
-    mainIP = IRBuilderBase::InsertPoint(next, next->end());
-    BasicBlock *failed = BasicBlock::Create(ctx, "seg.failed", seg);
-    IRBuilder<>(failed).CreateRet(b.getFalse());
-    b.SetInsertPoint(BasicBlock::Create(ctx, "entry", seg, failed));
+    fs->pendingSegment = b.CreateCall(seg, {caller->getArg(0), table, nullPtr()});
+    if (host) {
+      BasicBlock *next = BasicBlock::Create(ctx, "seg.done", caller);
+      b.CreateCondBr(fs->pendingSegment, next, fs->callerFail);
+      fs->callerIP = IRBuilderBase::InsertPoint(next, next->end());
+      BasicBlock *failed = BasicBlock::Create(ctx, "seg.failed", seg);
+      IRBuilder<>(failed).CreateRet(b.getFalse());
+      b.SetInsertPoint(BasicBlock::Create(ctx, "entry", seg, failed));
+      fs->host = seg->getArg(0);
+      fs->failBlock = failed;
+    } else {
+      fs->callerIP = b.saveIP();
+      fs->allocs = BasicBlock::Create(ctx, "allocs", seg);
+      fs->segBody = BasicBlock::Create(ctx, "body", seg);
+      b.SetInsertPoint(fs->segBody);
+      fs->dev = seg->getArg(0);
+    }
     fs->fn = seg;
-    fs->host = seg->getArg(0);
-    fs->failBlock = failed;
     from = seg->getArg(1);
   } else {
-    fs->fn = mainFn;
-    fs->host = mainFn->getArg(0);
-    fs->failBlock = mainFail;
+    fs->fn = caller;
+    if (host) {
+      fs->host = caller->getArg(0);
+      fs->failBlock = fs->callerFail;
+    } else {
+      fs->dev = caller->getArg(0);
+      fs->allocs = fs->callerAllocs;
+    }
   }
-  inSegment = !back;
-  for (size_t k = 0; k < ids.size(); ++k) {
-    Value *old = fs->buf[ids[k]];
-    Value *v = b.CreateLoad(ptr(), b.CreateConstInBoundsGEP1_64(ptr(), from, k));
-    auto o = segmentOrigin.find(old);
-    segmentOrigin[v] = o != segmentOrigin.end() ? o->second : old;
-    fs->buf[ids[k]] = v;
+  fs->inSegment = !back;
+  for (size_t k = 0; k < n; ++k) {
+    Value *v = b.CreateLoad(ptr(), slot(from, k));
+    Value *&ref = k < ids.size() ? fs->buf[ids[k]] : fs->direct[directs[k - ids.size()]].ptr;
+    auto o = segmentOrigin.find(ref);
+    segmentOrigin[v] = o != segmentOrigin.end() ? o->second : ref;
+    ref = v;
   }
 }
 
@@ -437,15 +479,11 @@ std::unique_ptr<Module> Lowering::run(const ir::Module &m) {
     st.unsynced.insert(m.main.invars[k].id);
     notOwned.insert(p);
   }
-  mainFn = f;
-  mainFail = st.failBlock;
-  segmentRoot = m.main.eqns.size() > kSegmentEqns ? &m.main : nullptr;
-  emitJaxpr(m.main);
-  segmentRoot = nullptr;
+  emitJaxprInSegments(m.main);
   for (size_t k = 0; k < m.main.outvars.size(); ++k) {
     const ir::Atom &a = m.main.outvars[k];
     Value *p = a.isLit ? nullptr : bufferOf(a);
-    Value *def = segmentOrigin.count(p) ? segmentOrigin[p] : p;  // Note [Host segments]
+    Value *def = segmentOrigin.count(p) ? segmentOrigin[p] : p;  // Note [Segments]
     auto *call = dyn_cast_or_null<CallInst>(def);
     bool owned = call && call->getCalledFunction() &&
                  call->getCalledFunction()->getName().starts_with("spmd_host_alloc") && !notOwned.count(def);

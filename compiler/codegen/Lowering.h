@@ -80,6 +80,16 @@ struct FnState {
   /// Rank-0 values held in registers rather than buffers: in a device program, values
   /// known on the host (a loop counter, an axis index); in a kernel, its by-value params.
   std::unordered_map<int, llvm::Value *> scalars;
+  /// Segments (Note [Segments]): the jaxpr split into segment functions, the function
+  /// that calls them (spmd_main or the kernel) and where it calls the next one, its own
+  /// failBlock (host) and allocs block (kernel); the segment being emitted.
+  const ir::Jaxpr *segRoot = nullptr;
+  llvm::Function *segCaller = nullptr;
+  llvm::IRBuilderBase::InsertPoint callerIP;
+  llvm::BasicBlock *callerFail = nullptr, *callerAllocs = nullptr;
+  bool inSegment = false;
+  llvm::CallInst *pendingSegment = nullptr;  ///< its `out` table is set at the next boundary
+  llvm::BasicBlock *segBody = nullptr;       ///< kernel segment: the block after its allocs
 };
 
 /// A loop body: gets the multi-index (i64 values, one per dimension).
@@ -148,19 +158,16 @@ public:
 
   void emitJaxpr(const ir::Jaxpr &j);
 
-  // ---- host segments (Note [Host segments] in Lowering.cpp) ----
+  // ---- segments (Note [Segments] in Lowering.cpp) ----
   static constexpr size_t kSegmentEqns = 1000;
-  const ir::Jaxpr *segmentRoot = nullptr;  ///< main's jaxpr, when it is long enough to split
-  llvm::Function *mainFn = nullptr;
-  llvm::BasicBlock *mainFail = nullptr;    ///< spmd_main's launch.failed
-  llvm::IRBuilderBase::InsertPoint mainIP;  ///< where spmd_main calls the next segment
-  bool inSegment = false;
-  llvm::CallInst *pendingSegmentCall = nullptr;  ///< its `out` table is set at the next boundary
   int segmentCount = 0;
-  /// A buffer pointer reloaded in a later segment -> the value that defined it.
+  /// A host buffer pointer reloaded in a later segment -> the value that defined it.
   std::unordered_map<llvm::Value *, llvm::Value *> segmentOrigin;
+  /// Emits the equations of `j` in segments when it is long (spmd_main's jaxpr, a CPU
+  /// kernel's body); otherwise as emitJaxpr.
+  void emitJaxprInSegments(const ir::Jaxpr &j);
   /// Ends the current segment: the live buffers go through a table; a new segment
-  /// function starts, or (`back`) emission goes on in spmd_main.
+  /// function starts, or (`back`) emission goes on in the function that calls them.
   void switchSegment(bool back);
   void emitEqn(const ir::Eqn &e);
   /// Copies atom `a` into the buffer `dst`.

@@ -4,7 +4,7 @@
 # devices and through the GPU's device programs on CPU devices (--split-kernels), or with
 # `cuda` on the GPUs (--devices cuda:8) instead:
 #  - generated long programs: 30,000 statements of `x = x + 1.0` (Note [Fusion depth],
-#    Note [Host segments]), long operator chains, deep nesting (Note [Nesting limits]);
+#    Note [Segments]), long operator chains, deep nesting (Note [Nesting limits]);
 #  - dynamic indices into empty arrays and negative ones (Note [Index errors]): run-time
 #    errors that name the index as the program computed it.
 set -u
@@ -39,7 +39,7 @@ d = sys.argv[1]
 w = lambda n, s: open(f"{d}/{n}.spmd", "w").write(s)
 n = 30000
 w("long_array", "var x = zeros([4])\n" + "x = x + 1.0\n" * n + "print(x)\n")
-w("long_scalar", "var x = sum(ones([3]))\n" + "x = x + 1.0\n" * n + "print(x)\n")
+w("long_scalar", "var x = sum(ones([3]))\n" + "x = x + 1.0\n" * 12000 + "print(x)\n")
 w("long_pmap", "let y = pmap i (x0 in zeros([2])) {\nvar x = x0\n" + "x = x + 1.0\n" * 5000 + "x }\nprint(y)\n")
 # A long chain in one expression (under the limit) and one over it.
 w("chain_ok", "let a = ones([3])\nprint(" + " + ".join(["a"] * 5000) + ")\n")
@@ -55,13 +55,27 @@ w("elif", "let c = 3\nlet x = if c == 0 { 0 }\n" +
   "".join(f"else if c == {i} {{ {i} }}\n" for i in range(1, 5000)) + "else { -1 }\nprint(x)\n")
 w("elif_ok", "let c = 3\nlet x = if c == 0 { 0 }\n" +
   "".join(f"else if c == {i} {{ {i} }}\n" for i in range(1, 100)) + "else { -1 }\nprint(x)\n")
+# A long pmap body (Note [Segments]) with collectives, loops, an inner pmap and two
+# results, one stacked along axis 1, all crossing segment boundaries.
+body = ["var x = x0", "var acc = zeros([3])"]
+for i in range(2600):
+    if i % 500 == 0: body.append("x = x + psum(x, i) * 0.001")
+    elif i % 700 == 0: body.append("for t in 0..2 { acc = acc + x * 0.5 }")
+    elif i % 900 == 0: body += ["let inner = pmap j (q in zeros([2])) { q + x[0] }", "acc = acc + inner[1]"]
+    else: body.append("x = x * 1.0001 + 0.5")
+w("long_mix", "let (a, b) = pmap i (x0 in reshape(arange(12.0), [4, 3])) -> along (0, 1) {\n" +
+  "\n".join(body) + "\n(x, acc + x)\n}\nprint(a)\nprint(b[2])\n")
+w("long_index", "let y = pmap i (x0 in arange(2.0)) {\nvar x = x0\n" + "x = x + 1.0\n" * 2500 +
+  "let v = arange(4.0)\nv[i32(x) - 2500 + 3]\n}\nprint(y)\n")
 w("lambdas", "let f = " + "fn (x) = " * 5000 + "1\nprint(2)\n")
 w("indexing", "let a = zeros([2])\nprint(a" + "[0]" * 20000 + ")\n")
 EOF
 # The long ones once each: the host code is the same with and without the split.
 run_cpu long_array 0 "[30000. 30000. 30000. 30000.]"
-run_split long_scalar 0 "30003.0"
+run_split long_scalar 0 "12003.0"
 run long_pmap 0 "[5000. 5000.]"
+run_cpu long_mix 0 "[5252.831  5273.952  5295.0723 5316.195 ]"
+run_cpu long_index 1 "error: long_index.spmd:2504:17: index 4 is out of range for size 4"
 run chain_ok 0 "[5000. 5000. 5000.]"
 run chain_long 1 "chain_long.spmd:1:40002: error: expression too long (more than 10000 operators)"
 run pow_chain 1 "pow_chain.spmd:1:1005: error: expression nested too deeply (more than 200 levels)"
