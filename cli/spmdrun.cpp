@@ -31,6 +31,7 @@ int main(int argc, char **argv) {
   app.add_flag("--split-kernels", cfg.splitKernels, "on CPU devices, run pmap bodies as GPUs do: a device program launching data-parallel kernels");
   app.add_option("--arg", args, "NAME=VALUE, read by arg(\"NAME\", default) in the script (repeatable)")
       ->expected(1)
+      ->allow_extra_args(false)  // `--arg n=5 prog.spmd`: the file is not a second value
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app.add_option("--dump", dumps, "print compiler stages: ast, ir, llvm, ptx (comma separated)");
   app.add_option("--dump-after", dumpAfter, "print the IR after a pass: lower, vmap (comma separated)");

@@ -19,6 +19,11 @@ fi
 expect 0 "$bin" --devices cpu:8 --no-run --dump=ir "$spec/squares.spmd"
 "$bin" --version | grep -q '^spmdrun ' || { echo "--version prints no version"; fail=1; }
 echo 'print(1 + 2)' | "$bin" --devices cpu:2 - | grep -qx 3 || { echo "reading a script from stdin failed"; fail=1; }
+# --arg before the file takes one NAME=VALUE, not the file name as a second value.
+printf 'print(arg("n", 3), arg("m", 1))\n' > "${TMPDIR:-/tmp}/spmd_cli_arg.spmd"
+got=$("$bin" --devices cpu:1 --arg n=5 --arg m=2 "${TMPDIR:-/tmp}/spmd_cli_arg.spmd" 2>&1)
+[ "$got" = "5 2" ] || { echo "--arg before the file: got '$got', want '5 2'"; fail=1; }
+rm -f "${TMPDIR:-/tmp}/spmd_cli_arg.spmd"
 # Misuse found before anything runs: a directory as the script, a trace file that cannot
 # be written (the program must not have run).
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
