@@ -74,7 +74,20 @@ Lowering::Lowering(const SourceManager &sm_, const LowerOptions &o) : sm(sm_), o
   auto f = std::make_unique<Frame>();
   f->b = std::make_unique<ir::Builder>(module, f->jaxpr);
   frames.push_back(std::move(f));
-  scope = std::make_shared<Scope>();
+  scope = makeScope();
+}
+
+Lowering::~Lowering() {
+  for (auto &w : scopes)
+    if (ScopeP s = w.lock()) s->vars.clear();
+}
+
+ScopeP Lowering::makeScope() {
+  if (scopes.size() >= 1024 && scopes.size() == scopes.capacity())  // the REPL: drop dead ones
+    std::erase_if(scopes, [](const std::weak_ptr<Scope> &w) { return w.expired(); });
+  auto s = std::make_shared<Scope>();
+  scopes.push_back(s);
+  return s;
 }
 
 Frame &Lowering::pushFrame(bool mapBody) {
@@ -227,7 +240,7 @@ ValueP Lowering::stmt(const Stmt &s) {
     v->lambda = f->fn.get();
     v->fname = f->name.name;
     // A function sees itself only through its defining scope; recursion is rejected at the call.
-    auto sc = std::make_shared<Scope>();
+    auto sc = makeScope();
     sc->parent = scope;
     scope = sc;
     v->env = scope;
@@ -243,7 +256,7 @@ ValueP Lowering::stmt(const Stmt &s) {
 ValueP Lowering::block(const BlockExpr &bl, bool newScope) {
   ScopeP saved = scope;
   if (newScope) {
-    auto sc = std::make_shared<Scope>();
+    auto sc = makeScope();
     sc->parent = scope;
     scope = sc;
   }
@@ -365,7 +378,7 @@ ValueP Lowering::callClosure(const Value &f, std::vector<ArgV> args, const std::
     rec.clear();
     for (auto &a : args) rec.push_back(a.value);
   }
-  auto sc = std::make_shared<Scope>();
+  auto sc = makeScope();
   sc->parent = f.env;
   sc->isFunctionBoundary = true;
   for (size_t k = 0; k < axes.size(); ++k) sc->axes[l.axisParams[k].name] = axes[k];
@@ -501,7 +514,7 @@ ValueP Lowering::mapExpr(const MapExpr &m) {
     sliceVals.push_back(Value::array(newInvar(t), mappedLeaves[k]->weak));
   }
   ScopeP saved = scope;
-  scope = std::make_shared<Scope>();
+  scope = makeScope();
   scope->parent = saved;
   if (m.axis) scope->axes[m.axis->name] = ax;
   size_t pos = 0;
@@ -602,7 +615,7 @@ void Lowering::forStmt(const ForStmt &f) {
     if (it->kind != Value::Tuple) userError(f.iter->loc, "a for loop iterates over a range 'a..b' or a static list");
     for (auto &v : it->elems) {
       ScopeP saved = scope;
-      scope = std::make_shared<Scope>();
+      scope = makeScope();
       scope->parent = saved;
       bindPattern(f.var, v, false, f.var.loc);
       block(*f.body->as<BlockExpr>(), false);
@@ -654,7 +667,7 @@ void Lowering::forStmt(const ForStmt &f) {
     savedVals.push_back(bd->value);
     bd->value = fromLeaves(*initVals[k], carryVals, pos);
   }
-  scope = std::make_shared<Scope>();
+  scope = makeScope();
   scope->parent = saved;
   ValueP idx = Value::array(lo == 0 ? Atom(iv) : Atom(emit1(Op::Add, {iv, b().lit(ir::DType::I32, double(lo))})), false);
   bindPattern(f.var, idx, false, f.var.loc);

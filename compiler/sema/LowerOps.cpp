@@ -726,7 +726,7 @@ ValueP Lowering::expr(const Expr &e) {
     std::vector<ValueP> el;
     for (auto &v : it->elems) {
       ScopeP saved = scope;
-      scope = std::make_shared<Scope>();
+      scope = makeScope();
       scope->parent = saved;
       bindPattern(c->var, v, false, c->var.loc);
       el.push_back(expr(*c->elem));
