@@ -7,6 +7,7 @@
 
 #include "ast/Parse.h"
 #include "codegen/Codegen.h"
+#include "codegen/ObjectCache.h"
 #include "sema/AxisCheck.h"
 #include "sema/Lower.h"
 #include "transforms/Vmap.h"
@@ -87,6 +88,7 @@ int runScript(SourceManager &sm, int file, const Config &cfg) {
     if (cfg.dumps.count("llvm")) std::cout << codegen::emitLLVM(m, co) << std::flush;
     if (cfg.dumps.count("ptx")) std::cout << codegen::emitPTX(m, co) << std::flush;
     if (cfg.noRun) return 0;
+    if (!cfg.noCache) co.cacheDir = codegen::ObjectCache::defaultDir();
     double t0 = now();
     std::unique_ptr<codegen::Executable> exe;
     {
@@ -116,6 +118,9 @@ int runScript(SourceManager &sm, int file, const Config &cfg) {
     if (cfg.stats) {
       std::cerr << "compile phases:\n";
       for (auto &[k, v] : secs) fprintf(stderr, "  %-14s %10.3f ms\n", k.c_str(), v * 1e3);
+      const char *use[] = {"off", "hit", "miss"};
+      std::cerr << "object cache: " << use[int(exe->cacheUse())]
+                << (co.cacheDir.empty() ? "" : " (" + co.cacheDir + ")") << "\n";
       std::cerr << host->formatStats();
     }
     return rc;

@@ -30,6 +30,7 @@ struct Config {
   std::set<std::string> dumpAfter;             ///< --dump-after=lower,vmap
   bool noRun = false;
   bool stats = false;
+  bool noCache = false;                        ///< --no-cache: no on-disk object cache
   int optLevel = 2;
 };
 

@@ -36,6 +36,8 @@ int main(int argc, char **argv) {
   app.add_option("--dump", dumps, "print compiler stages: ast, ir, llvm, ptx (comma separated)");
   app.add_option("--dump-after", dumpAfter, "print the IR after a pass: lower, vmap (comma separated)");
   app.add_flag("--no-run", cfg.noRun, "stop after compiling (with --dump)");
+  app.add_flag("--no-cache", cfg.noCache, "compile with LLVM even when an earlier run left this program's code in the cache "
+                                        "($SPMDRUN_CACHE_DIR, else ~/.cache/spmdrun), and leave nothing there");
   app.add_flag("--stats", cfg.stats, "after the run, print compile and run times and the bytes moved");
   app.add_option("--trace", traceFile, "write a Chrome trace-event JSON of the run to FILE (open it in Perfetto)");
   app.add_option("-O", cfg.optLevel, "LLVM optimisation level 0..3 (default 2)")->check(CLI::Range(0, 3));

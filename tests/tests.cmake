@@ -36,6 +36,8 @@ add_test(NAME cli_usage COMMAND ${CMAKE_SOURCE_DIR}/tests/golden/cli.sh ${SPMDRU
 # Generated long and deeply nested programs, dynamic indices into empty arrays: an answer
 # or a clear error on CPU devices and through --split-kernels, never a crash.
 add_test(NAME robustness COMMAND ${CMAKE_SOURCE_DIR}/tests/golden/robustness.sh ${SPMDRUN})
+# The on-disk object cache: hits, misses, corrupt entries, --no-cache.
+add_test(NAME object_cache COMMAND ${CMAKE_SOURCE_DIR}/tests/golden/cache.sh ${SPMDRUN})
 include(${CMAKE_SOURCE_DIR}/tests/repl/repl.cmake)
 add_test(NAME vector_code COMMAND ${CMAKE_SOURCE_DIR}/tests/golden/vector_code.sh ${SPMDRUN} ${SPEC_DIR})
 add_test(NAME stats_sharded COMMAND ${CMAKE_SOURCE_DIR}/tests/stats/check.sh ${SPMDRUN} ${CMAKE_SOURCE_DIR}/tests/stats)

@@ -31,7 +31,14 @@ struct Options {
   /// Renders an equation's location for run-time errors ("file:line:col"); when unset,
   /// "line:col".
   std::function<std::string(const SrcRange &)> where;
+  /// compile() keeps its result in this directory and reuses it (Note [Object cache] in
+  /// ObjectCache.h); "" turns the cache off. The key holds the module's locations and file
+  /// names, not `where`: use the cache only with a `where` that depends on them alone.
+  std::string cacheDir;
 };
+
+/// How compile() used the object cache.
+enum class CacheUse { Off, Hit, Miss };
 
 /// The optimised LLVM module for the host CPU, as text (`--dump=llvm`).
 std::string emitLLVM(const ir::Module &m, const Options &o);
@@ -57,14 +64,18 @@ public:
   const std::string &ptx() const { return ptx_; }
   /// Backend::CpuSplit: each kernel's entry `void name(err, n, void **params)`.
   const std::vector<std::pair<std::string, void *>> &hostKernels() const { return hostKernels_; }
+  /// Whether the code came from the object cache.
+  CacheUse cacheUse() const { return cacheUse_; }
 
 protected:
   double compileSeconds_ = 0;
+  CacheUse cacheUse_ = CacheUse::Off;
   std::string ptx_;
   std::vector<std::pair<std::string, void *>> hostKernels_;
 };
 
-/// Lowers, optimises and JIT compiles `m` for the host CPU. Throws InternalError on our
+/// Lowers, optimises and JIT compiles `m` for the host CPU, or loads what an earlier
+/// compile of the same module left in `o.cacheDir`. Throws InternalError on our
 /// own bugs (an IR the emitter does not support).
 std::unique_ptr<Executable> compile(const ir::Module &m, const Options &o);
 

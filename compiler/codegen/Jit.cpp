@@ -7,9 +7,11 @@
 // printed as PTX. Kernels that call libdevice math functions get libdevice linked in.
 #include "codegen/Codegen.h"
 #include "codegen/Lowering.h"
+#include "codegen/ObjectCache.h"
 
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
+#include <llvm/Config/llvm-config.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Verifier.h>
@@ -26,6 +28,7 @@
 #include <chrono>
 #include <filesystem>
 #include <mutex>
+#include <optional>
 
 extern "C" {
 void LLVMInitializeNVPTXTargetInfo();
@@ -63,7 +66,9 @@ static CodeGenOptLevel cgLevel(int o) {
                                          : o == 2 ? CodeGenOptLevel::Default : CodeGenOptLevel::Aggressive;
 }
 
-/// The JIT's description of this machine: its CPU and features, at level `o`.
+/// The JIT's description of this machine: its CPU and features, at level `o`. Code is
+/// position independent, small code model: what LLJIT asks for when it links with JITLink,
+/// so an object compiled here (and perhaps cached) links as LLJIT's own would.
 static orc::JITTargetMachineBuilder hostBuilder(int o) {
   auto jtmb = check(orc::JITTargetMachineBuilder::detectHost(), "detecting the host");
   jtmb.setCPU(sys::getHostCPUName().str());
@@ -71,6 +76,8 @@ static orc::JITTargetMachineBuilder hostBuilder(int o) {
   for (auto &[name, on] : sys::getHostCPUFeatures()) f.AddFeature(name, on);
   jtmb.getFeatures() = f;
   jtmb.setCodeGenOptLevel(cgLevel(o));
+  jtmb.setRelocationModel(Reloc::PIC_);
+  jtmb.setCodeModel(CodeModel::Small);
   return jtmb;
 }
 
@@ -226,6 +233,7 @@ public:
     hostKernels_ = std::move(hostKernels);
   }
   void (*entry())(spmd_host *) override { return fn_; }
+  void setCacheUse(CacheUse u) { cacheUse_ = u; }
 
 private:
   std::unique_ptr<orc::LLJIT> jit_;
@@ -243,23 +251,61 @@ static std::unique_ptr<orc::LLJIT> makeJit(int optLevel) {
   return jit;
 }
 
+/// The machine code of an optimised host module, as an ELF relocatable object.
+static std::string objectOf(Module &mod, TargetMachine &tm) {
+  SmallString<0> out;
+  raw_svector_ostream os(out);
+  legacy::PassManager pm;
+  internal_assert(!tm.addPassesToEmitFile(pm, os, nullptr, CodeGenFileType::ObjectFile),
+                  "the host target cannot emit an object file");
+  pm.run(mod);
+  return std::string(out.str());
+}
+
+/// What the code compiled from `m` with `o` depends on (Note [Object cache]).
+static std::string cacheKey(const ir::Module &m, const Options &o) {
+  auto jtmb = hostBuilder(o.optLevel);
+  std::string k = "spmdrun " + ObjectCache::compilerIdentity() + "\nllvm " LLVM_VERSION_STRING "\n";
+  k += jtmb.getTargetTriple().str() + "\n" + jtmb.getCPU() + "\n" + jtmb.getFeatures().getString() + "\n";
+  k += "O" + std::to_string(o.optLevel) + " backend " + std::to_string(int(o.backend)) + "\n";
+  return k + ir::fingerprint(m);
+}
+
 std::unique_ptr<Executable> compile(const ir::Module &m, const Options &o) {
   auto t0 = std::chrono::steady_clock::now();
-  auto ctx = std::make_unique<LLVMContext>();
-  std::unique_ptr<TargetMachine> tm;
-  Kernels kernels;
-  auto mod = hostModule(*ctx, m, o, tm, &kernels);
+  initTargets();
+  std::optional<ObjectCache> cache;
+  std::string key;
+  if (!o.cacheDir.empty() && !ObjectCache::compilerIdentity().empty()) {
+    cache.emplace(o.cacheDir);
+    key = cacheKey(m, o);
+  }
+  std::optional<CompiledProgram> prog = cache ? cache->load(key) : std::nullopt;
+  CacheUse use = !cache ? CacheUse::Off : prog ? CacheUse::Hit : CacheUse::Miss;
+  if (!prog) {
+    LLVMContext ctx;
+    std::unique_ptr<TargetMachine> tm;
+    Kernels kernels;
+    auto mod = hostModule(ctx, m, o, tm, &kernels);
+    prog.emplace();
+    prog->object = objectOf(*mod, *tm);
+    prog->ptx = std::move(kernels.ptx);
+    prog->kernelNames = std::move(kernels.names);
+    if (cache) cache->store(key, *prog);
+  }
   auto jit = makeJit(o.optLevel);
-  if (auto err = jit->addIRModule(orc::ThreadSafeModule(std::move(mod), std::move(ctx))))
-    internal_assert(false, "adding the module to the JIT: " + toString(std::move(err)));
+  if (auto err = jit->addObjectFile(MemoryBuffer::getMemBufferCopy(prog->object, "spmd_program.o")))
+    internal_assert(false, "adding the program to the JIT: " + toString(std::move(err)));
   auto sym = check(jit->lookup("spmd_main"), "looking up spmd_main");
   auto fn = sym.toPtr<void (*)(spmd_host *)>();
   std::vector<std::pair<std::string, void *>> hostKernels;
   if (o.backend == Backend::CpuSplit)
-    for (auto &name : kernels.names)
+    for (auto &name : prog->kernelNames)
       hostKernels.emplace_back(name, check(jit->lookup(name), "looking up a kernel").toPtr<void *>());
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return std::make_unique<JitExecutable>(std::move(jit), fn, secs, std::move(kernels.ptx), std::move(hostKernels));
+  auto exe = std::make_unique<JitExecutable>(std::move(jit), fn, secs, std::move(prog->ptx), std::move(hostKernels));
+  exe->setCacheUse(use);
+  return exe;
 }
 
 // ---- one JIT, many modules (the REPL) ---------------------------------------------------

@@ -210,6 +210,9 @@ void verify(const Module &m);
 /// Prints a jaxpr as JAX does: `{ lambda ; a:f32[8,3]. let b:f32[8] = ... in (b,) }`.
 std::string print(const Jaxpr &j);
 std::string print(const Module &m);
+/// Every field of `m` that code generation reads, exactly, as bytes: equal fingerprints
+/// compile to the same code (Note [Module fingerprints] in Fingerprint.cpp).
+std::string fingerprint(const Module &m);
 
 /// Calls `f` on every equation, recursing into regions (pre-order).
 void walk(const Jaxpr &j, const std::function<void(const Eqn &)> &f);
