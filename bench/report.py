@@ -167,11 +167,13 @@ def detail_lines(results):
 
 def compile_lines(results):
     c = results["compile"]
-    out = ["| example | spmdrun `--no-run` (process) | spmdrun whole compile (`--stats`) | "
-           "JAX lower + compile | spmdrun compile / JAX |", "|---|---|---|---|---|"]
+    out = ["| example | spmdrun `--no-run` (process) | spmdrun whole compile (`--stats`, `--no-cache`) | "
+           "spmdrun compile, cached | JAX lower + compile | spmdrun compile / JAX |",
+           "|---|---|---|---|---|---|"]
     for ex in SPEC_EXAMPLES:
         sc, jx = c["spmdrun_compile"].get(ex), c["jax"].get(ex)
-        out.append(f"| {ex} | {fmt(c['spmdrun_norun'][ex])} | {fmt(sc)} | {fmt(jx)} | "
+        out.append(f"| {ex} | {fmt(c['spmdrun_norun'][ex])} | {fmt(sc)} | "
+                   f"{fmt(c.get('spmdrun_cached', {}).get(ex))} | {fmt(jx)} | "
                    f"{fmt_ratio(ratio(sc, jx))} |")
     return out
 
