@@ -93,14 +93,17 @@ primary
   | ifExpr                                                         # ifExpression
   | (PMAP NAME | VMAP NAME?) LPAREN mapBinding (COMMA mapBinding)* COMMA? RPAREN
     (ARROW ALONG expr)? block                                      # mapExpr
+  | SHARD_MAP LPAREN meshAxis (COMMA meshAxis)* COMMA? RPAREN
+    LPAREN mapBinding (COMMA mapBinding)* COMMA? RPAREN ARROW expr block  # shardMapExpr
   ;
 
 ifExpr     : IF expr block (NEWLINE* ELSE (ifExpr | block))? ;
 mapBinding : pattern IN expr (ALONG expr)? ;
+meshAxis   : NAME ASSIGN expr ;
 
 // ---- lexer --------------------------------------------------------------------------
 LET: 'let'; VAR: 'var'; FN: 'fn'; FOR: 'for'; IN: 'in'; IF: 'if'; ELSE: 'else';
-PMAP: 'pmap'; VMAP: 'vmap'; ALONG: 'along'; TRUE: 'true'; FALSE: 'false';
+PMAP: 'pmap'; VMAP: 'vmap'; SHARD_MAP: 'shard_map'; ALONG: 'along'; TRUE: 'true'; FALSE: 'false';
 AND: 'and'; OR: 'or'; NOT: 'not';
 
 LPAREN: '(' { open('('); };

@@ -31,6 +31,11 @@ foreach(f ${GOLDEN})
   add_test(NAME golden_${name} COMMAND ${CMAKE_SOURCE_DIR}/tests/golden/run.sh ${SPMDRUN} ${CMAKE_SOURCE_DIR}/tests/golden/${f})
 endforeach()
 
+# The shard_map examples, whose .out files examples/shard_map_jax.py writes with JAX.
+foreach(name shard_matmul shard_scatter_gather shard_normalize)
+  add_test(NAME example_${name} COMMAND ${CMAKE_SOURCE_DIR}/tests/golden/run.sh ${SPMDRUN} ${CMAKE_SOURCE_DIR}/examples/${name}.spmd)
+endforeach()
+
 # The command line: exit codes for misuse.
 add_test(NAME cli_usage COMMAND ${CMAKE_SOURCE_DIR}/tests/golden/cli.sh ${SPMDRUN} ${SPEC_DIR})
 # Generated long and deeply nested programs, dynamic indices into empty arrays: an answer

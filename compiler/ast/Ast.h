@@ -48,7 +48,7 @@ struct TypeAnn {
 enum class ExprKind {
   IntLit, FloatLit, BoolLit, StringLit, Name,
   Unary, Binary, Call, Index, ArrayLit, Comprehension, Range, TupleLit,
-  Lambda, Block, If, Map,
+  Lambda, Block, If, Map, ShardMap,
 };
 
 enum class UnOp { Neg, BitNot, Not, Plus };
@@ -149,6 +149,40 @@ struct MapExpr : Expr {
   std::optional<Ident> axis;       ///< required for pmap, optional for vmap
   std::vector<MapBinding> bindings;
   ExprP outAlong;                  ///< null: axis 0; an int or a tuple of ints
+  ExprP body;                      ///< a BlockExpr
+};
+
+/// One dimension of a partition spec: the mesh axes it is split over, major first
+/// (`rows`, `(rows, cols)`), or none (`_`).
+struct SpecEntry {
+  std::vector<Ident> axes;
+  SrcRange loc;
+};
+/// `[rows, _]`: one entry per dimension of an array.
+struct PartitionSpec {
+  std::vector<SpecEntry> dims;
+  SrcRange loc;
+};
+/// One input of a shard_map: `PATTERN in EXPR [SPEC]`.
+struct ShardBinding {
+  Pattern pattern;
+  ExprP source;
+  PartitionSpec spec;
+};
+/// `NAME=SIZE` in a shard_map's mesh.
+struct MeshAxis {
+  Ident name;
+  ExprP size;
+};
+/// `shard_map (AXIS=N, ...) (PATTERN in EXPR [SPEC], ...) -> [SPEC] { body }`; the
+/// result spec may be a tuple of specs, one per element of the body's tuple value.
+struct ShardMapExpr : Expr {
+  SPMD_EXPR(ShardMap)
+  std::vector<MeshAxis> mesh;
+  std::vector<ShardBinding> bindings;
+  std::vector<PartitionSpec> outSpecs;
+  bool outTuple = false;           ///< `-> ([...], [...])`
+  SrcRange outLoc;
   ExprP body;                      ///< a BlockExpr
 };
 #undef SPMD_EXPR

@@ -390,9 +390,71 @@ private:
       return lambda(l->FN(), nullptr, l->paramList(), l->typeAnn(), l->fnBody(), range);
     if (auto *b = dynamic_cast<P::BlockExprContext *>(c)) return block(b->block());
     if (auto *i = dynamic_cast<P::IfExpressionContext *>(c)) return ifExpr(i->ifExpr());
+    if (auto *sm = dynamic_cast<P::ShardMapExprContext *>(c)) return shardMapExpr(sm, range);
     auto *m = dynamic_cast<P::MapExprContext *>(c);
     internal_assert(m, "unknown primary alternative");
     return mapExpr(m, range);
+  }
+
+  // ---- shard_map ----------------------------------------------------------------------
+  /// A partition spec entry: `_`, an axis name, or a tuple of axis names.
+  SpecEntry specEntry(const Expr &e) {
+    SpecEntry s;
+    s.loc = e.range.valid() ? e.range : e.loc;
+    if (auto *n = e.as<NameExpr>()) {
+      if (n->name != "_") s.axes.push_back(Ident{n->name, e.loc});
+      return s;
+    }
+    if (auto *t = e.as<TupleLitExpr>()) {
+      for (auto &x : t->elems) {
+        auto *n = x->as<NameExpr>();
+        if (!n || n->name == "_")
+          userError(x->loc, "a tuple in a partition spec holds mesh axis names");
+        s.axes.push_back(Ident{n->name, x->loc});
+      }
+      return s;
+    }
+    userError(e.loc, "a partition spec entry is a mesh axis name, a tuple of them, or _");
+  }
+
+  ExprP shardMapExpr(P::ShardMapExprContext *c, const SrcRange &range) {
+    auto m = node<ShardMapExpr>(at(c->SHARD_MAP()), range);
+    for (auto *a : c->meshAxis()) m->mesh.push_back(MeshAxis{ident(a->NAME()), expr(a->expr())});
+    for (auto *b : c->mapBinding()) {
+      ShardBinding binding;
+      binding.pattern = pattern(b->pattern());
+      if (b->ALONG()) userError(at(b->ALONG()), "a shard_map input is placed by its partition spec, not 'along'");
+      ExprP src = expr(b->expr(0));
+      auto *ix = src->as<IndexExpr>();
+      if (!ix)
+        userError(src->loc, "a shard_map input needs a partition spec after it, one entry per dimension: "
+                            "`a in x [rows, _]`");
+      binding.spec.loc = ix->items.front().loc;
+      for (auto &it : ix->items) {
+        if (it.isSlice) userError(it.loc, "a partition spec entry is a mesh axis name, a tuple of them, or _");
+        binding.spec.dims.push_back(specEntry(*it.index));
+      }
+      binding.source = std::move(ix->base);
+      m->bindings.push_back(std::move(binding));
+    }
+    ExprP out = expr(c->expr());
+    m->outLoc = out->loc;
+    auto spec = [&](const Expr &e) {
+      auto *l = e.as<ArrayLitExpr>();
+      if (!l) userError(e.loc, "a shard_map's result is placed by a partition spec `[rows, _]` (or a tuple of them)");
+      PartitionSpec ps;
+      ps.loc = e.loc;
+      for (auto &x : l->elems) ps.dims.push_back(specEntry(*x));
+      return ps;
+    };
+    if (auto *t = out->as<TupleLitExpr>()) {
+      m->outTuple = true;
+      for (auto &x : t->elems) m->outSpecs.push_back(spec(*x));
+    } else {
+      m->outSpecs.push_back(spec(*out));
+    }
+    m->body = block(c->block());
+    return m;
   }
 
   ExprP mapExpr(P::MapExprContext *c, const SrcRange &range) {

@@ -179,6 +179,16 @@ private:
       scope_.resize(mark);
       return;
     }
+    case ExprKind::ShardMap: {
+      auto *m = e.as<ShardMapExpr>();
+      for (auto &a : m->mesh) expr(*a.size);
+      for (auto &b : m->bindings) expr(*b.source);
+      size_t mark = scope_.size();
+      for (auto &a : m->mesh) bind(a.name);
+      expr(*m->body);
+      scope_.resize(mark);
+      return;
+    }
     }
   }
 };

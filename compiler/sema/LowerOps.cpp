@@ -765,6 +765,7 @@ ValueP Lowering::expr(const Expr &e) {
   case ExprKind::Block: return block(*e.as<BlockExpr>());
   case ExprKind::If: return ifExpr(*e.as<IfExpr>());
   case ExprKind::Map: return mapExpr(*e.as<MapExpr>());
+  case ExprKind::ShardMap: return shardMapExpr(*e.as<ShardMapExpr>());
   }
   return nullptr;
 }

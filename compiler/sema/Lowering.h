@@ -81,6 +81,7 @@ public:
   ValueP callValue(ValueP f, std::vector<ArgV> args, const std::vector<AxisP> &axes, SrcRange loc);
   ValueP callClosure(const Value &f, std::vector<ArgV> args, const std::vector<AxisP> &axes, SrcRange loc);
   ValueP mapExpr(const ast::MapExpr &m);
+  ValueP shardMapExpr(const ast::ShardMapExpr &s);  ///< ShardMap.cpp
   ValueP ifExpr(const ast::IfExpr &e);
   void forStmt(const ast::ForStmt &f);
   AxisP axis(const std::string &name, SrcRange loc);
