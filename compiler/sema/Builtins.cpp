@@ -10,6 +10,7 @@
 #include "../../runtime/Threefry.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <functional>
 #include <map>
@@ -360,17 +361,32 @@ ValueP gradFn(Lowering &L, Bound &a, bool withValue, SrcRange loc) {
 std::string pyRepr(const Value &v);
 
 std::string pyFloat(double f) {
+  // Python's repr(float): the shortest digits that round-trip, written in positional
+  // notation when the decimal exponent is in [-4, 16), else as d.ddde+XX (at least two
+  // exponent digits); a positional value always shows a fractional part (100.0).
   if (std::isnan(f)) return "nan";
   if (std::isinf(f)) return f > 0 ? "inf" : "-inf";
-  // Python's repr: the shortest string that round-trips a double.
   char buf[64];
-  for (int p = 1; p <= 17; ++p) {
-    snprintf(buf, sizeof buf, "%.*g", p, f);
-    if (strtod(buf, nullptr) == f) break;
+  auto r = std::to_chars(buf, buf + sizeof buf, f, std::chars_format::scientific);
+  std::string sci(buf, r.ptr);  // "-d.ddde+XX": the shortest round-tripping digits
+  std::string sign = sci[0] == '-' ? "-" : "";
+  if (!sign.empty()) sci.erase(0, 1);
+  size_t e = sci.find('e');
+  int exp10 = std::stoi(sci.substr(e + 1));
+  std::string digits = sci.substr(0, e);
+  digits.erase(std::remove(digits.begin(), digits.end(), '.'), digits.end());
+  if (exp10 < -4 || exp10 >= 16) {
+    std::string m = digits.substr(0, 1) + (digits.size() > 1 ? "." + digits.substr(1) : "");
+    std::string ex = std::to_string(std::abs(exp10));
+    if (ex.size() < 2) ex = "0" + ex;
+    return sign + m + "e" + (exp10 < 0 ? "-" : "+") + ex;
   }
-  std::string s = buf;
-  if (s.find_first_of(".en") == std::string::npos) s += ".0";
-  return s;
+  int point = exp10 + 1;  // digits before the decimal point
+  std::string s;
+  if (point <= 0) s = "0." + std::string(size_t(-point), '0') + digits;
+  else if (size_t(point) >= digits.size()) s = digits + std::string(size_t(point) - digits.size(), '0') + ".0";
+  else s = digits.substr(0, size_t(point)) + "." + digits.substr(size_t(point));
+  return sign + s;
 }
 
 std::string pyRepr(const Value &v) {
