@@ -323,17 +323,67 @@ Atom keyArg(Lowering &L, const ArgV &a, const char *fn, bool single = true) {
 
 /// JAX's `_random_bits` then the float construction of `uniform` for f32:
 /// bits >> 9 | 0x3F800000, bitcast to f32, minus 1 -> [0, 1), scaled to [lo, hi).
-Atom uniformBits(Lowering &L, Atom key, const ir::Shape &shape, double lo, double hi) {
+/// lo and hi are f32 literals, or f32 arrays of the result's shape (run-time bounds).
+Atom uniformBits(Lowering &L, Atom key, const ir::Shape &shape, Atom lo, Atom hi) {
   Atom bits = L.emit1(Op::RandomBits, {key}, {{"bit_width", Param::of(32)}, {"shape", Param::ints(shape)}});
   Atom sh = L.emit1(Op::ShiftRightLogical, {bits, L.b().lit(DType::U32, 9)});
   Atom ored = L.emit1(Op::Or, {sh, L.b().lit(DType::U32, 0x3F800000)});
   Atom fl = L.emit1(Op::BitcastConvert, {ored}, {{"new_dtype", Param::ofDType(DType::F32)}});
   Atom f = L.emit1(Op::Sub, {fl, L.b().lit(DType::F32, 1.0)});
+  // hi - lo in f32, as JAX computes maxval - minval.
+  Atom span = lo.isLit && hi.isLit ? L.b().lit(DType::F32, float(hi.lit.f) - float(lo.lit.f))
+                                   : Atom(L.emit1(Op::Sub, {L.broadcast(hi, shape), L.broadcast(lo, shape)}));
   // f * (hi - lo) + lo with one rounding: XLA fuses this multiply-add (docs/prng.md).
-  Atom scaled = L.emit1(Op::Fma, {f, L.b().lit(DType::F32, float(hi) - float(lo)), L.b().lit(DType::F32, float(lo))});
+  Atom scaled = L.emit1(Op::Fma, {f, span, lo});
   // jnp.maximum(lo, ...) as JAX does (keeps values >= lo after rounding).
-  Atom lob = L.broadcast(L.b().lit(DType::F32, float(lo)), shape);
-  return L.emit1(Op::Max, {lob, L.broadcast(scaled, shape)});
+  return L.emit1(Op::Max, {L.broadcast(lo, shape), L.broadcast(scaled, shape)});
+}
+Atom uniformBits(Lowering &L, Atom key, const ir::Shape &shape, double lo, double hi) {
+  return uniformBits(L, key, shape, L.b().lit(DType::F32, float(lo)), L.b().lit(DType::F32, float(hi)));
+}
+
+/// A bound of uniform() or randint() (JAX's minval/maxval): a static number becomes a
+/// literal of dtype `d`; an array is converted to `d` and broadcast to the result's
+/// shape `s`, as JAX's broadcast_to_rank and arithmetic do, or a type error here.
+Atom randomBound(Lowering &L, const ArgV &a, DType d, const ir::Shape &s, const char *fn, const char *what) {
+  if (a.value->isNumber()) {
+    if (d == DType::F32) return L.b().lit(d, float(floatStatic(L, a, 0, what)));
+    return L.b().lit(d, double(L.staticInt(a.value, a.loc, what)));
+  }
+  ValueP v = arr(L, a);
+  L.rejectKeys(*v, a.loc, std::string("the bounds of ") + fn + "()");
+  ir::Shape bs = v->type().shape;
+  bool ok = bs.size() <= s.size();
+  for (size_t k = 0; ok && k < bs.size(); ++k) ok = bs[k] == 1 || bs[k] == s[s.size() - bs.size() + k];
+  if (!ok)
+    userError(a.loc, std::string(fn) + "() needs its bounds to broadcast to the shape " +
+                         ir::Type{d, s}.str().substr(3) + ", but " + what + " is " + v->type().str());
+  if (d == DType::I32 && v->type().dtype == DType::U32)
+    userError(a.loc, "randint() needs i32 bounds, not " + v->type().str(),
+              {{SrcRange{}, "convert them with i32(...)"}});
+  Atom x = L.castTo(v->atom, d);
+  return x.isLit ? x : L.broadcast(x, s);
+}
+
+/// randint with run-time bounds (i32 literals or i32 arrays of shape s), as JAX's
+/// _randint: span = hi <= lo ? 1 : u32(hi - lo), multiplier (2^16 % span)^2 % span,
+/// lo + i32(((higher % span) * multiplier + lower % span) % span), in wrapping u32.
+Atom randintArrays(Lowering &L, Atom key, const ir::Shape &s, Atom lo, Atom hi) {
+  Atom ks = L.emit1(Op::RandomSplit, {key}, {{"shape", Param::ints({2})}});
+  auto pick = [&](int i) {
+    Atom x = L.emit1(Op::Slice, {ks}, {{"start_indices", Param::ints({i})}, {"limit_indices", Param::ints({i + 1})}, {"strides", Param::none()}});
+    return Atom(L.emit1(Op::Reshape, {x}, {{"new_sizes", Param::tuple({})}, {"dimensions", Param::none()}}));
+  };
+  Atom hb = L.emit1(Op::RandomBits, {pick(0)}, {{"bit_width", Param::of(32)}, {"shape", Param::ints(s)}});
+  Atom lb = L.emit1(Op::RandomBits, {pick(1)}, {{"bit_width", Param::of(32)}, {"shape", Param::ints(s)}});
+  lo = L.broadcast(lo, s), hi = L.broadcast(hi, s);
+  Atom diff = L.castTo(L.emit1(Op::Sub, {hi, lo}), DType::U32);
+  Atom sp = L.emit1(Op::Select, {L.emit1(Op::Le, {hi, lo}), diff, L.broadcast(L.b().lit(DType::U32, 1), s)});
+  Atom m16 = L.emit1(Op::Rem, {L.broadcast(L.b().lit(DType::U32, 65536), s), sp});
+  Atom mult = L.emit1(Op::Rem, {L.emit1(Op::Mul, {m16, m16}), sp});
+  Atom off = L.emit1(Op::Add, {L.emit1(Op::Mul, {L.emit1(Op::Rem, {hb, sp}), mult}), L.emit1(Op::Rem, {lb, sp})});
+  off = L.emit1(Op::Rem, {off, sp});
+  return L.emit1(Op::Add, {lo, L.castTo(off, DType::I32)});
 }
 
 ValueP gradFn(Lowering &L, Bound &a, bool withValue, SrcRange loc) {
@@ -885,8 +935,12 @@ const std::map<std::string, BuiltinDef> &table() {
     m["uniform"] = {{"key", "shape", "lo", "hi", "minval", "maxval"}, 1, [](Lowering &L, Bound &a, auto &, SrcRange) {
                       Atom k = keyArg(L, a[0], "uniform");
                       ir::Shape s = a.has(1) ? L.staticShape(a[1], DType::F32) : ir::Shape{};
-                      double lo = floatStatic(L, a.has(4) ? a[4] : a[2], 0.0, "lo");
-                      double hi = floatStatic(L, a.has(5) ? a[5] : a[3], 1.0, "hi");
+                      // minval/maxval: static numbers or arrays that broadcast to the shape.
+                      auto bound = [&](int pos, int kw, double dflt, const char *what) {
+                        if (!a.has(kw) && !a.has(pos)) return L.b().lit(DType::F32, dflt);
+                        return randomBound(L, a.has(kw) ? a[kw] : a[pos], DType::F32, s, "uniform", what);
+                      };
+                      Atom lo = bound(2, 4, 0.0, "lo"), hi = bound(3, 5, 1.0, "hi");
                       return Value::array(uniformBits(L, k, s, lo, hi)); }};
     m["normal"] = {{"key", "shape"}, 1, [](Lowering &L, Bound &a, auto &, SrcRange) {
                      Atom k = keyArg(L, a[0], "normal");
@@ -922,6 +976,9 @@ const std::map<std::string, BuiltinDef> &table() {
     m["randint"] = {{"key", "shape", "lo", "hi"}, 4, [](Lowering &L, Bound &a, auto &, SrcRange loc) {
                       Atom k = keyArg(L, a[0], "randint");
                       ir::Shape s = L.staticShape(a[1], DType::I32);
+                      if (!a[2].value->isNumber() || !a[3].value->isNumber())
+                        return Value::array(randintArrays(L, k, s, randomBound(L, a[2], DType::I32, s, "randint", "lo"),
+                                                          randomBound(L, a[3], DType::I32, s, "randint", "hi")));
                       int64_t lo = L.staticInt(a[2].value, a[2].loc, "randint() lo");
                       int64_t hi = L.staticInt(a[3].value, a[3].loc, "randint() hi");
                       // The bounds are i32 (JAX with x64 off rejects larger Python ints); hi <= lo

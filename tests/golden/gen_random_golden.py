@@ -156,6 +156,31 @@ def random_maps(p):
     p(np.stack(rows))
 
 
+def random_bounds(p):
+    k = R.key(7)
+    lo = jnp.arange(4.0) - 1.0
+    hi = lo * 3.0 + 2.0
+    p(R.uniform(k, (4,), minval=lo, maxval=hi))
+    p(R.uniform(k, (3, 4), minval=lo, maxval=10.0))
+    p(R.uniform(k, (2, 4), minval=-1.0, maxval=hi))
+    p(R.uniform(k, (3,), minval=lo[1], maxval=hi[2]))
+    ilo = jnp.arange(5) * 100 - 200
+    ihi = jnp.arange(5) * 1000 + 7
+    p(R.randint(k, (5,), ilo, ihi))
+    p(R.randint(k, (3, 5), ilo, 1000))
+    p(R.randint(k, (5,), 3, ilo))
+    p(R.randint(k, (2, 5), -2147483648, ihi * 2147483))
+    p(R.randint(k, (4,), lo, hi))
+    k3 = R.key(3)
+    l4 = jnp.arange(4.0)
+    p(jax.vmap(lambda l: R.uniform(k3, (2,), minval=l, maxval=5.0))(l4))
+    p(jax.pmap(lambda l: R.randint(k3, (3,), l.astype(jnp.int32), 10))(l4)
+      if jax.device_count() >= 4 else
+      jax.vmap(lambda l: R.randint(k3, (3,), l.astype(jnp.int32), 10))(l4))
+    ks = R.split(k3, 4)
+    p(jax.vmap(lambda kk, l: R.uniform(kk, (), minval=l, maxval=l + 1.0))(ks, l4))
+
+
 def write_log_exact():
     """log_exact.spmd: the language's log and log1p (XLA's algorithms on CPU, the ones
     inside normal()) against jnp.log and jnp.log1p, exactly; the edges printed. Writes
@@ -191,7 +216,8 @@ def write_log_exact():
 def main():
     write_log_exact()
     write_normal_spmd()
-    for name in ["random_keys", "random_uniform", "random_normal", "random_discrete", "random_maps"]:
+    for name in ["random_keys", "random_uniform", "random_normal", "random_discrete", "random_maps",
+                 "random_bounds"]:
         p = Out()
         globals()[name](p)
         with open(os.path.join(HERE, name + ".out"), "w") as f:
