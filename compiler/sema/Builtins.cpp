@@ -159,6 +159,17 @@ Atom keepDims(Lowering &L, Atom r, const ir::Shape &in, const std::vector<int64_
   return L.emit1(Op::Reshape, {r}, {{"new_sizes", Param::ints(s)}, {"dimensions", Param::none()}});
 }
 
+/// A static integer as a literal of dtype d, as NumPy's scalar constructors convert a
+/// Python int (np.uint32(4000000000) is fine, np.int32(2**31) an OverflowError).
+Atom staticIntAs(Lowering &L, int64_t i, DType d, SrcRange loc) {
+  if (d == DType::Key) userError(loc, "a number cannot be converted to a key; use key(seed)");
+  bool fits = d == DType::I32 ? i >= INT32_MIN && i <= INT32_MAX : d == DType::U32 ? i >= 0 && i <= int64_t(UINT32_MAX) : true;
+  if (!fits)
+    userError(loc, "the integer " + std::to_string(i) + " does not fit in " + ir::name(d),
+              {{SrcRange{}, "as in JAX, where converting it raises OverflowError"}});
+  return L.b().lit(d, d == DType::Bool ? double(i != 0) : double(i));
+}
+
 bool boolArg(Lowering &L, const ArgV &a, bool dflt) {
   if (!a.value) return dflt;
   if (a.value->kind == Value::Bool || a.value->kind == Value::Int) return a.value->i != 0;
@@ -483,10 +494,18 @@ void printSegments(Lowering &L, ValueP v, std::vector<Param> &segs, std::vector<
   switch (v->kind) {
   case Value::Str: str(top ? v->s : "'" + v->s + "'"); return;
   case Value::Array:
+    if (v->atom.isLit && !ir::isFloat(v->atom.lit.dtype)) {
+      // An integer or bool scalar prints the same as NumPy and Python print it.
+      str(v->atom.lit.dtype == DType::Bool ? pyRepr(*Value::boolean(v->atom.lit.i)) : pyRepr(*Value::integer(v->atom.lit.i)));
+      return;
+    }
     if (v->atom.isLit) {
-      ValueP sv = v->atom.lit.dtype == DType::Bool ? Value::boolean(v->atom.lit.i)
-                  : ir::isFloat(v->atom.lit.dtype) ? Value::floating(v->atom.lit.f) : Value::integer(v->atom.lit.i);
-      str(pyRepr(*sv));
+      // A float scalar array (f32(2**40), f32(1.0 / 3.0)) prints as NumPy prints its
+      // f32 value (1.0995116e+12, 0.33333334): the run-time formatter does that.
+      Atom x = L.broadcast(v->atom, {});
+      x = L.emit1(Op::Reshape, {x}, {{"new_sizes", Param::tuple({})}, {"dimensions", Param::none()}});
+      segs.push_back(Param::of(int64_t(ins.size())));
+      ins.push_back(x);
       return;
     }
     if (v->type().dtype == DType::Key) {
@@ -530,6 +549,11 @@ const std::map<std::string, BuiltinDef> &table() {
                    return filled(L, a[0], 1, a.has(1) ? L.dtypeFrom(a[1].value, a[1].loc) : DType::F32); }};
     m["full"] = {{"shape", "value", "dtype"}, 2, [](Lowering &L, Bound &a, auto &, SrcRange loc) {
                    bool weak;
+                   // A static integer with a dtype converts directly (full(s, 3000000000, u32)).
+                   if (a.has(2) && a[1].value->kind == Value::Int) {
+                     Atom v = staticIntAs(L, a[1].value->i, L.dtypeFrom(a[2].value, a[2].loc), a[1].loc);
+                     return Value::array(L.broadcast(v, L.staticShape(a[0], v.type().dtype)));
+                   }
                    Atom v = L.toAtom(a[1].value, a[1].loc, &weak);
                    if (a.has(2)) {
                      DType d = L.dtypeFrom(a[2].value, a[2].loc);
@@ -877,7 +901,8 @@ const std::map<std::string, BuiltinDef> &table() {
       m[nm] = {{"x"}, 1, [d = d](Lowering &L, Bound &a, auto &, SrcRange) {
                  ValueP v = a[0].value;
                  if (v->kind == Value::Tuple) v = L.toArray(v, a[0].loc);
-                 if (v->kind == Value::Int || v->kind == Value::Float || v->kind == Value::Bool) {
+                 if (v->kind == Value::Int) return Value::array(staticIntAs(L, v->i, d, a[0].loc));
+                 if (v->kind == Value::Float || v->kind == Value::Bool) {
                    Atom x = L.castTo(L.toAtom(v, a[0].loc), d);
                    return Value::array(x);
                  }
@@ -920,6 +945,14 @@ const std::map<std::string, BuiltinDef> &table() {
     m["fold_in"] = {{"key", "data"}, 2, [](Lowering &L, Bound &a, auto &, SrcRange) {
                       Atom k = keyArg(L, a[0], "fold_in");
                       // As jax.random.fold_in: one key and one scalar, converted to u32.
+                      // A static datum in 0..2^32-1 is a u32 (JAX converts it with jnp.uint32).
+                      if (a[1].value->kind == Value::Int && a[1].value->i > INT32_MAX && a[1].value->i <= int64_t(UINT32_MAX)) {
+                        Atom d = L.emit1(Op::Reshape, {L.broadcast(L.b().lit(DType::U32, double(a[1].value->i)), {})},
+                                         {{"new_sizes", Param::tuple({})}, {"dimensions", Param::none()}});
+                        return Value::array(L.emit1(Op::RandomFoldIn, {k, d}));
+                      }
+                      if (a[1].value->kind == Value::Int && (a[1].value->i < 0 || a[1].value->i > int64_t(UINT32_MAX)))
+                        userError(a[1].loc, "fold_in() data must fit in u32 (0 to 4294967295), not " + std::to_string(a[1].value->i));
                       ValueP dv = arr(L, a[1]);
                       L.rejectKeys(*dv, a[1].loc, "the data of fold_in()");
                       if (dv->type().rank() != 0)
