@@ -113,10 +113,23 @@ inline std::vector<float> uniform_f32(Key key, uint64_t n, float lo = 0.0f, floa
   return out;
 }
 
-/// fdlibm's logf constants: ln 2 in two parts and the polynomial Lg1..Lg4.
-inline constexpr float kLn2Hi = 6.9313812256e-01f, kLn2Lo = 9.0580006145e-06f;
-inline constexpr float kLogLg[4] = {0.66666662693f, 0.40000972152f, 0.28498786688f,
-                                    0.24279078841f};
+/// XLA's float32 log on CPU (Cephes's logf, evaluated as XLA's CPU backend does):
+/// y = 2^e * m with m in [0.5, 1); below sqrt(1/2) m is doubled (e decremented), so
+/// t = m - 1 lies in [sqrt(1/2) - 1, sqrt(2) - 1); then
+///   log y = t - t^2/2 + t^3 P(t) + e * kLogLn2Lo + e * kLogLn2Hi
+/// with P of degree 8 evaluated in three interleaved groups of three (logF32).
+inline constexpr float kLogLn2Hi = 0.693359375f, kLogLn2Lo = -2.12194440e-4f;
+/// Cephes logf's P(t), lowest degree first.
+inline constexpr float kLogP[9] = {3.3333331174e-1f,  -2.4999993993e-1f, 2.0000714765e-1f,
+                                   -1.6668057665e-1f, 1.4249322787e-1f,  -1.2420140846e-1f,
+                                   1.1676998740e-1f,  -1.1514610310e-1f, 7.0376836292e-2f};
+/// sqrt(1/2) rounded to float32: the bound below which the mantissa is doubled.
+inline constexpr float kLogSqrtHalf = 0.707106769f;
+/// The smallest normal float32. XLA's CPU code runs with denormals flushed to zero
+/// (inputs and results): below this magnitude log, log1p and erf_inv see a zero.
+inline constexpr float kMinNormal = 0x1p-126f;
+/// A float with |x| < kMinNormal flushed to a zero of its sign (as XLA's CPU code).
+inline float flushDenormal(float x) { return std::fabs(x) < kMinNormal ? std::copysign(0.0f, x) : x; }
 /// XLA's log1p: below this |x| the rational form is used (sqrt(2) - 1).
 inline constexpr float kLog1pSmall = 0.41421356237309504880f;
 /// XLA's log1p rational form (from Cephes), numerator and denominator, highest
@@ -132,30 +145,40 @@ inline constexpr float kLog1pDen[7] = {
     float(2.2176239823732856465394E2), float(3.0909872225312059774938E2),
     float(2.1642788614495947685003E2), float(6.0118660497603843919306E1)};
 
-/// The natural log in float32, float and integer operations only (fdlibm's logf:
-/// u = 2^k (1 + f) with 1 + f in [sqrt(2)/2, sqrt(2)), then a degree-4 polynomial in
-/// s^2, s = f / (2 + f); about 1 ulp). The emitter produces the same operations
-/// (emitLogF32), so the two agree bit for bit.
-inline float logF32(float u) {
+/// The natural log in float32, bit for bit as XLA on CPU computes it (jnp.log), with
+/// float and integer operations only; see kLogP. The fma calls are where XLA's
+/// backend fuses a multiply into the add that consumes it (Note [Float rounding]).
+/// Edges: NaN and negatives give NaN, +-0 (and denormals) -inf, +inf +inf. The
+/// emitter (emitLogF32) produces the same operations, so the two agree bit for bit.
+inline float logF32(float y) {
   using detail::asBits;
   using detail::asFloat;
-  if (std::isnan(u) || u == std::numeric_limits<float>::infinity()) return u;
-  if (u < 0.0f) return std::numeric_limits<float>::quiet_NaN();
-  if (u == 0.0f) return -std::numeric_limits<float>::infinity();
-  int k = 0;
-  if (u < 0x1p-126f) u *= 0x1p25f, k = -25;  // subnormal: scale into the normal range
-  uint32_t iu = asBits(u) + (0x3f800000u - 0x3f3504f3u);
-  k += int(iu >> 23) - 0x7f;
-  float f = asFloat((iu & 0x007fffffu) + 0x3f3504f3u) - 1.0f;
-  float s = f / (2.0f + f), z = s * s, w = z * z;
-  float r = z * (kLogLg[0] + w * kLogLg[2]) + w * (kLogLg[1] + w * kLogLg[3]);
-  float hfsq = 0.5f * f * f, dk = float(k);
-  return s * (hfsq + r) + dk * kLn2Lo - hfsq + f + dk * kLn2Hi;
+  y = flushDenormal(y);
+  if (std::isnan(y) || y < 0.0f) return std::numeric_limits<float>::quiet_NaN();
+  if (y == 0.0f) return -std::numeric_limits<float>::infinity();
+  if (y == std::numeric_limits<float>::infinity()) return y;
+  uint32_t bits = asBits(y);
+  float e = float(int(bits >> 23) - 127) + 1.0f;  // y = 2^e * m
+  float m = asFloat((bits & 0x807fffffu) | 0x3f000000u);
+  bool low = m < kLogSqrtHalf;
+  float t = (m + -1.0f) + (low ? m : 0.0f);  // m - 1, or 2m - 1 when m < sqrt(1/2)
+  e = e - (low ? 1.0f : 0.0f);
+  float t2 = t * t, t3 = t2 * t;
+  // P(t) = (P0 + P1 t + P2 t^2) + t^3 (P3 + P4 t + P5 t^2) + t^6 (P6 + P7 t + P8 t^2).
+  float a = std::fma(std::fma(t, kLogP[8], kLogP[7]), t, kLogP[6]);
+  float b = std::fma(std::fma(t, kLogP[5], kLogP[4]), t, kLogP[3]);
+  float c = std::fma(std::fma(t, kLogP[2], kLogP[1]), t, kLogP[0]);
+  float p = std::fma(std::fma(a, t3, b), t3, c);
+  float tail = std::fma(p, t3, e * kLogLn2Lo);  // t^3 P(t) + e ln2_lo
+  float head = std::fma(-t2, 0.5f, t);           // t - t^2/2
+  return std::fma(e, kLogLn2Hi, head + tail);
 }
 
-/// log1p in float32 as XLA computes it: for |x| < sqrt(2) - 1 the Cephes rational
-/// form x - x^2/2 + x^3 P(x)/Q(x) (P, Q by Horner with fma), else log(1 + x).
+/// log1p in float32 as XLA computes it (bit for bit jnp.log1p on CPU): for
+/// |x| < sqrt(2) - 1 the Cephes rational form x - x^2/2 + x^3 P(x)/Q(x) (P, Q by
+/// Horner with fma), else logF32(1 + x).
 inline float log1pF32(float x) {
+  x = flushDenormal(x);
   if (!(std::fabs(x) < kLog1pSmall)) return logF32(1.0f + x);
   float p = kLog1pNum[0], q = kLog1pDen[0];
   for (int i = 1; i < 7; ++i) p = std::fma(p, x, kLog1pNum[i]), q = std::fma(q, x, kLog1pDen[i]);
@@ -174,9 +197,10 @@ inline constexpr float kErfInvLarge[9] = {-0.000200214257f, 0.000100950558f, 0.0
 
 /// erf_inv in float32, XLA's algorithm: w = -log1pF32(x * -x); then for w < 5 the
 /// polynomial in w - 2.5, else in sqrt(w) - 3, times x; +-inf at x = +-1. Horner steps
-/// use fma (Note [Float rounding]). Within 2 ulp of jax.lax.erf_inv on normal()'s
-/// inputs (checked against the golden data).
+/// use fma (Note [Float rounding]). Bit for bit jax.lax.erf_inv on CPU (denormals
+/// flushed, as there), checked against the golden data.
 inline float erfInvF32(float x) {
+  x = flushDenormal(x);
   float w = -log1pF32(x * -x);
   bool small = w < 5.0f;
   const float *c = small ? kErfInvSmall : kErfInvLarge;
@@ -184,7 +208,7 @@ inline float erfInvF32(float x) {
   float p = c[0];
   for (int i = 1; i < 9; ++i) p = std::fma(p, t, c[i]);
   if (std::fabs(x) == 1.0f) return x * std::numeric_limits<float>::infinity();
-  return p * x;
+  return flushDenormal(p * x);
 }
 
 /// The lower bound of normal()'s uniform draw: nextafter(-1, 0) = -1 + 2^-24.
@@ -197,7 +221,7 @@ inline float normalFromBits(uint32_t bits) {
   return kSqrt2 * erfInvF32(uniformFromBits(bits, kNormalLo, 1.0f));
 }
 
-/// normal(key, [n]) in float32: within 2 ulp of jax.random.normal.
+/// normal(key, [n]) in float32: bit-identical to jax.random.normal (on CPU).
 inline std::vector<float> normal_f32(Key key, uint64_t n) {
   std::vector<float> out(n);
   for (uint64_t i = 0; i < n; ++i) out[i] = normalFromBits(random_bits_at(key, i));

@@ -315,16 +315,25 @@ void Lowering::emitDynamicSlice(const ir::Eqn &e, bool update) {
   });
 }
 
-/// check_index(i0..ik)[bounds where]: each index must lie in [0, bound).
-void Lowering::emitCheckIndex(const ir::Eqn &e) {
+/// check_index(i0..ik)[bounds sizes? wraps? where?]: every element of each index array
+/// (a scalar, or the per-example indices of a vmap: BatchRules.cpp) must lie in
+/// [0, bound); a bound <= 0 fails every index. An error reports `sizes[k]` as the size
+/// (default: the bound) and a negative index as index - wraps[k] (Note [Index errors]).
+void Lowering::checkIndexElements(const ir::Eqn &e) {
   auto bounds = e.intsParam("bounds");
+  std::vector<int64_t> sizes = e.has("sizes") ? e.intsParam("sizes") : bounds;
+  std::vector<int64_t> wraps = e.has("wraps") ? e.intsParam("wraps") : std::vector<int64_t>(bounds.size(), 0);
   std::string w = e.has("where") ? e.param("where").s : where(e);
   for (size_t k = 0; k < e.in.size(); ++k) {
-    Value *i = elemAt(e.in[k], {});
-    i = e.in[k].type().dtype == DType::U32 ? b.CreateZExt(i, i64()) : b.CreateSExt(i, i64());
-    checkIndex(i, bounds.at(k) - 1, bounds.at(k), w);
+    loopNest(e.in[k].type().shape, [&](const std::vector<Value *> &idx) {
+      Value *i = elemAt(e.in[k], idx);
+      i = e.in[k].type().dtype == DType::U32 ? b.CreateZExt(i, i64()) : b.CreateSExt(i, i64());
+      checkIndex(i, bounds.at(k) - 1, sizes.at(k), w, wraps.at(k));
+    });
   }
 }
+
+void Lowering::emitCheckIndex(const ir::Eqn &e) { checkIndexElements(e); }
 
 void Lowering::emitTransposeCopy(DType d, Value *src, const ir::Shape &srcShape,
                                  const std::vector<int64_t> &perm, Value *dst) {

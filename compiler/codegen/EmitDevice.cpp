@@ -546,14 +546,9 @@ void Lowering::deviceDot(const ir::Eqn &e) {
 }
 
 void Lowering::deviceCheckIndex(const ir::Eqn &e) {
-  auto bounds = e.intsParam("bounds");
-  std::string w = e.has("where") ? e.param("where").s : where(e);
+  // One thread checks every element (the indices are scalars or a vmap's few).
   launchKernel("check_index", 1, leavesOf(e.in), {}, [&](Value *, const std::vector<Value *> &) {
-    for (size_t k = 0; k < e.in.size(); ++k) {
-      Value *i = elemAt(e.in[k], {});
-      i = e.in[k].type().dtype == DType::U32 ? b.CreateZExt(i, i64()) : b.CreateSExt(i, i64());
-      checkIndex(i, bounds.at(k) - 1, bounds.at(k), w);
-    }
+    checkIndexElements(e);
   });
 }
 

@@ -229,6 +229,8 @@ public:
   void emitPrint(const ir::Eqn &e);
   void emitAssertClose(const ir::Eqn &e);
   void emitCheckIndex(const ir::Eqn &e);
+  /// The checks of check_index, element by element (host, CPU kernel or device kernel).
+  void checkIndexElements(const ir::Eqn &e);
   uint32_t axisMask(const ir::Param &axisNames);
   llvm::Value *devAxisIndex(uint32_t mask);
   /// [.., G, n/G, ..] with G moved to the front: `x` split in G chunks along `axis`.

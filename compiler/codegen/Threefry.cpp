@@ -101,39 +101,47 @@ Value *emitRandintFromBits(IRBuilderBase &b, Value *higher, Value *lower, Value 
   return b.CreateAdd(lo, b.CreateURem(off, span));
 }
 
-Value *emitLogF32(IRBuilderBase &b, Value *u) {
-  using prng::kLogLg;
-  Type *fty = u->getType(), *ity = i32Like(u);
-  // Subnormals: scale by 2^25 first.
-  Value *sub = b.CreateFCmpOLT(u, f32(fty, 0x1p-126f));
-  Value *us = b.CreateSelect(sub, b.CreateFMul(u, f32(fty, 0x1p25f)), u);
-  Value *k0 = b.CreateSelect(sub, u32(ity, uint32_t(-25)), u32(ity, 0));
-  Value *iu = b.CreateAdd(b.CreateBitCast(us, ity), u32(ity, 0x3f800000u - 0x3f3504f3u));
-  Value *k = b.CreateAdd(k0, b.CreateSub(b.CreateLShr(iu, u32(ity, 23)), u32(ity, 0x7f)));
-  Value *fbits = b.CreateAdd(b.CreateAnd(iu, u32(ity, 0x007fffffu)), u32(ity, 0x3f3504f3u));
-  Value *f = b.CreateFSub(b.CreateBitCast(fbits, fty), f32(fty, 1.0f));
-  Value *s = b.CreateFDiv(f, b.CreateFAdd(f32(fty, 2.0f), f));
-  Value *z = b.CreateFMul(s, s), *w = b.CreateFMul(z, z);
-  Value *r = b.CreateFAdd(
-      b.CreateFMul(z, b.CreateFAdd(f32(fty, kLogLg[0]), b.CreateFMul(w, f32(fty, kLogLg[2])))),
-      b.CreateFMul(w, b.CreateFAdd(f32(fty, kLogLg[1]), b.CreateFMul(w, f32(fty, kLogLg[3])))));
-  Value *hfsq = b.CreateFMul(b.CreateFMul(f32(fty, 0.5f), f), f);
-  Value *dk = b.CreateSIToFP(k, fty);
-  Value *res = b.CreateFMul(s, b.CreateFAdd(hfsq, r));
-  res = b.CreateFAdd(res, b.CreateFMul(dk, f32(fty, prng::kLn2Lo)));
-  res = b.CreateFSub(res, hfsq);
-  res = b.CreateFAdd(res, f);
-  res = b.CreateFAdd(res, b.CreateFMul(dk, f32(fty, prng::kLn2Hi)));
-  // Edges, as prng::logF32: 0 -> -inf, negative -> NaN, NaN and +inf unchanged.
+/// prng::flushDenormal: |x| < 2^-126 becomes a zero of x's sign.
+static Value *emitFlushDenormal(IRBuilderBase &b, Value *x) {
+  Type *fty = x->getType();
+  Value *absx = b.CreateIntrinsic(Intrinsic::fabs, {fty}, {x});
+  Value *zero = b.CreateIntrinsic(Intrinsic::copysign, {fty}, {f32(fty, 0.0f), x});
+  return b.CreateSelect(b.CreateFCmpOLT(absx, f32(fty, prng::kMinNormal)), zero, x);
+}
+
+Value *emitLogF32(IRBuilderBase &b, Value *y) {
+  using prng::kLogP;
+  Type *fty = y->getType(), *ity = i32Like(y);
+  y = emitFlushDenormal(b, y);
+  // The polynomial's input: y itself when it is a positive normal, else the smallest
+  // normal (the edges are selected at the end).
+  Value *pos = b.CreateFCmpOGT(y, f32(fty, prng::kMinNormal));
+  Value *bits = b.CreateBitCast(b.CreateSelect(pos, y, f32(fty, prng::kMinNormal)), ity);
+  Value *e = b.CreateFAdd(b.CreateSIToFP(b.CreateSub(b.CreateLShr(bits, u32(ity, 23)), u32(ity, 127)), fty),
+                          f32(fty, 1.0f));
+  Value *m = b.CreateBitCast(b.CreateOr(b.CreateAnd(bits, u32(ity, 0x807fffffu)), u32(ity, 0x3f000000u)), fty);
+  Value *low = b.CreateFCmpOLT(m, f32(fty, prng::kLogSqrtHalf));
+  Value *t = b.CreateFAdd(b.CreateFAdd(m, f32(fty, -1.0f)), b.CreateSelect(low, m, f32(fty, 0.0f)));
+  e = b.CreateFSub(e, b.CreateSelect(low, f32(fty, 1.0f), f32(fty, 0.0f)));
+  Value *t2 = b.CreateFMul(t, t), *t3 = b.CreateFMul(t2, t);
+  auto group = [&](int k) {  // P(k) + P(k+1) t + P(k+2) t^2
+    return fma(b, fma(b, t, f32(fty, kLogP[k + 2]), f32(fty, kLogP[k + 1])), t, f32(fty, kLogP[k]));
+  };
+  Value *p = fma(b, fma(b, group(6), t3, group(3)), t3, group(0));
+  Value *tail = fma(b, p, t3, b.CreateFMul(e, f32(fty, prng::kLogLn2Lo)));
+  Value *head = fma(b, b.CreateFNeg(t2), f32(fty, 0.5f), t);
+  Value *res = fma(b, e, f32(fty, prng::kLogLn2Hi), b.CreateFAdd(head, tail));
+  // Edges, as prng::logF32: +-0 -> -inf, negative or NaN -> NaN, +inf -> +inf.
   const float inf = std::numeric_limits<float>::infinity();
-  res = b.CreateSelect(b.CreateFCmpOEQ(u, f32(fty, 0.0f)), f32(fty, -inf), res);
-  res = b.CreateSelect(b.CreateFCmpOLT(u, f32(fty, 0.0f)),
-                       f32(fty, std::numeric_limits<float>::quiet_NaN()), res);
-  return b.CreateSelect(b.CreateFCmpUEQ(u, f32(fty, inf)), u, res);
+  res = b.CreateSelect(b.CreateFCmpOEQ(y, f32(fty, inf)), f32(fty, inf), res);
+  res = b.CreateSelect(b.CreateFCmpOEQ(y, f32(fty, 0.0f)), f32(fty, -inf), res);
+  return b.CreateSelect(b.CreateFCmpULT(y, f32(fty, 0.0f)), f32(fty, std::numeric_limits<float>::quiet_NaN()),
+                        res);
 }
 
 Value *emitLog1pF32(IRBuilderBase &b, Value *x) {
   Type *fty = x->getType();
+  x = emitFlushDenormal(b, x);
   Value *large = emitLogF32(b, b.CreateFAdd(f32(fty, 1.0f), x));
   Value *p = f32(fty, prng::kLog1pNum[0]), *q = f32(fty, prng::kLog1pDen[0]);
   for (int i = 1; i < 7; ++i) {
@@ -149,6 +157,7 @@ Value *emitLog1pF32(IRBuilderBase &b, Value *x) {
 
 Value *emitErfInvF32(IRBuilderBase &b, Value *x) {
   Type *fty = x->getType();
+  x = emitFlushDenormal(b, x);
   Value *w = b.CreateFNeg(emitLog1pF32(b, b.CreateFMul(x, b.CreateFNeg(x))));
   Value *small = b.CreateFCmpOLT(w, f32(fty, 5.0f));
   auto coef = [&](int i) {
@@ -160,7 +169,7 @@ Value *emitErfInvF32(IRBuilderBase &b, Value *x) {
   for (int i = 1; i < 9; ++i) p = fma(b, p, t, coef(i));
   Value *absx = b.CreateIntrinsic(Intrinsic::fabs, {fty}, {x});
   Value *edge = b.CreateFMul(x, f32(fty, std::numeric_limits<float>::infinity()));
-  return b.CreateSelect(b.CreateFCmpOEQ(absx, f32(fty, 1.0f)), edge, b.CreateFMul(p, x));
+  return b.CreateSelect(b.CreateFCmpOEQ(absx, f32(fty, 1.0f)), edge, emitFlushDenormal(b, b.CreateFMul(p, x)));
 }
 
 } // namespace spmd::codegen

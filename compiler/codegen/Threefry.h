@@ -72,14 +72,14 @@ llvm::Value *emitRandintFromBits(llvm::IRBuilderBase &b, llvm::Value *higher,
                                  llvm::Value *lower, llvm::Value *lo, llvm::Value *hi);
 
 /// Emits an erf_inv for float32 matching prng::erfInvF32 bit for bit (XLA's Giles
-/// polynomials; within 2 ulp of jax.lax.erf_inv).
+/// polynomials; bit for bit jax.lax.erf_inv on CPU).
 llvm::Value *emitErfInvF32(llvm::IRBuilderBase &b, llvm::Value *x);
 
 /// Emits prng::log1pF32 (XLA's log1p: a rational form for |x| < sqrt(2) - 1, else
 /// log(1 + x)), bit for bit.
 llvm::Value *emitLog1pF32(llvm::IRBuilderBase &b, llvm::Value *x);
 
-/// Emits prng::logF32 (fdlibm's logf, about 1 ulp), bit for bit.
+/// Emits prng::logF32 (XLA's CPU log, Cephes's logf; bit for bit jnp.log on CPU).
 llvm::Value *emitLogF32(llvm::IRBuilderBase &b, llvm::Value *x);
 
 } // namespace spmd::codegen

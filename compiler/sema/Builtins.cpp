@@ -10,6 +10,7 @@
 #include "../../runtime/Threefry.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <functional>
 #include <map>
@@ -156,6 +157,17 @@ Atom keepDims(Lowering &L, Atom r, const ir::Shape &in, const std::vector<int64_
   ir::Shape s = in;
   for (auto k : axes) s[k] = 1;
   return L.emit1(Op::Reshape, {r}, {{"new_sizes", Param::ints(s)}, {"dimensions", Param::none()}});
+}
+
+/// A static integer as a literal of dtype d, as NumPy's scalar constructors convert a
+/// Python int (np.uint32(4000000000) is fine, np.int32(2**31) an OverflowError).
+Atom staticIntAs(Lowering &L, int64_t i, DType d, SrcRange loc) {
+  if (d == DType::Key) userError(loc, "a number cannot be converted to a key; use key(seed)");
+  bool fits = d == DType::I32 ? i >= INT32_MIN && i <= INT32_MAX : d == DType::U32 ? i >= 0 && i <= int64_t(UINT32_MAX) : true;
+  if (!fits)
+    userError(loc, "the integer " + std::to_string(i) + " does not fit in " + ir::name(d),
+              {{SrcRange{}, "as in JAX, where converting it raises OverflowError"}});
+  return L.b().lit(d, d == DType::Bool ? double(i != 0) : double(i));
 }
 
 bool boolArg(Lowering &L, const ArgV &a, bool dflt) {
@@ -322,17 +334,67 @@ Atom keyArg(Lowering &L, const ArgV &a, const char *fn, bool single = true) {
 
 /// JAX's `_random_bits` then the float construction of `uniform` for f32:
 /// bits >> 9 | 0x3F800000, bitcast to f32, minus 1 -> [0, 1), scaled to [lo, hi).
-Atom uniformBits(Lowering &L, Atom key, const ir::Shape &shape, double lo, double hi) {
+/// lo and hi are f32 literals, or f32 arrays of the result's shape (run-time bounds).
+Atom uniformBits(Lowering &L, Atom key, const ir::Shape &shape, Atom lo, Atom hi) {
   Atom bits = L.emit1(Op::RandomBits, {key}, {{"bit_width", Param::of(32)}, {"shape", Param::ints(shape)}});
   Atom sh = L.emit1(Op::ShiftRightLogical, {bits, L.b().lit(DType::U32, 9)});
   Atom ored = L.emit1(Op::Or, {sh, L.b().lit(DType::U32, 0x3F800000)});
   Atom fl = L.emit1(Op::BitcastConvert, {ored}, {{"new_dtype", Param::ofDType(DType::F32)}});
   Atom f = L.emit1(Op::Sub, {fl, L.b().lit(DType::F32, 1.0)});
+  // hi - lo in f32, as JAX computes maxval - minval.
+  Atom span = lo.isLit && hi.isLit ? L.b().lit(DType::F32, float(hi.lit.f) - float(lo.lit.f))
+                                   : Atom(L.emit1(Op::Sub, {L.broadcast(hi, shape), L.broadcast(lo, shape)}));
   // f * (hi - lo) + lo with one rounding: XLA fuses this multiply-add (docs/prng.md).
-  Atom scaled = L.emit1(Op::Fma, {f, L.b().lit(DType::F32, float(hi) - float(lo)), L.b().lit(DType::F32, float(lo))});
+  Atom scaled = L.emit1(Op::Fma, {f, span, lo});
   // jnp.maximum(lo, ...) as JAX does (keeps values >= lo after rounding).
-  Atom lob = L.broadcast(L.b().lit(DType::F32, float(lo)), shape);
-  return L.emit1(Op::Max, {lob, L.broadcast(scaled, shape)});
+  return L.emit1(Op::Max, {L.broadcast(lo, shape), L.broadcast(scaled, shape)});
+}
+Atom uniformBits(Lowering &L, Atom key, const ir::Shape &shape, double lo, double hi) {
+  return uniformBits(L, key, shape, L.b().lit(DType::F32, float(lo)), L.b().lit(DType::F32, float(hi)));
+}
+
+/// A bound of uniform() or randint() (JAX's minval/maxval): a static number becomes a
+/// literal of dtype `d`; an array is converted to `d` and broadcast to the result's
+/// shape `s`, as JAX's broadcast_to_rank and arithmetic do, or a type error here.
+Atom randomBound(Lowering &L, const ArgV &a, DType d, const ir::Shape &s, const char *fn, const char *what) {
+  if (a.value->isNumber()) {
+    if (d == DType::F32) return L.b().lit(d, float(floatStatic(L, a, 0, what)));
+    return L.b().lit(d, double(L.staticInt(a.value, a.loc, what)));
+  }
+  ValueP v = arr(L, a);
+  L.rejectKeys(*v, a.loc, std::string("the bounds of ") + fn + "()");
+  ir::Shape bs = v->type().shape;
+  bool ok = bs.size() <= s.size();
+  for (size_t k = 0; ok && k < bs.size(); ++k) ok = bs[k] == 1 || bs[k] == s[s.size() - bs.size() + k];
+  if (!ok)
+    userError(a.loc, std::string(fn) + "() needs its bounds to broadcast to the shape " +
+                         ir::Type{d, s}.str().substr(3) + ", but " + what + " is " + v->type().str());
+  if (d == DType::I32 && v->type().dtype == DType::U32)
+    userError(a.loc, "randint() needs i32 bounds, not " + v->type().str(),
+              {{SrcRange{}, "convert them with i32(...)"}});
+  Atom x = L.castTo(v->atom, d);
+  return x.isLit ? x : L.broadcast(x, s);
+}
+
+/// randint with run-time bounds (i32 literals or i32 arrays of shape s), as JAX's
+/// _randint: span = hi <= lo ? 1 : u32(hi - lo), multiplier (2^16 % span)^2 % span,
+/// lo + i32(((higher % span) * multiplier + lower % span) % span), in wrapping u32.
+Atom randintArrays(Lowering &L, Atom key, const ir::Shape &s, Atom lo, Atom hi) {
+  Atom ks = L.emit1(Op::RandomSplit, {key}, {{"shape", Param::ints({2})}});
+  auto pick = [&](int i) {
+    Atom x = L.emit1(Op::Slice, {ks}, {{"start_indices", Param::ints({i})}, {"limit_indices", Param::ints({i + 1})}, {"strides", Param::none()}});
+    return Atom(L.emit1(Op::Reshape, {x}, {{"new_sizes", Param::tuple({})}, {"dimensions", Param::none()}}));
+  };
+  Atom hb = L.emit1(Op::RandomBits, {pick(0)}, {{"bit_width", Param::of(32)}, {"shape", Param::ints(s)}});
+  Atom lb = L.emit1(Op::RandomBits, {pick(1)}, {{"bit_width", Param::of(32)}, {"shape", Param::ints(s)}});
+  lo = L.broadcast(lo, s), hi = L.broadcast(hi, s);
+  Atom diff = L.castTo(L.emit1(Op::Sub, {hi, lo}), DType::U32);
+  Atom sp = L.emit1(Op::Select, {L.emit1(Op::Le, {hi, lo}), diff, L.broadcast(L.b().lit(DType::U32, 1), s)});
+  Atom m16 = L.emit1(Op::Rem, {L.broadcast(L.b().lit(DType::U32, 65536), s), sp});
+  Atom mult = L.emit1(Op::Rem, {L.emit1(Op::Mul, {m16, m16}), sp});
+  Atom off = L.emit1(Op::Add, {L.emit1(Op::Mul, {L.emit1(Op::Rem, {hb, sp}), mult}), L.emit1(Op::Rem, {lb, sp})});
+  off = L.emit1(Op::Rem, {off, sp});
+  return L.emit1(Op::Add, {lo, L.castTo(off, DType::I32)});
 }
 
 ValueP gradFn(Lowering &L, Bound &a, bool withValue, SrcRange loc) {
@@ -360,17 +422,32 @@ ValueP gradFn(Lowering &L, Bound &a, bool withValue, SrcRange loc) {
 std::string pyRepr(const Value &v);
 
 std::string pyFloat(double f) {
+  // Python's repr(float): the shortest digits that round-trip, written in positional
+  // notation when the decimal exponent is in [-4, 16), else as d.ddde+XX (at least two
+  // exponent digits); a positional value always shows a fractional part (100.0).
   if (std::isnan(f)) return "nan";
   if (std::isinf(f)) return f > 0 ? "inf" : "-inf";
-  // Python's repr: the shortest string that round-trips a double.
   char buf[64];
-  for (int p = 1; p <= 17; ++p) {
-    snprintf(buf, sizeof buf, "%.*g", p, f);
-    if (strtod(buf, nullptr) == f) break;
+  auto r = std::to_chars(buf, buf + sizeof buf, f, std::chars_format::scientific);
+  std::string sci(buf, r.ptr);  // "-d.ddde+XX": the shortest round-tripping digits
+  std::string sign = sci[0] == '-' ? "-" : "";
+  if (!sign.empty()) sci.erase(0, 1);
+  size_t e = sci.find('e');
+  int exp10 = std::stoi(sci.substr(e + 1));
+  std::string digits = sci.substr(0, e);
+  digits.erase(std::remove(digits.begin(), digits.end(), '.'), digits.end());
+  if (exp10 < -4 || exp10 >= 16) {
+    std::string m = digits.substr(0, 1) + (digits.size() > 1 ? "." + digits.substr(1) : "");
+    std::string ex = std::to_string(std::abs(exp10));
+    if (ex.size() < 2) ex = "0" + ex;
+    return sign + m + "e" + (exp10 < 0 ? "-" : "+") + ex;
   }
-  std::string s = buf;
-  if (s.find_first_of(".en") == std::string::npos) s += ".0";
-  return s;
+  int point = exp10 + 1;  // digits before the decimal point
+  std::string s;
+  if (point <= 0) s = "0." + std::string(size_t(-point), '0') + digits;
+  else if (size_t(point) >= digits.size()) s = digits + std::string(size_t(point) - digits.size(), '0') + ".0";
+  else s = digits.substr(0, size_t(point)) + "." + digits.substr(size_t(point));
+  return sign + s;
 }
 
 std::string pyRepr(const Value &v) {
@@ -417,10 +494,18 @@ void printSegments(Lowering &L, ValueP v, std::vector<Param> &segs, std::vector<
   switch (v->kind) {
   case Value::Str: str(top ? v->s : "'" + v->s + "'"); return;
   case Value::Array:
+    if (v->atom.isLit && !ir::isFloat(v->atom.lit.dtype)) {
+      // An integer or bool scalar prints the same as NumPy and Python print it.
+      str(v->atom.lit.dtype == DType::Bool ? pyRepr(*Value::boolean(v->atom.lit.i)) : pyRepr(*Value::integer(v->atom.lit.i)));
+      return;
+    }
     if (v->atom.isLit) {
-      ValueP sv = v->atom.lit.dtype == DType::Bool ? Value::boolean(v->atom.lit.i)
-                  : ir::isFloat(v->atom.lit.dtype) ? Value::floating(v->atom.lit.f) : Value::integer(v->atom.lit.i);
-      str(pyRepr(*sv));
+      // A float scalar array (f32(2**40), f32(1.0 / 3.0)) prints as NumPy prints its
+      // f32 value (1.0995116e+12, 0.33333334): the run-time formatter does that.
+      Atom x = L.broadcast(v->atom, {});
+      x = L.emit1(Op::Reshape, {x}, {{"new_sizes", Param::tuple({})}, {"dimensions", Param::none()}});
+      segs.push_back(Param::of(int64_t(ins.size())));
+      ins.push_back(x);
       return;
     }
     if (v->type().dtype == DType::Key) {
@@ -464,6 +549,11 @@ const std::map<std::string, BuiltinDef> &table() {
                    return filled(L, a[0], 1, a.has(1) ? L.dtypeFrom(a[1].value, a[1].loc) : DType::F32); }};
     m["full"] = {{"shape", "value", "dtype"}, 2, [](Lowering &L, Bound &a, auto &, SrcRange loc) {
                    bool weak;
+                   // A static integer with a dtype converts directly (full(s, 3000000000, u32)).
+                   if (a.has(2) && a[1].value->kind == Value::Int) {
+                     Atom v = staticIntAs(L, a[1].value->i, L.dtypeFrom(a[2].value, a[2].loc), a[1].loc);
+                     return Value::array(L.broadcast(v, L.staticShape(a[0], v.type().dtype)));
+                   }
                    Atom v = L.toAtom(a[1].value, a[1].loc, &weak);
                    if (a.has(2)) {
                      DType d = L.dtypeFrom(a[2].value, a[2].loc);
@@ -811,7 +901,8 @@ const std::map<std::string, BuiltinDef> &table() {
       m[nm] = {{"x"}, 1, [d = d](Lowering &L, Bound &a, auto &, SrcRange) {
                  ValueP v = a[0].value;
                  if (v->kind == Value::Tuple) v = L.toArray(v, a[0].loc);
-                 if (v->kind == Value::Int || v->kind == Value::Float || v->kind == Value::Bool) {
+                 if (v->kind == Value::Int) return Value::array(staticIntAs(L, v->i, d, a[0].loc));
+                 if (v->kind == Value::Float || v->kind == Value::Bool) {
                    Atom x = L.castTo(L.toAtom(v, a[0].loc), d);
                    return Value::array(x);
                  }
@@ -854,6 +945,14 @@ const std::map<std::string, BuiltinDef> &table() {
     m["fold_in"] = {{"key", "data"}, 2, [](Lowering &L, Bound &a, auto &, SrcRange) {
                       Atom k = keyArg(L, a[0], "fold_in");
                       // As jax.random.fold_in: one key and one scalar, converted to u32.
+                      // A static datum in 0..2^32-1 is a u32 (JAX converts it with jnp.uint32).
+                      if (a[1].value->kind == Value::Int && a[1].value->i > INT32_MAX && a[1].value->i <= int64_t(UINT32_MAX)) {
+                        Atom d = L.emit1(Op::Reshape, {L.broadcast(L.b().lit(DType::U32, double(a[1].value->i)), {})},
+                                         {{"new_sizes", Param::tuple({})}, {"dimensions", Param::none()}});
+                        return Value::array(L.emit1(Op::RandomFoldIn, {k, d}));
+                      }
+                      if (a[1].value->kind == Value::Int && (a[1].value->i < 0 || a[1].value->i > int64_t(UINT32_MAX)))
+                        userError(a[1].loc, "fold_in() data must fit in u32 (0 to 4294967295), not " + std::to_string(a[1].value->i));
                       ValueP dv = arr(L, a[1]);
                       L.rejectKeys(*dv, a[1].loc, "the data of fold_in()");
                       if (dv->type().rank() != 0)
@@ -869,8 +968,12 @@ const std::map<std::string, BuiltinDef> &table() {
     m["uniform"] = {{"key", "shape", "lo", "hi", "minval", "maxval"}, 1, [](Lowering &L, Bound &a, auto &, SrcRange) {
                       Atom k = keyArg(L, a[0], "uniform");
                       ir::Shape s = a.has(1) ? L.staticShape(a[1], DType::F32) : ir::Shape{};
-                      double lo = floatStatic(L, a.has(4) ? a[4] : a[2], 0.0, "lo");
-                      double hi = floatStatic(L, a.has(5) ? a[5] : a[3], 1.0, "hi");
+                      // minval/maxval: static numbers or arrays that broadcast to the shape.
+                      auto bound = [&](int pos, int kw, double dflt, const char *what) {
+                        if (!a.has(kw) && !a.has(pos)) return L.b().lit(DType::F32, dflt);
+                        return randomBound(L, a.has(kw) ? a[kw] : a[pos], DType::F32, s, "uniform", what);
+                      };
+                      Atom lo = bound(2, 4, 0.0, "lo"), hi = bound(3, 5, 1.0, "hi");
                       return Value::array(uniformBits(L, k, s, lo, hi)); }};
     m["normal"] = {{"key", "shape"}, 1, [](Lowering &L, Bound &a, auto &, SrcRange) {
                      Atom k = keyArg(L, a[0], "normal");
@@ -906,6 +1009,9 @@ const std::map<std::string, BuiltinDef> &table() {
     m["randint"] = {{"key", "shape", "lo", "hi"}, 4, [](Lowering &L, Bound &a, auto &, SrcRange loc) {
                       Atom k = keyArg(L, a[0], "randint");
                       ir::Shape s = L.staticShape(a[1], DType::I32);
+                      if (!a[2].value->isNumber() || !a[3].value->isNumber())
+                        return Value::array(randintArrays(L, k, s, randomBound(L, a[2], DType::I32, s, "randint", "lo"),
+                                                          randomBound(L, a[3], DType::I32, s, "randint", "hi")));
                       int64_t lo = L.staticInt(a[2].value, a[2].loc, "randint() lo");
                       int64_t hi = L.staticInt(a[3].value, a[3].loc, "randint() hi");
                       // The bounds are i32 (JAX with x64 off rejects larger Python ints); hi <= lo

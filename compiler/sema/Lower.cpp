@@ -740,9 +740,19 @@ ValueP Lowering::ifExpr(const IfExpr &e) {
     initVals.push_back(fromLeaves(*bd->value, arrs, pos));
     for (auto &a : arrs) initLeaves.push_back(a);
   }
-  std::vector<ir::Jaxpr> branches;
-  std::vector<std::vector<Atom>> captured(2);
-  std::vector<std::vector<ir::Var>> captureVars(2);
+  // Each branch is lowered into a frame of its own; the frames are kept until both
+  // branch values are known, then their value leaves (unified to one type) are appended
+  // to the results after the carried vars: the cond gives (carried..., value...).
+  std::unique_ptr<Frame> brFrame[2];
+  ValueP brValue[2];
+  // Where each branch's value comes from: a block's last expression, for carets.
+  auto valueLoc = [](const Expr &x) {
+    if (auto *bl = x.as<BlockExpr>())
+      if (!bl->stmts.empty() && bl->stmts.back()->kind == StmtKind::Expr)
+        return bl->stmts.back()->as<ExprStmt>()->expr->loc;
+    return x.loc;
+  };
+  SrcRange brLoc[2] = {e.otherwise ? valueLoc(*e.otherwise) : e.loc, valueLoc(*e.then)};
   for (int br = 1; br >= 0; --br) {  // true branch first (regions[1]), then false
     pushFrame(false);
     std::vector<Scope::Binding *> bds;
@@ -755,24 +765,86 @@ ValueP Lowering::ifExpr(const IfExpr &e) {
     }
     try {
       const Expr *body = br ? e.then.get() : e.otherwise.get();
+      brValue[br] = Value::tuple({});
       if (body) {
-        if (auto *bl = body->as<BlockExpr>()) block(*bl);
-        else expr(*body);
+        if (auto *bl = body->as<BlockExpr>()) brValue[br] = block(*bl);
+        else brValue[br] = expr(*body);
+      }
+      std::vector<ValueP> endLeaves;
+      for (auto *bd : bds) leaves(bd->value, endLeaves);
+      for (size_t k = 0; k < endLeaves.size(); ++k) {
+        ValueP a = endLeaves[k]->kind == Value::Array ? endLeaves[k] : toArray(endLeaves[k], e.loc);
+        Atom at = a->atom;
+        if (a->type() != initLeaves[k]->type()) at = castTo(at, initLeaves[k]->type().dtype);
+        top().jaxpr.outvars.push_back(local(at));
       }
     } catch (...) {
       for (size_t k = 0; k < bds.size(); ++k) bds[k]->value = saved[k];
       popFrame();
       throw;
     }
-    std::vector<ValueP> endLeaves;
-    for (auto *bd : bds) leaves(bd->value, endLeaves);
-    for (size_t k = 0; k < endLeaves.size(); ++k) {
-      ValueP a = endLeaves[k]->kind == Value::Array ? endLeaves[k] : toArray(endLeaves[k], e.loc);
-      Atom at = a->atom;
-      if (a->type() != initLeaves[k]->type()) at = castTo(at, initLeaves[k]->type().dtype);
+    for (size_t k = 0; k < bds.size(); ++k) bds[k]->value = saved[k];
+    brFrame[br] = popFrame();
+  }
+  // The value: without 'else' it is (), as with a static condition.
+  if (!e.otherwise) brValue[1] = Value::tuple({});
+  std::vector<ValueP> valLeaves[2];
+  for (int br : {1, 0}) {
+    frames.push_back(std::move(brFrame[br]));
+    try {
+      for (auto &l : [&] { std::vector<ValueP> ls; leaves(brValue[br], ls); return ls; }()) {
+        if (l->kind != Value::Array && !l->isNumber())
+          userError(brLoc[br], "a branch of an 'if' with a run-time condition gives " + describe(*l) +
+                                   ", which has no run-time value");
+        valLeaves[br].push_back(l->kind == Value::Array ? l : toArray(l, brLoc[br]));
+      }
+    } catch (...) {
+      popFrame();
+      throw;
+    }
+    brFrame[br] = popFrame();
+  }
+  auto structure = [&](auto &&self, const Value &a, const Value &b) -> bool {
+    if ((a.kind == Value::Tuple) != (b.kind == Value::Tuple)) return false;
+    if (a.kind != Value::Tuple) return true;
+    if (a.elems.size() != b.elems.size()) return false;
+    for (size_t k = 0; k < a.elems.size(); ++k)
+      if (!self(self, *a.elems[k], *b.elems[k])) return false;
+    return true;
+  };
+  auto mismatch = [&](const std::string &what, const std::string &t, const std::string &f) {
+    userError(brLoc[0], "the branches of 'if' give values of different " + what + ": " + t + " and " + f,
+              {{brLoc[1], "the other branch's value"}});
+  };
+  if (!structure(structure, *brValue[1], *brValue[0]))
+    mismatch("structures", describe(*brValue[1]), describe(*brValue[0]));
+  // As lax.cond: leaf types must agree (shape and dtype); a weakly typed leaf (a literal)
+  // takes the other branch's dtype, as it would in arithmetic.
+  std::vector<ir::Type> valTypes;
+  std::vector<bool> valWeak;
+  for (size_t k = 0; k < valLeaves[1].size(); ++k) {
+    const ValueP &t = valLeaves[1][k], &f = valLeaves[0][k];
+    std::string ts = t->type().str(), fs = f->type().str();
+    if (t->type().shape != f->type().shape) mismatch("shapes", ts, fs);
+    ir::DType d = t->type().dtype;
+    if (d != f->type().dtype) {
+      bool keys = d == ir::DType::Key || f->type().dtype == ir::DType::Key;
+      if (keys || t->weak == f->weak) mismatch("dtypes", ts, fs);
+      if (t->weak) d = f->type().dtype;
+    }
+    valTypes.push_back(ir::Type{d, t->type().shape});
+    valWeak.push_back(t->weak && f->weak);
+  }
+  std::vector<ir::Jaxpr> branches;
+  std::vector<std::vector<Atom>> captured(2);
+  std::vector<std::vector<ir::Var>> captureVars(2);
+  for (int br : {1, 0}) {
+    frames.push_back(std::move(brFrame[br]));
+    for (size_t k = 0; k < valLeaves[br].size(); ++k) {
+      Atom at = valLeaves[br][k]->atom;
+      if (at.type().dtype != valTypes[k].dtype) at = castTo(at, valTypes[k].dtype);
       top().jaxpr.outvars.push_back(local(at));
     }
-    for (size_t k = 0; k < bds.size(); ++k) bds[k]->value = saved[k];
     auto fr = popFrame();
     captured[br] = fr->captured;
     captureVars[br] = fr->captureVars;
@@ -793,10 +865,14 @@ ValueP Lowering::ifExpr(const IfExpr &e) {
   b().setLoc(e.loc);
   auto outs = emit(Op::Cond, ins, {}, std::move(branches));
   std::vector<ValueP> outVals;
-  for (size_t k = 0; k < outs.size(); ++k) outVals.push_back(Value::array(outs[k], initLeaves[k]->weak));
+  for (size_t k = 0; k < initLeaves.size(); ++k) outVals.push_back(Value::array(outs[k], initLeaves[k]->weak));
   size_t pos = 0;
   for (size_t k = 0; k < carried.size(); ++k) scope->lookup(carried[k])->value = fromLeaves(*initVals[k], outVals, pos);
-  return Value::tuple({});
+  std::vector<ValueP> resLeaves;
+  for (size_t k = 0; k < valTypes.size(); ++k)
+    resLeaves.push_back(Value::array(outs[initLeaves.size() + k], valWeak[k]));
+  pos = 0;
+  return fromLeaves(*brValue[1], resLeaves, pos);
 }
 
 // ---- entry ---------------------------------------------------------------------------------

@@ -123,9 +123,22 @@ static bool flattenStatic(const Value &v, std::vector<double> &data, ir::Shape &
   return true;
 }
 
+/// A static integer becoming an i32 array (a weakly typed literal, or an element of an
+/// integer array literal) must fit in i32: JAX with x64 off raises OverflowError for a
+/// Python int outside int32, where a silent wrap would give wrong numbers.
+static void checkFitsI32(int64_t i, SrcRange loc) {
+  if (i >= INT32_MIN && i <= INT32_MAX) return;
+  userError(loc, "the integer " + std::to_string(i) + " does not fit in i32",
+            {{SrcRange{}, "as in JAX (an OverflowError there), an integer used as an array must be in "
+                          "-2147483648..2147483647; use a float (" + std::to_string(i) + ".0) or a cast such as u32(...)"}});
+}
+
 ValueP Lowering::toArray(ValueP v, SrcRange loc) {
   if (v->kind == Value::Array) return v;
-  if (v->kind == Value::Int) return Value::array(b().lit(DType::I32, double(v->i)), true);
+  if (v->kind == Value::Int) {
+    checkFitsI32(v->i, loc);
+    return Value::array(b().lit(DType::I32, double(v->i)), true);
+  }
   if (v->kind == Value::Float) return Value::array(b().lit(DType::F32, v->f), true);
   if (v->kind == Value::Bool) return Value::array(b().lit(DType::Bool, double(v->i)), true);
   if (v->kind == Value::Tuple && !v->elems.empty()) {
@@ -135,6 +148,8 @@ ValueP Lowering::toArray(ValueP v, SrcRange loc) {
       bool anyFloat = false, allBool = true;
       if (flattenStatic(*v, data, shape, 0, anyFloat, allBool)) {
         DType d = anyFloat ? DType::F32 : allBool ? DType::Bool : DType::I32;
+        if (d == DType::I32)
+          for (double x : data) checkFitsI32(int64_t(x), loc);
         return Value::array(constant(data, d, shape), false);
       }
       userError(loc, "this list is not a rectangular array of numbers");
@@ -312,6 +327,10 @@ static ValueP foldStatic(BinOp op, const Value &a, const Value &b, SrcRange loc)
       }
       return Value::integer(r);
     }
+    // As Python: 0 ** -1 raises ZeroDivisionError; (-8) ** 0.5 is a complex number.
+    if (x == 0 && y < 0) userError(loc, "zero to a negative power in a static expression");
+    if (x < 0 && std::isfinite(y) && y != std::trunc(y))
+      userError(loc, "a negative number to a fractional power is complex, in a static expression");
     return Value::floating(std::pow(x, y));
   case BinOp::Eq: return Value::boolean(ints ? i == j : x == y);
   case BinOp::Ne: return Value::boolean(ints ? i != j : x != y);

@@ -128,8 +128,14 @@ std::vector<BVal> batchRev(Batcher &bt, const Eqn &e, const std::vector<BVal> &i
 // [B, .., s, n, ..] (s the slice size, n the dimension size), keep the element where
 // k == start[b] + j, zero elsewhere, and reduce over k; dynamic_update_slice moves the
 // update the same way to its place in x's shape and selects it where the (per-example)
-// window mask holds. Starts are clamped into range as JAX clamps them. The cost is
-// O(s*n) per row; there is no loop. Keys take the same path through their u32 words.
+// window mask holds. The cost is O(s*n) per row; there is no loop. Keys take the same
+// path through their u32 words.
+//
+// Out of range, a per-example index is the same run-time error as without vmap (Note
+// [Index errors] in codegen/EmitArrays.cpp): a check_index equation checks every
+// example's index first, with the bounds, reported size and negative-index wrap that
+// dynamic_slice's own check would use. The starts are then clamped only so that the
+// one-hot selection stays defined.
 
 namespace {
 
@@ -213,9 +219,37 @@ Atom zeroIndex(Batcher &bt, const std::vector<BVal> &ins, size_t first) {
 
 } // namespace
 
+/// Emits check_index on the batched indices among ins[first..] (a window of `sizes[d]`
+/// along dimension d of the example shape `ex`), as dynamicStarts checks one index.
+static void checkBatchedIndices(Batcher &bt, const std::vector<BVal> &ins, size_t first, const Type &ex,
+                         const std::vector<int64_t> &sizes) {
+  std::vector<Atom> idx;
+  std::vector<int64_t> bounds, reported, wraps;
+  for (size_t k = first; k < ins.size(); ++k) {
+    if (!ins[k].batched()) continue;
+    int64_t n = ex.shape[k - first], s = sizes[k - first], limit = n - s;
+    idx.push_back(ins[k].a);
+    bounds.push_back(limit + 1);
+    reported.push_back(limit < 0 ? n : limit + 1);
+    wraps.push_back(s == 1 ? n : 0);
+  }
+  if (idx.empty()) return;
+  bt.b.emit(Op::CheckIndex, idx, {{"bounds", Param::ints(bounds)}, {"sizes", Param::ints(reported)},
+                                  {"wraps", Param::ints(wraps)}});
+}
+
+std::vector<BVal> batchCheckIndex(Batcher &bt, const Eqn &e, const std::vector<BVal> &ins) {
+  // Every element is checked, so the batched indices go as they are.
+  std::vector<Atom> as;
+  for (auto &v : ins) as.push_back(v.a);
+  bt.b.emit(Op::CheckIndex, as, e.params);
+  return {};
+}
+
 std::vector<BVal> batchDynamicSlice(Batcher &bt, const Eqn &e, const std::vector<BVal> &ins) {
   auto sizes = e.intsParam("slice_sizes");
   Type ex = bt.exampleType(ins[0]);
+  checkBatchedIndices(bt, ins, 1, ex, sizes);
   if (!anyIndexBatched(ins, 1)) {
     std::vector<Atom> as{bt.at0(ins[0]), zeroIndex(bt, ins, 1)};
     for (size_t k = 1; k < ins.size(); ++k) as.push_back(ins[k].a);
@@ -243,6 +277,7 @@ std::vector<BVal> batchDynamicSlice(Batcher &bt, const Eqn &e, const std::vector
 
 std::vector<BVal> batchDynamicUpdateSlice(Batcher &bt, const Eqn &e, const std::vector<BVal> &ins) {
   Type ex = bt.exampleType(ins[0]);
+  checkBatchedIndices(bt, ins, 2, ex, bt.exampleType(ins[1]).shape);
   if (!anyIndexBatched(ins, 2)) {
     std::vector<Atom> as{bt.at0(ins[0]), bt.at0(ins[1]), zeroIndex(bt, ins, 2)};
     for (size_t k = 2; k < ins.size(); ++k) as.push_back(ins[k].a);

@@ -21,6 +21,12 @@ of their bits, so a test can compare bits or count ulps. Record kinds:
     bernoulli k0 k1 SHAPE P : 0/1 ...    jax.random.bernoulli(key, P, SHAPE)
     randint k0 k1 SHAPE LO HI : i32 ...  jax.random.randint(key, SHAPE, LO, HI) (int32)
     erf_inv : hex(x) hex(y) ...          jax.lax.erf_inv on float32 x, pairs
+    log : hex(x) hex(y) ...              jnp.log on float32 x, pairs (also log1p)
+    normal_table : FNV1A64               normal()'s value for every one of the 2^23
+                                         possible uniform draws (bits = m << 9, m in
+                                         0..2^23-1, in order): fnv1a64 of their f32
+                                         bits, and
+    normal_from_bits : m hex ...         some of those values, pairs (m, value)
 
 Run from anywhere: `python3 tests/data/gen_prng_golden.py` (needs `pip install jax`).
 """
@@ -53,6 +59,15 @@ def f32_hex(a):
 
 def ints(a):
     return [str(int(v)) for v in np.asarray(a).reshape(-1)]
+
+
+def fnv1a64(words):
+    """FNV-1a (64-bit) taken over u32 words instead of bytes: h = (h ^ w) * prime mod
+    2^64 from the FNV offset basis (tests/unit/PrngGolden.h computes the same)."""
+    h = 0xcbf29ce484222325
+    for w in words.tolist():
+        h = ((h ^ w) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+    return h
 
 
 def main():
@@ -126,6 +141,44 @@ def main():
     pairs = [h for xy in zip(f32_hex(xs), f32_hex(ys)) for h in xy]
     for i in range(0, len(pairs), 200):
         put("erf_inv", ":", *pairs[i:i + 200])
+
+    # jnp.log and jnp.log1p on float32 (the language's log and log1p, and the log1p
+    # inside erf_inv): random bit patterns of every magnitude, and the edges.
+    bits = rng.integers(0, 2**32, 3000, dtype=np.uint64).astype(np.uint32)
+    edges = np.uint32([0, 0x80000000, 0x7f800000, 0xff800000, 0x7fc00000, 1, 0x007fffff,
+                       0x00800000, 0x3f800000, 0xbf800000, 0x3f7fffff, 0x3f800001, 0x7f7fffff,
+                       0x3ed413cd, 0x3ed413cc, 0xbed413cd, 0xbed413cc, 0x3f3504f3, 0x3f3504f4,
+                       0xbf7fffff, 0x3f000000])
+    xs = np.concatenate([edges, bits]).view(np.float32)
+    xs = np.concatenate([xs, rng.uniform(-1, 1, 1000).astype(np.float32),
+                         rng.uniform(0.5, 2, 1000).astype(np.float32)])
+    for name, fn in [("log", jnp.log), ("log1p", jnp.log1p)]:
+        ys = jax.jit(fn)(jnp.asarray(xs))
+        pairs = [h for xy in zip(f32_hex(xs), f32_hex(ys)) for h in xy]
+        for i in range(0, len(pairs), 200):
+            put(name, ":", *pairs[i:i + 200])
+
+    # normal() for every possible uniform draw. random.normal draws u32 bits and keeps
+    # their top 23; this is its computation (jax.random._normal_real and _uniform) on
+    # given bits, checked against random.normal itself on real keys first.
+    def normal_from_bits(b):
+        f = lax.bitcast_convert_type(lax.shift_right_logical(b, jnp.uint32(9)) | jnp.uint32(0x3F800000),
+                                     jnp.float32) - jnp.float32(1)
+        lo = np.nextafter(np.float32(-1), np.float32(0))
+        u = lax.max(lo, f * (np.float32(1) - lo) + lo)
+        return lax.mul(np.float32(np.sqrt(2)), lax.erf_inv(u))
+    table = np.asarray(jax.jit(normal_from_bits)(np.arange(1 << 23, dtype=np.uint32) << 9))
+    for k in derived:
+        for shape in [(7,), (1000,), (3, 333)]:
+            b = np.asarray(random.bits(k, shape, jnp.uint32)).reshape(-1)
+            want = np.asarray(random.normal(k, shape)).reshape(-1)
+            assert (table[b >> 9].view(np.uint32) == want.view(np.uint32)).all()
+    put("normal_table", ":", f"{fnv1a64(table.view(np.uint32)):016x}")
+    ms = np.concatenate([np.arange(64), (1 << 23) - 1 - np.arange(64),
+                         rng.integers(0, 1 << 23, 3000)]).astype(np.uint32)
+    pairs = [x for m in ms for x in (str(int(m)), f32_hex(table[m:m + 1])[0])]
+    for i in range(0, len(pairs), 200):
+        put("normal_from_bits", ":", *pairs[i:i + 200])
 
     with open(OUT, "w") as f:
         f.write("\n".join(lines) + "\n")

@@ -92,32 +92,31 @@ def random_uniform(p):
 
 
 NORMAL_PRINTED = [(0, [5]), (42, [2, 3])]       # bit-identical to JAX: printed
-NORMAL_CLOSE = [(0, [400]), (42, [400]), (-7, [400]), (2, [400])]  # within 2 ulp
-NORMAL_RTOL = 2.5e-7  # 2 ulp of f32, relative (docs/prng.md: XLA's log is not reproduced)
+NORMAL_EXACT = [(0, [400]), (42, [400]), (-7, [400]), (2, [400]), (123, [3000])]
 
 
 def random_normal(p):
     for seed, shape in NORMAL_PRINTED:
         p(R.normal(R.key(seed), tuple(shape)))
-    for seed, shape in NORMAL_CLOSE:
+    for seed, shape in NORMAL_EXACT:
         v = np.asarray(R.normal(R.key(seed), tuple(shape)))
         p(v.shape, "ok")
 
 
 def write_normal_spmd():
-    """random_normal.spmd holds JAX's normal values as literals for assert_close."""
+    """random_normal.spmd holds JAX's normal values as literals, compared exactly."""
     lines = ["# devices: cpu:4",
-             "# normal: the first two print bit-identical to jax.random.normal; the rest agree",
-             "# within 2 ulp (docs/prng.md). The literals and random_normal.out are JAX's values,",
+             "# normal: bit-identical to jax.random.normal (docs/prng.md): printed, and compared",
+             "# exactly (rtol=0, atol=0). The literals and random_normal.out are JAX's values,",
              "# written by gen_random_golden.py (do not edit by hand)."]
     for seed, shape in NORMAL_PRINTED:
         lines.append(f"print(normal(key({seed}), {list(shape)}))")
-    for seed, shape in NORMAL_CLOSE:
+    for seed, shape in NORMAL_EXACT:
         v = np.asarray(R.normal(R.key(seed), tuple(shape))).ravel()
         lits = ", ".join(str(np.float32(x)) for x in v)  # shortest round-trip f32
         lines.append(f"let n{seed if seed >= 0 else 'm' + str(-seed)} = normal(key({seed}), {list(shape)})")
         name = lines[-1].split()[1]
-        lines.append(f"assert_close({name}, [{lits}], rtol={NORMAL_RTOL}, atol=0.0)")
+        lines.append(f"assert_close({name}, [{lits}], rtol=0.0, atol=0.0)")
         lines.append(f'print(shape({name}), "ok")')
     with open(os.path.join(HERE, "random_normal.spmd"), "w") as f:
         f.write("\n".join(lines) + "\n")
@@ -157,9 +156,68 @@ def random_maps(p):
     p(np.stack(rows))
 
 
+def random_bounds(p):
+    k = R.key(7)
+    lo = jnp.arange(4.0) - 1.0
+    hi = lo * 3.0 + 2.0
+    p(R.uniform(k, (4,), minval=lo, maxval=hi))
+    p(R.uniform(k, (3, 4), minval=lo, maxval=10.0))
+    p(R.uniform(k, (2, 4), minval=-1.0, maxval=hi))
+    p(R.uniform(k, (3,), minval=lo[1], maxval=hi[2]))
+    ilo = jnp.arange(5) * 100 - 200
+    ihi = jnp.arange(5) * 1000 + 7
+    p(R.randint(k, (5,), ilo, ihi))
+    p(R.randint(k, (3, 5), ilo, 1000))
+    p(R.randint(k, (5,), 3, ilo))
+    p(R.randint(k, (2, 5), -2147483648, ihi * 2147483))
+    p(R.randint(k, (4,), lo, hi))
+    k3 = R.key(3)
+    l4 = jnp.arange(4.0)
+    p(jax.vmap(lambda l: R.uniform(k3, (2,), minval=l, maxval=5.0))(l4))
+    p(jax.pmap(lambda l: R.randint(k3, (3,), l.astype(jnp.int32), 10))(l4)
+      if jax.device_count() >= 4 else
+      jax.vmap(lambda l: R.randint(k3, (3,), l.astype(jnp.int32), 10))(l4))
+    ks = R.split(k3, 4)
+    p(jax.vmap(lambda kk, l: R.uniform(kk, (), minval=l, maxval=l + 1.0))(ks, l4))
+
+
+def write_log_exact():
+    """log_exact.spmd: the language's log and log1p (XLA's algorithms on CPU, the ones
+    inside normal()) against jnp.log and jnp.log1p, exactly; the edges printed. Writes
+    the .spmd and its .out."""
+    rng = np.random.default_rng(5)
+    xs = np.concatenate([rng.uniform(0.001, 5, 300), np.exp(rng.uniform(-80, 80, 200)),
+                         rng.uniform(0.5, 2, 200)]).astype(f32)
+    ys = np.concatenate([rng.uniform(-0.9, 3, 300), rng.uniform(-0.45, 0.45, 200)]).astype(f32)
+    lit = lambda a: "[" + ", ".join(str(f32(x)) for x in a) + "]"
+    edges = [0.0, -0.0, -1.0, 1.0, 3e38, 1e-40, 0.70710677, 0.41421357]
+    lines = ["# log and log1p are bit for bit JAX's on CPU (jnp.log, jnp.log1p; denormal",
+             "# inputs flushed as XLA does). Written by gen_random_golden.py from JAX (do",
+             "# not edit by hand).",
+             f"let x = {lit(xs)}", f"let y = {lit(ys)}"]
+    out = []
+    for fn, arg, want in [("log", "x", jnp.log(xs)), ("log1p", "y", jnp.log1p(ys))]:
+        lines.append(f"assert_close({fn}({arg}), {lit(np.asarray(want))}, rtol=0.0, atol=0.0)")
+    lines.append('print("exact")')
+    out.append("exact")
+    e = np.array(edges, f32)
+    lines.append(f"let e = {lit(e)}")
+    lines.append("print(log(e), log(e * 10.0))")
+    lines.append("print(log1p(e - 1.0))")
+    out.append(str(np.asarray(jnp.log(e))) + " " + str(np.asarray(jnp.log(e * f32(10)))))
+    out.append(str(np.asarray(jnp.log1p(e - f32(1)))))
+    with open(os.path.join(HERE, "log_exact.spmd"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    with open(os.path.join(HERE, "log_exact.out"), "w") as f:
+        f.write("\n".join(out) + "\n")
+    print("wrote log_exact.spmd and log_exact.out")
+
+
 def main():
+    write_log_exact()
     write_normal_spmd()
-    for name in ["random_keys", "random_uniform", "random_normal", "random_discrete", "random_maps"]:
+    for name in ["random_keys", "random_uniform", "random_normal", "random_discrete", "random_maps",
+                 "random_bounds"]:
         p = Out()
         globals()[name](p)
         with open(os.path.join(HERE, name + ".out"), "w") as f:

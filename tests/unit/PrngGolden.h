@@ -69,6 +69,14 @@ inline uint64_t goldenNumel(const std::string &s) {
   return n;
 }
 
+/// FNV-1a (64-bit) over u32 words: h = (h ^ w) * 0x100000001b3 from the offset basis.
+/// The golden record `normal_table` is this hash (gen_prng_golden.py's fnv1a64).
+inline uint64_t fnv1a64Words(const uint32_t *w, size_t n) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (size_t i = 0; i < n; ++i) h = (h ^ w[i]) * 0x100000001b3ull;
+  return h;
+}
+
 /// The distance in units in the last place between two floats (0 for equal values,
 /// both NaN, or +0 and -0).
 inline int64_t ulpDistance(float a, float b) {
