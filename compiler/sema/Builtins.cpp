@@ -296,11 +296,13 @@ BuiltinDef reduceCollective(Op op, bool mean) {
               L.rejectKeys(*av, a[0].loc, std::string(op == Op::Pmax ? "pmax" : op == Op::Pmin ? "pmin" : mean ? "pmean" : "psum") + "()");
               Atom x = av->atom;
               if (x.isLit) x = L.broadcast(x, {}), x = L.emit1(Op::Reshape, {x}, {{"new_sizes", Param::tuple({})}, {"dimensions", Param::none()}});
-              if (mean && !ir::isFloat(x.type().dtype)) x = L.castTo(x, DType::F32);
               // As jax.lax.psum: bools are counted, as int32.
               if (op == Op::Psum && x.type().dtype == DType::Bool) x = L.castTo(x, DType::I32);
               Atom r = L.emit1(op, {x}, {{"axes", axesParam(names)}, {"axis_index_groups", Param::none()}});
-              if (mean) r = L.emit1(Op::Div, {r, L.b().lit(x.type().dtype, double(n))});
+              // As jax.lax.pmean: psum(x) / n, so integers are summed as integers (wrapping
+              // as JAX's do) and only the sum is converted to f32.
+              if (mean && !ir::isFloat(r.type().dtype)) r = L.castTo(r, DType::F32);
+              if (mean) r = L.emit1(Op::Div, {r, L.b().lit(r.type().dtype, double(n))});
               return Value::array(r, av->weak);
             });
           }};
