@@ -230,7 +230,11 @@ BuiltinDef reduction(Red kind, const char *name) {
             case Red::LogSumExp: {
               if (!ir::isFloat(d)) x = L.castTo(x, DType::F32);
               // max-shifted for stability: m + log(sum(exp(x - m))), with m treated as a constant.
-              Atom m = L.emit1(Op::ReduceMax, {x}, reduceParams(axes));
+              // As jax.nn.logsumexp, an infinite or NaN max shifts by 0 instead, so +inf gives
+              // inf and all -inf gives -inf (not inf - inf = NaN).
+              Atom m0 = L.emit1(Op::ReduceMax, {x}, reduceParams(axes));
+              Atom fin = L.emit1(Op::Eq, {L.emit1(Op::Sub, {m0, m0}), L.b().lit(x.type().dtype, 0)});
+              Atom m = L.emit1(Op::Select, {fin, L.broadcast(L.b().lit(x.type().dtype, 0), m0.type().shape), m0});
               ir::Shape ks = t.shape;
               for (auto k : axes) ks[k] = 1;
               Atom mk = L.emit1(Op::Reshape, {m}, {{"new_sizes", Param::ints(ks)}, {"dimensions", Param::none()}});

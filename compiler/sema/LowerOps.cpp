@@ -434,15 +434,30 @@ ValueP Lowering::binary(BinOp op, ValueP a, ValueP bv, SrcRange loc) {
       div = emit1(Op::Select, {broadcast(ind, sh), div, bin(Op::Sub, div, b().lit(d, 1))});
       return Value::array(emit1(Op::Round, {div}, {{"rounding_method", Param::of(1)}}), weak);
     }
-    // Python semantics: round toward negative infinity.
+    // Python semantics: round toward negative infinity. As jnp.floor_divide: bools divide
+    // as i32, and the quotient is lowered by one where sign(x) != sign(y) and the
+    // remainder is not 0 (so x // 0 is -1 - (x != 0) for i32, as XLA's x / 0 is -1).
+    if (d == DType::Bool) { x = castTo(x, DType::I32); y = castTo(y, DType::I32); d = DType::I32; }
     Atom q = bin(Op::Div, x, y), r = bin(Op::Rem, x, y);
     Atom zero = b().lit(d, 0);
-    Atom adjust = bin(Op::And, bin(Op::Ne, r, zero), bin(Op::Ne, bin(Op::Lt, r, zero), bin(Op::Lt, y, zero)));
+    Atom differ = bin(Op::Ne, bin(Op::Lt, r, zero), bin(Op::Lt, y, zero));
+    if (d == DType::I32) differ = bin(Op::Or, differ, bin(Op::Eq, y, zero));
+    Atom adjust = bin(Op::And, bin(Op::Ne, r, zero), differ);
     return Value::array(emit1(Op::Select, {broadcast(adjust, q.type().shape), q, bin(Op::Sub, q, b().lit(d, 1))}), weak);
   }
   case BinOp::Mod: {
-    Atom r = bin(Op::Rem, x, y);
+    // As jnp.remainder: bools as i32; an integer x % 0 is x % 1, that is 0.
+    if (d == DType::Bool) { x = castTo(x, DType::I32); y = castTo(y, DType::I32); d = DType::I32; }
     Atom zero = b().lit(d, 0);
+    if (!ir::isFloat(d)) {
+      if (y.isLit) {
+        if (y.lit.i == 0) y = b().lit(d, 1);
+      } else {
+        Atom one = broadcast(b().lit(d, 1), y.type().shape);
+        y = emit1(Op::Select, {bin(Op::Eq, y, zero), y, one});
+      }
+    }
+    Atom r = bin(Op::Rem, x, y);
     Atom adjust = bin(Op::And, bin(Op::Ne, r, zero), bin(Op::Ne, bin(Op::Lt, r, zero), bin(Op::Lt, y, zero)));
     return Value::array(emit1(Op::Select, {broadcast(adjust, r.type().shape), r, bin(Op::Add, r, y)}), weak);
   }
