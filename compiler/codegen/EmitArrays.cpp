@@ -142,7 +142,7 @@ void Lowering::emitArgReduce(const ir::Eqn &e) {
       std::vector<Value *> idx = oi;
       idx.insert(idx.begin() + axis, i);
       Value *v = elemAt(x, idx), *cur = b.CreateLoad(regTy(d), best);
-      Value *better = binaryOp(isMax ? Op::Gt : Op::Lt, d, v, cur);
+      Value *better = argBetter(isMax, d, v, cur);
       b.CreateStore(b.CreateSelect(better, v, cur), best);
       b.CreateStore(b.CreateSelect(better, i, b.CreateLoad(i64(), bestI)), bestI);
     });
@@ -428,7 +428,8 @@ void Lowering::emitDot(const ir::Eqn &e) {
               Value *bv = b.CreateLoad(t, b.CreateInBoundsGEP(t, bp, j));
               Value *prod = fl ? b.CreateFMul(av, bv) : b.CreateMul(av, bv);
               Value *cv = b.CreateLoad(t, cj);
-              b.CreateStore(fl ? b.CreateFAdd(cv, prod) : b.CreateAdd(cv, prod), cj);
+              // (Bools accumulate with or, as XLA's dot of preds: binaryOp's Add.)
+              b.CreateStore(fl ? b.CreateFAdd(cv, prod) : binaryOp(Op::Add, d, cv, prod), cj);
             });
           });
         });

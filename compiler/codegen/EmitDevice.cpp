@@ -268,7 +268,7 @@ Value *Lowering::kernelElem(const ir::Eqn &e, const std::vector<Value *> &idx) {
       std::vector<Value *> xi = idx;
       xi.insert(xi.begin() + axis, i);
       Value *v = elemAt(x, xi), *cur = b.CreateLoad(regTy(d), best);
-      Value *better = binaryOp(isMax ? Op::Gt : Op::Lt, d, v, cur);
+      Value *better = argBetter(isMax, d, v, cur);
       b.CreateStore(b.CreateSelect(better, v, cur), best);
       b.CreateStore(b.CreateSelect(better, i, b.CreateLoad(i64(), bestI)), bestI);
     });

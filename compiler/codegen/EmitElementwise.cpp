@@ -304,19 +304,27 @@ Value *Lowering::convertOp(DType from, DType to, Value *x) {
   return b.CreateZExtOrTrunc(x, t);  // i32 <-> u32 (and keys)
 }
 
+Value *Lowering::argBetter(bool isMax, DType d, Value *v, Value *cur) {
+  Value *better = binaryOp(isMax ? Op::Gt : Op::Lt, d, v, cur);
+  if (!ir::isFloat(d)) return better;
+  return b.CreateOr(better, b.CreateAnd(b.CreateFCmpUNO(v, v), b.CreateFCmpORD(cur, cur)));
+}
+
 Value *Lowering::binaryOp(Op op, DType d, Value *x, Value *y) {
   bool fl = ir::isFloat(d), sgn = d == DType::I32;
   Type *t = x->getType();
   auto zero = [&] { return ConstantInt::get(t, 0); };
   switch (op) {
-  case Op::Add: return fl ? b.CreateFAdd(x, y) : b.CreateAdd(x, y);
+  // XLA's add of two preds is their or (True + True is True in JAX), not an i1 add.
+  case Op::Add: return fl ? b.CreateFAdd(x, y) : d == DType::Bool ? b.CreateOr(x, y) : b.CreateAdd(x, y);
   case Op::Sub: return fl ? b.CreateFSub(x, y) : b.CreateSub(x, y);
   case Op::Mul: return fl ? b.CreateFMul(x, y) : b.CreateMul(x, y);
   case Op::Div: case Op::Rem: {
     // NVPTX has no exact frem: libdevice's fmod.
     if (fl && op == Op::Rem && target == Target::NVPTX) return mathCall("fmod", d, {x, y});
     if (fl) return op == Op::Div ? b.CreateFDiv(x, y) : b.CreateFRem(x, y);
-    // Integer division never traps: x/0 gives 0 here, INT_MIN/-1 wraps.
+    // Integer division never traps; as XLA: x/0 is -1 (all bits set), x%0 is x,
+    // INT_MIN/-1 wraps.
     Value *y0 = b.CreateICmpEQ(y, zero());
     Value *ym1 = sgn ? b.CreateICmpEQ(y, ConstantInt::get(t, -1, true)) : b.getInt1(false);
     Value *safe = b.CreateSelect(b.CreateOr(y0, ym1), ConstantInt::get(t, 1), y);
@@ -324,7 +332,7 @@ Value *Lowering::binaryOp(Op op, DType d, Value *x, Value *y) {
                              : (sgn ? b.CreateSRem(x, safe) : b.CreateURem(x, safe));
     Value *special = op == Op::Div ? b.CreateNeg(x) : (Value *)zero();
     r = b.CreateSelect(ym1, special, r);
-    return b.CreateSelect(y0, op == Op::Div ? (Value *)zero() : x, r);
+    return b.CreateSelect(y0, op == Op::Div ? (Value *)ConstantInt::get(t, -1, true) : x, r);
   }
   case Op::Pow: {
     if (fl) return vecMath(target, d) ? emitPowF32(b, x, y) : mathCall("pow", d, {x, y});

@@ -185,6 +185,9 @@ public:
   llvm::Value *randomElem(const ir::Eqn &e, const std::vector<llvm::Value *> &idx);
   llvm::Value *unaryOp(const ir::Eqn &e, ir::DType in, llvm::Value *x);
   llvm::Value *binaryOp(ir::Op op, ir::DType d, llvm::Value *x, llvm::Value *y);
+  /// argmax/argmin's step: whether v replaces the best so far, cur. As jnp.argmax, the
+  /// first NaN wins (NaN counts as the largest and the smallest value).
+  llvm::Value *argBetter(bool isMax, ir::DType d, llvm::Value *v, llvm::Value *cur);
   llvm::Value *convertOp(ir::DType from, ir::DType to, llvm::Value *x);
   llvm::Value *mathCall(const std::string &name, ir::DType d, std::vector<llvm::Value *> args);
   llvm::Value *literal(const ir::Literal &l, ir::DType as);

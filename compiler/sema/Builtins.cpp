@@ -242,7 +242,11 @@ BuiltinDef reduction(Red kind, const char *name) {
             case Red::LogSumExp: {
               if (!ir::isFloat(d)) x = L.castTo(x, DType::F32);
               // max-shifted for stability: m + log(sum(exp(x - m))), with m treated as a constant.
-              Atom m = L.emit1(Op::ReduceMax, {x}, reduceParams(axes));
+              // As jax.nn.logsumexp, an infinite or NaN max shifts by 0 instead, so +inf gives
+              // inf and all -inf gives -inf (not inf - inf = NaN).
+              Atom m0 = L.emit1(Op::ReduceMax, {x}, reduceParams(axes));
+              Atom fin = L.emit1(Op::Eq, {L.emit1(Op::Sub, {m0, m0}), L.b().lit(x.type().dtype, 0)});
+              Atom m = L.emit1(Op::Select, {fin, L.broadcast(L.b().lit(x.type().dtype, 0), m0.type().shape), m0});
               ir::Shape ks = t.shape;
               for (auto k : axes) ks[k] = 1;
               Atom mk = L.emit1(Op::Reshape, {m}, {{"new_sizes", Param::ints(ks)}, {"dimensions", Param::none()}});
@@ -308,11 +312,13 @@ BuiltinDef reduceCollective(Op op, bool mean) {
               L.rejectKeys(*av, a[0].loc, std::string(op == Op::Pmax ? "pmax" : op == Op::Pmin ? "pmin" : mean ? "pmean" : "psum") + "()");
               Atom x = av->atom;
               if (x.isLit) x = L.broadcast(x, {}), x = L.emit1(Op::Reshape, {x}, {{"new_sizes", Param::tuple({})}, {"dimensions", Param::none()}});
-              if (mean && !ir::isFloat(x.type().dtype)) x = L.castTo(x, DType::F32);
               // As jax.lax.psum: bools are counted, as int32.
               if (op == Op::Psum && x.type().dtype == DType::Bool) x = L.castTo(x, DType::I32);
               Atom r = L.emit1(op, {x}, {{"axes", axesParam(names)}, {"axis_index_groups", Param::none()}});
-              if (mean) r = L.emit1(Op::Div, {r, L.b().lit(x.type().dtype, double(n))});
+              // As jax.lax.pmean: psum(x) / n, so integers are summed as integers (wrapping
+              // as JAX's do) and only the sum is converted to f32.
+              if (mean && !ir::isFloat(r.type().dtype)) r = L.castTo(r, DType::F32);
+              if (mean) r = L.emit1(Op::Div, {r, L.b().lit(r.type().dtype, double(n))});
               return Value::array(r, av->weak);
             });
           }};

@@ -179,18 +179,32 @@ Atom Lowering::toAtom(ValueP v, SrcRange loc, bool *weak) {
 }
 
 Atom Lowering::castTo(Atom a, DType d) {
-  if (a.type().dtype == d) return a;
+  // (An f32 literal may hold a double, such as 16777217.0: casting it to f32 rounds it.)
+  if (a.type().dtype == d && !(a.isLit && d == DType::F32)) return a;
   // A conversion between keys and numbers is a user error wherever it is asked for (the
   // builtins that convert their arguments report it at the call).
   if (a.type().dtype == DType::Key || d == DType::Key)
     userError(b().loc(), a.type().dtype == DType::Key ? "keys cannot be converted to " + std::string(ir::name(d)) + "; use key_data(k) for their u32 words"
                                                       : "a number cannot be converted to a key; use key(seed)");
   if (a.isLit) {
+    // A static value converts as XLA's convert_element_type would at run time (and as the
+    // Convert kernels do): to f32 it rounds to the nearest f32; a float to an integer
+    // truncates and saturates (nan gives 0, a negative float to u32 gives 0); an integer
+    // to i32 or u32 wraps modulo 2^32.
     ir::Literal l = a.lit;
     double x = l.asDouble();
-    if (d == DType::Bool) x = x != 0;
-    else if (!ir::isFloat(d)) x = std::trunc(x);
-    return b().lit(d, x);
+    if (d == DType::Bool) return b().lit(d, x != 0);
+    if (d == DType::F32) return b().lit(d, double(float(x)));
+    if (ir::isFloat(d)) return b().lit(d, x);
+    bool u = d == DType::U32;
+    if (ir::isFloat(l.dtype)) {
+      if (std::isnan(x)) return b().lit(d, 0);
+      double lo = u ? 0.0 : -2147483648.0, hi = u ? 4294967295.0 : 2147483647.0;
+      return b().lit(d, std::clamp(std::trunc(x), lo, hi));
+    }
+    if (d != DType::I32 && d != DType::U32) return b().lit(d, std::trunc(x));
+    uint32_t w = uint32_t(uint64_t(l.i));
+    return b().lit(d, u ? double(w) : double(int32_t(w)));
   }
   return emit1(Op::Convert, {a}, {{"new_dtype", Param::ofDType(d)}, {"weak_type", Param::ofBool(false)}});
 }
@@ -277,6 +291,19 @@ std::vector<Atom> Lowering::unify(const std::vector<ValueP> &vs, SrcRange loc, D
 static bool staticNum(const Value &v) { return v.kind == Value::Int || v.kind == Value::Float || v.kind == Value::Bool; }
 static double num(const Value &v) { return v.kind == Value::Float ? v.f : double(v.i); }
 
+// Python's divmod of floats (CPython's float_divmod): exact where floor(x / y) is not.
+static std::pair<double, double> pyFloatDivmod(double x, double y) {
+  double mod = std::fmod(x, y), div = (x - mod) / y;
+  if (mod != 0) {
+    if ((y < 0) != (mod < 0)) { mod += y; div -= 1; }
+  } else {
+    mod = std::copysign(0.0, y);
+  }
+  double fd = div != 0 ? std::floor(div) : std::copysign(0.0, x / y);
+  if (div != 0 && div - fd > 0.5) fd += 1;
+  return {fd, mod};
+}
+
 static int64_t floorDiv(int64_t a, int64_t b) {
   int64_t q = a / b;
   if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
@@ -310,11 +337,12 @@ static ValueP foldStatic(BinOp op, const Value &a, const Value &b, SrcRange loc)
   case BinOp::FloorDiv:
     if (y == 0) userError(loc, "division by zero in a static expression");
     if (ints && i == INT64_MIN && j == -1) return overflow();
-    return ints ? Value::integer(floorDiv(i, j)) : Value::floating(std::floor(x / y));
+    if (ints) return Value::integer(floorDiv(i, j));
+    return Value::floating(pyFloatDivmod(x, y).first);
   case BinOp::Mod:
     if (y == 0) userError(loc, "modulo by zero in a static expression");
     if (ints) return Value::integer(j == -1 ? 0 : i - floorDiv(i, j) * j);
-    return Value::floating(x - std::floor(x / y) * y);
+    return Value::floating(pyFloatDivmod(x, y).second);
   case BinOp::Pow:
     if (ints && j >= 0) {
       // Square and multiply: 2 ** 62 in a few steps, 1 ** 10**18 without a loop of 10**18.
@@ -412,16 +440,43 @@ ValueP Lowering::binary(BinOp op, ValueP a, ValueP bv, SrcRange loc) {
     if (!ir::isFloat(d)) { x = castTo(x, DType::F32); y = castTo(y, DType::F32); }
     return Value::array(bin(Op::Div, x, y), weak);
   case BinOp::FloorDiv: {
-    if (ir::isFloat(d)) return Value::array(emit1(Op::Floor, {bin(Op::Div, x, y)}), weak);
-    // Python semantics: round toward negative infinity.
+    if (ir::isFloat(d)) {
+      // As jnp.floor_divide (CPython's float_divmod): the quotient of x - fmod(x, y), one
+      // less where the remainder and y differ in sign, rounded. floor(x / y) differs
+      // where x / y rounds to an integer or underflows (-1e-27 // 1e23 is -1, not -0).
+      Atom mod = bin(Op::Rem, x, y), zero = b().lit(d, 0);
+      Atom sub = bin(Op::Sub, x, mod);
+      ir::Shape sh = sub.type().shape;
+      Atom x1 = emit1(Op::Select, {broadcast(bin(Op::Eq, y, zero), sh), sub, broadcast(x, sh)});
+      Atom div = bin(Op::Div, x1, y);
+      Atom ind = bin(Op::And, bin(Op::Ne, mod, zero), bin(Op::Ne, bin(Op::Lt, mod, zero), bin(Op::Lt, y, zero)));
+      div = emit1(Op::Select, {broadcast(ind, sh), div, bin(Op::Sub, div, b().lit(d, 1))});
+      return Value::array(emit1(Op::Round, {div}, {{"rounding_method", Param::of(1)}}), weak);
+    }
+    // Python semantics: round toward negative infinity. As jnp.floor_divide: bools divide
+    // as i32, and the quotient is lowered by one where sign(x) != sign(y) and the
+    // remainder is not 0 (so x // 0 is -1 - (x != 0) for i32, as XLA's x / 0 is -1).
+    if (d == DType::Bool) { x = castTo(x, DType::I32); y = castTo(y, DType::I32); d = DType::I32; }
     Atom q = bin(Op::Div, x, y), r = bin(Op::Rem, x, y);
     Atom zero = b().lit(d, 0);
-    Atom adjust = bin(Op::And, bin(Op::Ne, r, zero), bin(Op::Ne, bin(Op::Lt, r, zero), bin(Op::Lt, y, zero)));
+    Atom differ = bin(Op::Ne, bin(Op::Lt, r, zero), bin(Op::Lt, y, zero));
+    if (d == DType::I32) differ = bin(Op::Or, differ, bin(Op::Eq, y, zero));
+    Atom adjust = bin(Op::And, bin(Op::Ne, r, zero), differ);
     return Value::array(emit1(Op::Select, {broadcast(adjust, q.type().shape), q, bin(Op::Sub, q, b().lit(d, 1))}), weak);
   }
   case BinOp::Mod: {
-    Atom r = bin(Op::Rem, x, y);
+    // As jnp.remainder: bools as i32; an integer x % 0 is x % 1, that is 0.
+    if (d == DType::Bool) { x = castTo(x, DType::I32); y = castTo(y, DType::I32); d = DType::I32; }
     Atom zero = b().lit(d, 0);
+    if (!ir::isFloat(d)) {
+      if (y.isLit) {
+        if (y.lit.i == 0) y = b().lit(d, 1);
+      } else {
+        Atom one = broadcast(b().lit(d, 1), y.type().shape);
+        y = emit1(Op::Select, {bin(Op::Eq, y, zero), y, one});
+      }
+    }
+    Atom r = bin(Op::Rem, x, y);
     Atom adjust = bin(Op::And, bin(Op::Ne, r, zero), bin(Op::Ne, bin(Op::Lt, r, zero), bin(Op::Lt, y, zero)));
     return Value::array(emit1(Op::Select, {broadcast(adjust, r.type().shape), r, bin(Op::Add, r, y)}), weak);
   }

@@ -97,7 +97,11 @@ std::vector<Ct> tanhVjp(RuleCtx &c) { return times(c, c.b.binary(Op::Sub, lit(c,
 std::vector<Ct> logisticVjp(RuleCtx &c) {
   return times(c, mul(c, out0(c), c.b.binary(Op::Sub, lit(c, 1), out0(c))));
 }
-std::vector<Ct> absVjp(RuleCtx &c) { return times(c, c.b.unary(Op::Sign, in(c, 0))); }
+// As JAX's abs JVP, select(x >= 0, g, -g): the derivative at 0 (and -0) is 1, not sign(0).
+std::vector<Ct> absVjp(RuleCtx &c) {
+  Var pos = c.b.binary(Op::Ge, in(c, 0), lit(c, 0));
+  return times(c, c.b.emit1(Op::Select, {pos, lit(c, -1), lit(c, 1)}));
+}
 std::vector<Ct> erfInvVjp(RuleCtx &c) {
   // d/dx erfinv(x) = sqrt(pi)/2 * exp(erfinv(x)^2)
   return times(c, mul(c, c.b.unary(Op::Exp, mul(c, out0(c), out0(c))), lit(c, std::sqrt(M_PI) / 2)));
