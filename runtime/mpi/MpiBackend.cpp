@@ -184,7 +184,8 @@ public:
     std::vector<Outcome> all(ranks_);
     std::vector<mpi::Request> reqs(1);
     a.Iallgather(&mine, sizeof mine, a.byte, all.data(), sizeof mine, a.byte, hostComm_, &reqs[0]);
-    mpi::waitAll(reqs, {"the end of a launch", "the other ranks"});
+    std::string what = "the end of " + comm_launch_;
+    mpi::waitAll(reqs, {what.c_str(), "the other ranks"});
     int winner = -1;
     for (int r = 0; r < ranks_; ++r)
       if (all[r].failed && (winner < 0 || all[r].device < all[winner].device)) winner = r;
@@ -197,7 +198,7 @@ public:
     message.resize(size_t(all[winner].length));
     reqs.assign(1, nullptr);
     a.Ibcast(message.data(), int(all[winner].length), a.byte, winner, hostComm_, &reqs[0]);
-    mpi::waitAll(reqs, {"the end of a launch", "rank " + std::to_string(winner)});
+    mpi::waitAll(reqs, {what.c_str(), "rank " + std::to_string(winner)});
     errors.clear();
     errors.recordFromDevice(message, all[winner].device);
     return false;
