@@ -167,7 +167,10 @@ int main(int argc, char **argv) {
       return 1;
     }
     rt::mpi::quietUnlessRankZero();
-    if (!traceFile.empty()) traceFile += ".rank" + std::to_string(rt::mpi::rank());
+    if (!traceFile.empty()) {
+      traceFile += ".rank" + std::to_string(rt::mpi::rank());
+      rt::trace::setRank(rt::mpi::rank());
+    }
   }
   if (!traceFile.empty()) {
     std::string err;

@@ -77,8 +77,9 @@ public:
 
   int deviceCount() const override { return ranks_ * perRank_; }
   std::string describe() const override {
-    return std::to_string(ranks_ * perRank_) + " CPU devices (" + std::to_string(ranks_) + " MPI processes of " +
-           std::to_string(perRank_) + " threads)";
+    return std::to_string(ranks_ * perRank_) + " CPU devices (" + std::to_string(ranks_) + " MPI process" +
+           (ranks_ == 1 ? "" : "es") + " of " + std::to_string(perRank_) + " thread" + (perRank_ == 1 ? "" : "s") +
+           ")";
   }
   Device &device(int index) override {
     int local = index - rank_ * perRank_;

@@ -44,12 +44,13 @@ programs() {
     for g in collectives all_to_all bool_reductions random_maps pmap_loop_grad pmap_deep empty_axes shapes; do
       names+=("golden/$g")
     done
-    names+=(mpi/spanning)
+    names+=(mpi/spanning mpi/inplace)
   fi
   local n=0
   for name in "${names[@]}"; do
     local dir="$root/tests/${name%%/*}" file="${name#*/}.spmd" extra=()
     [ "$name" = mpi/spanning ] && extra=($(spanargs $N))
+    [ "$name" = spec/random_matmul ] && extra=(--arg rows=500 --arg cols=600)  # as its .check
     (cd "$dir" && timeout 300 "$bin" --devices cpu:$N "${extra[@]}" "$file" >"$tmp/ref.out" 2>"$tmp/ref.err"); local r1=$?
     (cd "$dir" && timeout 300 "${mpi[@]}" -np $P "$bin" --devices cpu:$K "${extra[@]}" "$file" >"$tmp/got.out" 2>"$tmp/got.err"); local r2=$?
     n=$((n + 1))

@@ -5,7 +5,7 @@
 # programs runs at the other seven (P, K). Then the faults and --stats. Skipped (77)
 # without mpirun.
 set(MPI_CHECK ${CMAKE_SOURCE_DIR}/tests/mpi/check.sh)
-set(MPI_CORE mpi/spanning golden/collectives golden/all_to_all golden/bool_reductions
+set(MPI_CORE mpi/spanning mpi/inplace golden/collectives golden/all_to_all golden/bool_reductions
              golden/pmap_loop_grad spec/normalize)
 foreach(pk "4;2" "2;3")
   list(GET pk 0 P)
