@@ -7,6 +7,7 @@
 
 #include "Runtime.h"
 #include "Trace.h"
+#include "mpi/Mpi.h"
 
 #include <CLI/CLI.hpp>
 
@@ -14,6 +15,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <sstream>
 #include <thread>
@@ -40,6 +42,9 @@ int main(int argc, char **argv) {
                                         "($SPMDRUN_CACHE_DIR, else ~/.cache/spmdrun), and leave nothing there");
   app.add_flag("--stats", cfg.stats, "after the run, print compile and run times and the bytes moved");
   app.add_option("--trace", traceFile, "write a Chrome trace-event JSON of the run to FILE (open it in Perfetto)");
+  double collectiveTimeout = 60;
+  app.add_option("--collective-timeout", collectiveTimeout, "under mpirun: seconds a rank waits for another (in a collective, at the end of a launch, for a host read) before every rank stops with an error (default 60)")
+      ->check(CLI::PositiveNumber);
   app.add_option("-O", cfg.optLevel, "LLVM optimisation level 0..3 (default 2)")->check(CLI::Range(0, 3));
   try {
     app.parse(argc, argv);
@@ -75,9 +80,18 @@ int main(int argc, char **argv) {
     }
     cfg.args[a.substr(0, eq)] = a.substr(eq + 1);
   }
+  // Under an MPI launcher every rank runs this program (docs/scaling.md); a plain run
+  // loads nothing of MPI.
+  bool distributed = rt::mpi::launchedByMpi();
+  if (distributed && (file.empty() || file == "-")) {
+    std::cerr << "spmdrun: under mpirun, give the script as a file (" << (file.empty() ? "the REPL runs in one process" : "mpirun passes standard input to rank 0 only") << ")\n";
+    return 2;
+  }
   rt::DeviceSpec spec;
   try {
-    if (cfg.devices.empty()) {
+    if (cfg.devices.empty() && distributed) {
+      spec = rt::parseDeviceSpec("cpu");
+    } else if (cfg.devices.empty()) {
       // The default: the GPUs when any is usable (spec section 10), else every hardware thread.
       std::string why;
       bool repl = file.empty();
@@ -124,6 +138,42 @@ int main(int argc, char **argv) {
     }
     text = ss.str();
   }
+  // MPI from here on: every return below finalizes it.
+  struct MpiGuard {
+    ~MpiGuard() { rt::mpi::finalize(); }
+  } mpiGuard;
+  if (distributed) {
+    try {
+      rt::mpi::init(collectiveTimeout);
+    } catch (const std::exception &e) {
+      std::cerr << "error: " << e.what() << "\n";
+      return 1;
+    }
+    // Every rank must run the same program the same way; say what differs, then stop.
+    if (spec.kind == "cpu" && spec.count == 0) spec.count = rt::defaultCpuDevices();
+    std::string argList;
+    for (auto &[k, v] : cfg.args) argList += (argList.empty() ? "" : " ") + k + "=" + v;
+    std::string opts = std::string(cfg.splitKernels ? "--split-kernels " : "") + (cfg.stats ? "--stats " : "") +
+                       (cfg.noRun ? "--no-run " : "") + "-O" + std::to_string(cfg.optLevel) + " --dump=" + dumps +
+                       " --dump-after=" + dumpAfter + (traceFile.empty() ? "" : " --trace");
+    std::string mismatch = rt::mpi::checkSameStart({
+        {"the script", file + " (" + std::to_string(text.size()) + " bytes, hash " +
+                           std::to_string(std::hash<std::string>{}(text)) + ")"},
+        {"--devices", spec.kind + ":" + std::to_string(spec.count)},
+        {"--arg", argList},
+        {"the other options", opts},
+        {"--collective-timeout", std::to_string(collectiveTimeout)},
+    });
+    if (!mismatch.empty()) {
+      if (rt::mpi::rank() == 0) std::cerr << "error: " << mismatch << "\n";
+      return 1;
+    }
+    rt::mpi::quietUnlessRankZero();
+    if (!traceFile.empty()) {
+      traceFile += ".rank" + std::to_string(rt::mpi::rank());
+      rt::trace::setRank(rt::mpi::rank());
+    }
+  }
   if (!traceFile.empty()) {
     std::string err;
     if (!rt::trace::start(traceFile, &err)) {
@@ -143,7 +193,8 @@ int main(int argc, char **argv) {
     }
     cfg.deviceCount = cfg.host->deviceCount();
   } else {
-    cfg.deviceCount = spec.count > 0 ? spec.count
+    cfg.deviceCount = distributed ? rt::mpi::size() * spec.count
+                      : spec.count > 0 ? spec.count
                       : spec.kind == "cuda" ? 1
                                             : int(std::max(1u, std::thread::hardware_concurrency()));
   }

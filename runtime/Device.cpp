@@ -107,6 +107,11 @@ std::string ErrorState::message() const {
   return message_;
 }
 
+int64_t ErrorState::device() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return device_;
+}
+
 void ErrorState::clear() {
   std::lock_guard<std::mutex> lock(mu_);
   failed_ = false;

@@ -81,6 +81,8 @@ public:
   bool recordFromDevice(const std::string &message, int64_t device);
   bool failed() const;
   std::string message() const;
+  /// The device whose error is recorded, or -1 when it is the host's (or none).
+  int64_t device() const;
   void clear();
 
 private:
@@ -202,6 +204,27 @@ public:
   /// Releases dst's range, then gives it the same shards as src's range (shared: device
   /// buffers are never written after the launch that produced them, so sharing is safe).
   virtual void alias(void *dst, const void *src, int64_t bytes) {}
+
+  // Runs over several processes (MPI, mpi/MpiBackend.cpp), where every process runs the
+  // host program and a launch's devices are spread over the processes. One process
+  // ignores these.
+
+  /// Called by spmd_launch on the host thread once `works` (one per device of the mesh,
+  /// in flat order) are laid out, before any device starts. False (with `why`) fails
+  /// the launch.
+  virtual bool beginLaunch(const char *name, const Mesh &mesh, const std::vector<DeviceWork> &works,
+                           ErrorState &errors, std::string &why) {
+    return true;
+  }
+  /// Called when every device of this process has finished the launch; `ok` is this
+  /// process's outcome. Returns the launch's outcome over all processes, leaving the same
+  /// first error in `errors` on every process when it failed.
+  virtual bool endLaunch(bool ok, ErrorState &errors) { return ok; }
+  /// Sums each value over the processes (for --stats); every process calls it alike.
+  virtual void sumAcrossProcesses(std::vector<int64_t> &values) {}
+  /// More lines for --stats (bytes moved per collective within and across processes);
+  /// every process calls it alike.
+  virtual std::string extraStats() { return ""; }
 };
 
 /// The CPU backend: `count` devices, one persistent thread each (cpu/CpuDevice.cpp).

@@ -123,10 +123,15 @@ int32_t launch(spmd_host *h, const spmd_launch_desc &d) {
     span.emplace(std::string("launch ") + (d.name ? d.name : "kernel"), "launch", trace::kHostPid, 0,
                  "\"devices\":" + std::to_string(mesh.size));
   trace::setCurrentLaunch(d.name);
+  {
+    std::string why;
+    if (!be.beginLaunch(d.name, mesh, h->works, h->errors, why)) return badLaunch(h, d, why);
+  }
   be.communicator().begin(mesh);
   for (int64_t i = 0; i < mesh.size; ++i) be.device(int(i)).start(h->works[i], &h->contexts[i]);
   bool ok = true;
   for (int64_t i = 0; i < mesh.size; ++i) ok &= be.device(int(i)).wait();
+  ok = be.endLaunch(ok, h->errors);  // over all processes (MPI)
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   int64_t collective = 0;

@@ -7,6 +7,8 @@
 #include <cstring>
 #include "HostState.h"
 #include "Trace.h"
+#include "mpi/Mpi.h"
+#include "mpi/MpiBackend.h"
 
 #include <algorithm>
 #include <functional>
@@ -42,6 +44,12 @@ DeviceSpec parseDeviceSpec(const std::string &s) {
   return spec;
 }
 
+int defaultCpuDevices() {
+  // Under mpirun the ranks on one machine share its hardware threads.
+  int n = static_cast<int>(std::thread::hardware_concurrency()) / (mpi::active() ? mpi::localSize() : 1);
+  return n > 0 ? n : 1;
+}
+
 Host::Host() : state_(std::make_unique<spmd_host>()) {}
 
 Host::~Host() {
@@ -49,6 +57,8 @@ Host::~Host() {
 }
 
 std::unique_ptr<Host> Host::create(const DeviceSpec &spec) {
+  if (spec.kind == "cuda" && mpi::active())
+    throw std::runtime_error("GPUs across processes (NCCL) are not built yet; under mpirun use --devices cpu:N");
   if (spec.kind == "cuda") {
     std::string why;
     if (cudaDeviceCount(why) == 0)
@@ -67,11 +77,10 @@ std::unique_ptr<Host> Host::create(const DeviceSpec &spec) {
   }
   if (spec.kind != "cpu")
     throw std::runtime_error("unknown device kind '" + spec.kind + "'");
-  int n = spec.count > 0 ? spec.count : static_cast<int>(std::thread::hardware_concurrency());
-  n = n > 0 ? n : 1;
+  int n = spec.count > 0 ? spec.count : defaultCpuDevices();
   std::unique_ptr<Host> host(new Host());
   try {
-    host->state_->backend = makeCpuBackend(n);
+    host->state_->backend = mpi::active() ? makeMpiBackend(n) : makeCpuBackend(n);
   } catch (const std::system_error &e) {
     throw std::runtime_error("cannot start " + std::to_string(n) + " CPU device threads (" +
                              e.what() + ")");
@@ -157,7 +166,13 @@ static std::string humanBytes(int64_t b) {
 }
 
 std::string Host::formatStats() const {
-  const Stats &s = state_->stats;
+  // Under mpirun each process counted its own devices' collectives: sum them.
+  Stats s = state_->stats;
+  std::vector<int64_t> sums{s.collective_bytes};
+  for (const LaunchStats &l : s.launches) sums.push_back(l.collective_bytes);
+  state_->backend->sumAcrossProcesses(sums);
+  s.collective_bytes = sums[0];
+  for (size_t i = 0; i < s.launches.size(); ++i) s.launches[i].collective_bytes = sums[i + 1];
   std::ostringstream os;
   os << "devices: " << describe() << "\n";
   os << "host -> device: " << humanBytes(s.host_to_device_bytes)
@@ -184,6 +199,7 @@ std::string Host::formatStats() const {
     if (measured) os << std::setw(12) << std::max(l.device_seconds, 0.0) * 1e3;
     os << "\n";
   }
+  os << state_->backend->extraStats();
   return os.str();
 }
 

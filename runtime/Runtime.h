@@ -29,6 +29,10 @@ struct DeviceSpec {
 /// message naming the bad value.
 DeviceSpec parseDeviceSpec(const std::string &s);
 
+/// The number of CPU devices of `--devices cpu`: one per hardware thread, shared by the
+/// ranks of this machine under mpirun.
+int defaultCpuDevices();
+
 /// The number of usable CUDA GPUs on this machine; 0, with the reason in `why`, when
 /// there is none ("no NVIDIA driver: libcuda.so.1: ...", "cuInit failed: CUDA_ERROR_...", "the
 /// NVIDIA driver sees no GPU"). Cheap after the first call (which loads the driver), so

@@ -33,6 +33,7 @@ struct State {
   std::string path;
   std::chrono::steady_clock::time_point t0;
   std::string launch;
+  int rank = -1;  ///< under mpirun (setRank)
 };
 
 State &state() {
@@ -72,10 +73,12 @@ bool start(const std::string &path, std::string *error) {
   std::lock_guard<std::mutex> lock(s.mu);
   s.path = path;
   s.events.clear();
-  s.t0 = std::chrono::steady_clock::now();
+  s.t0 = s.rank >= 0 ? std::chrono::steady_clock::time_point() : std::chrono::steady_clock::now();
   s.on.store(true);
   return true;
 }
+
+void setRank(int rank) { state().rank = rank; }
 
 bool enabled() { return state().on.load(std::memory_order_relaxed); }
 
@@ -105,9 +108,13 @@ bool finish(std::string *error) {
     if (error) *error = "cannot write the trace file '" + s.path + "'";
     return false;
   }
+  // Under mpirun each rank's two processes get their own ids (setRank).
+  int offset = s.rank >= 0 ? 2 * s.rank : 0;
+  std::string prefix = s.rank >= 0 ? "rank " + std::to_string(s.rank) + " " : "";
+  for (auto &e : s.events) e.pid += offset;
   std::set<std::pair<int, int>> tracks;
   for (auto &e : s.events) tracks.insert({e.pid, e.tid});
-  tracks.insert({kHostPid, 0});
+  tracks.insert({kHostPid + offset, 0});
   out << "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n";
   bool first = true;
   auto sep = [&] { out << (first ? "" : ",\n"); first = false; };
@@ -116,12 +123,12 @@ bool finish(std::string *error) {
     if (pids.insert(pid).second) {
       sep();
       out << "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":" << pid << ",\"tid\":0,\"args\":{\"name\":"
-          << quote(pid == kHostPid ? "host" : "devices") << "}}";
+          << quote(prefix + (pid - offset == kHostPid ? "host" : "devices")) << "}}";
       sep();
       out << "{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":" << pid
           << ",\"tid\":0,\"args\":{\"sort_index\":" << pid << "}}";
     }
-    std::string tname = pid == kHostPid ? (tid == 0 ? "main thread" : "host " + std::to_string(tid))
+    std::string tname = pid - offset == kHostPid ? (tid == 0 ? "main thread" : "host " + std::to_string(tid))
                                         : "device " + std::to_string(tid);
     sep();
     out << "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":" << pid << ",\"tid\":" << tid

@@ -21,6 +21,12 @@ constexpr int kDevicePid = 1;  ///< the devices: tid i is device i
 /// file at once, so that a path that cannot be written fails here, before the run:
 /// returns false (with `error` set, recording off) then.
 bool start(const std::string &path, std::string *error = nullptr);
+/// Under mpirun: this process is rank `rank`. Its tracks become processes 2*rank (host)
+/// and 2*rank+1 (devices), named "rank R host" and "rank R devices", and times count from
+/// the machine's monotonic clock origin rather than from start(), so that the ranks'
+/// files concatenate into one trace whose processes line up side by side (exactly on one
+/// machine). Call it before start().
+void setRank(int rank);
 /// Whether recording is on.
 bool enabled();
 /// Microseconds since start().
