@@ -6,6 +6,7 @@
 // GPUs (--dump=ptx; the NVPTX back end runs, nothing is loaded). The LLVM verifier checks
 // each module (codegen/Jit.cpp). Nothing is JIT compiled or run. See tests/fuzz/README.md.
 #include "FuzzCommon.h"
+#include "FuzzMutator.h"
 #include "codegen/Codegen.h"
 
 #include <cstddef>

@@ -4,6 +4,7 @@
 // type checks and static evaluation, the IR verifier and the vmap pass; plus the AST dump
 // and the IR printer (--dump=ast,ir). See tests/fuzz/README.md.
 #include "FuzzCommon.h"
+#include "FuzzMutator.h"
 
 #include <cstddef>
 #include <cstdint>
