@@ -157,6 +157,12 @@ ValueP Lowering::toArray(ValueP v, SrcRange loc) {
     // A list with run-time elements: stack them (jnp.array([...])).
     std::vector<ValueP> elems;
     for (auto &e : v->elems) elems.push_back(toArray(e, loc));
+    // jnp.array rejects ragged lists; unify() would broadcast (and keep scalar literals
+    // scalar, which Concatenate cannot take).
+    for (auto &e : elems)
+      if (e->type().shape != elems[0]->type().shape)
+        userError(loc, "this list is not a rectangular array: it holds a " + elems[0]->type().str() + " and a " +
+                           e->type().str());
     DType d;
     bool weak;
     auto atoms = unify(elems, loc, &d, &weak, "array literal");
