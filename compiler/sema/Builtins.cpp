@@ -167,7 +167,8 @@ Atom staticIntAs(Lowering &L, int64_t i, DType d, SrcRange loc) {
   if (!fits)
     userError(loc, "the integer " + std::to_string(i) + " does not fit in " + ir::name(d),
               {{SrcRange{}, "as in JAX, where converting it raises OverflowError"}});
-  return L.b().lit(d, d == DType::Bool ? double(i != 0) : double(i));
+  // An f32 literal holds the f32 value (2^24 + 1 rounds to 2^24), as jnp.float32(i).
+  return L.b().lit(d, d == DType::Bool ? double(i != 0) : d == DType::F32 ? double(float(i)) : double(i));
 }
 
 bool boolArg(Lowering &L, const ArgV &a, bool dflt) {
