@@ -443,7 +443,16 @@ ValueP Lowering::binary(BinOp op, ValueP a, ValueP bv, SrcRange loc) {
   case BinOp::Sub: return Value::array(bin(Op::Sub, x, y), weak);
   case BinOp::Mul: return Value::array(bin(Op::Mul, x, y), weak);
   case BinOp::Div:
-    if (!ir::isFloat(d)) { x = castTo(x, DType::F32); y = castTo(y, DType::F32); }
+    if (!ir::isFloat(d)) {
+      // As jnp.true_divide: each operand goes straight to f32 (a weak -1 beside a u32
+      // array is -1.0, not 4294967295.0), then the two are broadcast.
+      bool w2;
+      auto fs = unify({Value::array(castTo(toAtom(a, loc), DType::F32), true),
+                       Value::array(castTo(toAtom(bv, loc), DType::F32), true)},
+                      loc, &d, &w2, what.c_str());
+      x = fs[0];
+      y = fs[1];
+    }
     return Value::array(bin(Op::Div, x, y), weak);
   case BinOp::FloorDiv: {
     if (ir::isFloat(d)) {
