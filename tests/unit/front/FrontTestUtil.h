@@ -154,6 +154,31 @@ inline std::string sexpr(const ast::Expr &e) {
     if (m->outAlong) s += " -> " + sexpr(*m->outAlong);
     return s + " " + sexpr(*m->body) + ")";
   }
+  case ExprKind::ShardMap: {
+    auto *m = e.as<ShardMapExpr>();
+    auto spec = [](const PartitionSpec &ps) {
+      std::string s = "[";
+      for (size_t k = 0; k < ps.dims.size(); ++k) {
+        s += k ? " " : "";
+        auto &a = ps.dims[k].axes;
+        if (a.empty()) s += "_";
+        else if (a.size() == 1) s += a[0].name;
+        else {
+          s += "(";
+          for (size_t j = 0; j < a.size(); ++j) s += (j ? " " : "") + a[j].name;
+          s += ")";
+        }
+      }
+      return s + "]";
+    };
+    std::string s = "(shard_map (";
+    for (size_t k = 0; k < m->mesh.size(); ++k) s += (k ? " " : "") + m->mesh[k].name.name + "=" + sexpr(*m->mesh[k].size);
+    s += ")";
+    for (auto &b : m->bindings) s += " (" + sexprPattern(b.pattern) + " in " + sexpr(*b.source) + " " + spec(b.spec) + ")";
+    s += " ->";
+    for (auto &o : m->outSpecs) s += " " + spec(o);
+    return s + " " + sexpr(*m->body) + ")";
+  }
   }
   return "?";
 }
