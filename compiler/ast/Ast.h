@@ -163,6 +163,8 @@ struct PartitionSpec {
   std::vector<SpecEntry> dims;
   SrcRange loc;
 };
+/// `[rows, (rows, cols), _]`, as written (AstDump.cpp).
+std::string specText(const PartitionSpec &s);
 /// One input of a shard_map: `PATTERN in EXPR [SPEC]`.
 struct ShardBinding {
   Pattern pattern;

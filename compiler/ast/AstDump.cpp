@@ -216,34 +216,18 @@ private:
     }
   }
 
-  static std::string spec(const PartitionSpec &s) {
-    std::string out = "[";
-    for (size_t k = 0; k < s.dims.size(); ++k) {
-      auto &a = s.dims[k].axes;
-      out += k ? ", " : "";
-      if (a.empty()) out += "_";
-      else if (a.size() == 1) out += a[0].name;
-      else {
-        out += "(";
-        for (size_t j = 0; j < a.size(); ++j) out += (j ? ", " : "") + a[j].name;
-        out += ")";
-      }
-    }
-    return out + "]";
-  }
-
   void shardMap(const ShardMapExpr &m, int d, const std::string &label) {
     std::string head = "ShardMap mesh=(";
     for (size_t k = 0; k < m.mesh.size(); ++k) head += (k ? ", " : "") + m.mesh[k].name.name;
     line(d, label, head + ")", m.loc);
     for (auto &a : m.mesh) expr(*a.size, d + 1, a.name.name + "=");
     for (auto &b : m.bindings) {
-      line(d + 1, "", "Binding spec=" + spec(b.spec), SrcRange{});
+      line(d + 1, "", "Binding spec=" + specText(b.spec), SrcRange{});
       pattern(b.pattern, d + 2);
       expr(*b.source, d + 2);
     }
     std::string out;
-    for (auto &s : m.outSpecs) out += (out.empty() ? "" : ", ") + spec(s);
+    for (auto &s : m.outSpecs) out += (out.empty() ? "" : ", ") + specText(s);
     line(d + 1, "", "Out " + (m.outTuple ? "(" + out + ")" : out), m.outLoc);
     expr(*m.body, d + 1);
   }
@@ -266,5 +250,21 @@ private:
 } // namespace
 
 std::string dumpAst(const Program &p) { return Dumper().run(p); }
+
+std::string specText(const PartitionSpec &s) {
+  std::string out = "[";
+  for (size_t k = 0; k < s.dims.size(); ++k) {
+    auto &a = s.dims[k].axes;
+    out += k ? ", " : "";
+    if (a.empty()) out += "_";
+    else if (a.size() == 1) out += a[0].name;
+    else {
+      out += "(";
+      for (size_t j = 0; j < a.size(); ++j) out += (j ? ", " : "") + a[j].name;
+      out += ")";
+    }
+  }
+  return out + "]";
+}
 
 } // namespace spmd::ast

@@ -56,18 +56,6 @@ void unite(Vary &into, const Vary &from) {
 
 std::string entries(size_t n) { return std::to_string(n) + (n == 1 ? " entry" : " entries"); }
 
-std::string specText(const PartitionSpec &s) {
-  std::string out = "[";
-  for (size_t k = 0; k < s.dims.size(); ++k) {
-    auto &a = s.dims[k].axes;
-    out += k ? ", " : "";
-    if (a.empty()) out += "_";
-    for (size_t j = 0; j < a.size(); ++j) out += (a.size() > 1 && j == 0 ? "(" : j ? ", " : "") + a[j].name;
-    if (a.size() > 1) out += ")";
-  }
-  return out + "]";
-}
-
 /// Note [Replication checking]: the mesh axes each variable of a body varies along.
 class VaryAnalysis {
 public:
@@ -233,7 +221,6 @@ ValueP Lowering::shardMapExpr(const ShardMapExpr &s) {
       userError(bd.source->loc, "a shard_map input is one array, with one partition spec");
     ValueP a = v->kind == Value::Array ? v : toArray(v, bd.source->loc);
     ir::Type t = a->type();
-    rejectKeys(*a, bd.source->loc, "shard_map");
     auto dims = resolve(bd.spec);
     if (int64_t(dims.size()) != t.rank())
       userError(bd.spec.loc, "the partition spec " + specText(bd.spec) + " has " + entries(dims.size()) + ", but the input is " + t.str() + " (rank " + std::to_string(t.rank()) +
