@@ -53,7 +53,7 @@ std::optional<sema::LoweredInput> ReplSession::lower(const std::string &text, co
   std::vector<Diagnostic> errs;
   programs_.push_back(parseProgram(sm_, file, errs));
   ast::Program &prog = programs_.back();
-  if (errs.empty()) sema::checkAxes(prog, errs);
+  if (errs.empty()) sema::checkAxes(prog, errs, &meshNames_);
   if (!errs.empty()) {
     std::cout << std::flush;
     for (auto &e : errs) diags_.report(e);
@@ -207,7 +207,7 @@ std::string ReplSession::typeText(const sema::Value &v, const ir::Jaxpr &main) c
   using sema::Value;
   switch (v.kind) {
   case Value::Array: {
-    std::string l = layoutOf(v.atom.isLit ? -1 : v.atom.var.id, &main);
+    std::string l = v.sharding.empty() ? layoutOf(v.atom.isLit ? -1 : v.atom.var.id, &main) : v.sharding;
     return v.type().str() + (l.empty() ? "" : " " + l);
   }
   case Value::Tuple: {
@@ -226,6 +226,12 @@ std::string ReplSession::typeText(const sema::Value &v, const ir::Jaxpr &main) c
     }
     s += "(";
     for (size_t k = 0; k < v.lambda->params.size(); ++k) s += (k ? ", " : "") + v.lambda->params[k].name.name;
+    return s + ")";
+  }
+  case Value::Mesh: {
+    std::string s = "mesh(";
+    for (size_t k = 0; k < v.meshAxes.size(); ++k)
+      s += (k ? ", " : "") + v.meshAxes[k].name + "=" + std::to_string(v.meshSizes[k]);
     return s + ")";
   }
   default: return sema::describe(v);

@@ -11,6 +11,7 @@
 #include "Driver.h"
 
 #include "codegen/Codegen.h"
+#include "sema/AxisCheck.h"
 #include "sema/Session.h"
 #include "Runtime.h"
 
@@ -62,6 +63,7 @@ private:
   SourceManager sm_;
   DiagEngine diags_;
   std::deque<ast::Program> programs_;  ///< every input's AST: closures point into them
+  sema::MeshNames meshNames_;          ///< meshes bound by earlier inputs, for the axis check
   std::unique_ptr<rt::Host> host_;
   std::unique_ptr<sema::Session> session_;
   std::unique_ptr<codegen::Jit> jit_;

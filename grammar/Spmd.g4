@@ -93,7 +93,7 @@ primary
   | ifExpr                                                         # ifExpression
   | (PMAP NAME | VMAP NAME?) LPAREN mapBinding (COMMA mapBinding)* COMMA? RPAREN
     (ARROW ALONG expr)? block                                      # mapExpr
-  | SHARD_MAP LPAREN meshAxis (COMMA meshAxis)* COMMA? RPAREN
+  | SHARD_MAP (LPAREN meshAxis (COMMA meshAxis)* COMMA? RPAREN | NAME)
     LPAREN mapBinding (COMMA mapBinding)* COMMA? RPAREN ARROW expr block  # shardMapExpr
   ;
 

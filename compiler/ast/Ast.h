@@ -177,10 +177,12 @@ struct MeshAxis {
   ExprP size;
 };
 /// `shard_map (AXIS=N, ...) (PATTERN in EXPR [SPEC], ...) -> [SPEC] { body }`; the
-/// result spec may be a tuple of specs, one per element of the body's tuple value.
+/// result spec may be a tuple of specs, one per element of the body's tuple value. The
+/// mesh may instead be a name bound by `let NAME = mesh(AXIS=N, ...)`: `shard_map NAME (...)`.
 struct ShardMapExpr : Expr {
   SPMD_EXPR(ShardMap)
-  std::vector<MeshAxis> mesh;
+  std::vector<MeshAxis> mesh;      ///< empty when `meshName` names the mesh
+  std::optional<Ident> meshName;
   std::vector<ShardBinding> bindings;
   std::vector<PartitionSpec> outSpecs;
   bool outTuple = false;           ///< `-> ([...], [...])`

@@ -420,6 +420,7 @@ private:
   ExprP shardMapExpr(P::ShardMapExprContext *c, const SrcRange &range) {
     auto m = node<ShardMapExpr>(at(c->SHARD_MAP()), range);
     for (auto *a : c->meshAxis()) m->mesh.push_back(MeshAxis{ident(a->NAME()), expr(a->expr())});
+    if (c->NAME()) m->meshName = ident(c->NAME());
     for (auto *b : c->mapBinding()) {
       ShardBinding binding;
       binding.pattern = pattern(b->pattern());

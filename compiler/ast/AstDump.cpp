@@ -217,9 +217,15 @@ private:
   }
 
   void shardMap(const ShardMapExpr &m, int d, const std::string &label) {
-    std::string head = "ShardMap mesh=(";
-    for (size_t k = 0; k < m.mesh.size(); ++k) head += (k ? ", " : "") + m.mesh[k].name.name;
-    line(d, label, head + ")", m.loc);
+    std::string head = "ShardMap mesh=";
+    if (m.meshName) {
+      head += m.meshName->name;
+    } else {
+      head += "(";
+      for (size_t k = 0; k < m.mesh.size(); ++k) head += (k ? ", " : "") + m.mesh[k].name.name;
+      head += ")";
+    }
+    line(d, label, head, m.loc);
     for (auto &a : m.mesh) expr(*a.size, d + 1, a.name.name + "=");
     for (auto &b : m.bindings) {
       line(d + 1, "", "Binding spec=" + specText(b.spec), SrcRange{});

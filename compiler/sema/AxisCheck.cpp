@@ -5,6 +5,7 @@
 #include "sema/AxisCheck.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace spmd::sema {
 using namespace ast;
@@ -23,13 +24,49 @@ class Checker {
 public:
   explicit Checker(std::vector<Diagnostic> &errors) : errors_(errors) {}
 
-  void program(const Program &p) {
+  void program(const Program &p, MeshNames *top) {
+    if (top) meshes_ = top->bound;
     for (auto &s : p.stmts) stmt(*s);
+    if (top) top->bound = std::move(meshes_);
   }
 
 private:
   std::vector<Diagnostic> &errors_;
   std::vector<Ident> scope_;  // axis binders in scope, outermost first
+  MeshNames::Bound meshes_;   // meshes bound by `let`, innermost last
+
+  /// The axes of the mesh `e` evaluates to, when it is a `mesh(...)` call or names one.
+  std::optional<std::vector<Ident>> meshOf(const Expr &e) const {
+    if (auto *c = e.as<CallExpr>()) {
+      auto *n = c->callee->as<NameExpr>();
+      if (!n || n->name != "mesh") return std::nullopt;
+      std::vector<Ident> axes;
+      for (auto &a : c->args)
+        if (a.keyword) axes.push_back(*a.keyword);
+      return axes;
+    }
+    if (auto *n = e.as<NameExpr>()) return lookupMesh(n->name);
+    return std::nullopt;
+  }
+  std::optional<std::vector<Ident>> lookupMesh(const std::string &name) const {
+    for (auto it = meshes_.rbegin(); it != meshes_.rend(); ++it)
+      if (it->first == name) {
+        if (it->second.empty()) return std::nullopt;
+        return it->second;
+      }
+    return std::nullopt;
+  }
+  /// Records what a `let` binds: a mesh, or (hiding any outer mesh) something else.
+  void bindNames(const Pattern &p, const Expr *value) {
+    if (p.kind == Pattern::Tuple) {
+      for (auto &e : p.elems) bindNames(e, nullptr);
+      return;
+    }
+    if (p.kind != Pattern::Name) return;
+    auto axes = value ? meshOf(*value) : std::nullopt;
+    bool known = std::any_of(meshes_.begin(), meshes_.end(), [&](auto &m) { return m.first == p.name.name; });
+    if (axes || known) meshes_.push_back({p.name.name, axes ? *axes : std::vector<Ident>{}});
+  }
 
   void error(SrcRange loc, std::string msg, std::vector<std::pair<SrcRange, std::string>> notes = {}) {
     Diagnostic d;
@@ -83,14 +120,28 @@ private:
 
   void stmt(const Stmt &s) {
     switch (s.kind) {
-    case StmtKind::Let: return expr(*s.as<LetStmt>()->value);
-    case StmtKind::Var: return expr(*s.as<VarStmt>()->value);
+    case StmtKind::Let: {
+      auto *l = s.as<LetStmt>();
+      expr(*l->value);
+      return bindNames(l->pattern, l->value.get());
+    }
+    case StmtKind::Var: {
+      auto *v = s.as<VarStmt>();
+      expr(*v->value);
+      Pattern p;
+      p.name = v->name;
+      return bindNames(p, v->value.get());
+    }
     case StmtKind::Assign: return expr(*s.as<AssignStmt>()->value);
     case StmtKind::Fn: return expr(*s.as<FnStmt>()->fn);
     case StmtKind::For: {
       auto *f = s.as<ForStmt>();
       expr(*f->iter);
-      return expr(*f->body);
+      size_t meshMark = meshes_.size();
+      bindNames(f->var, nullptr);
+      expr(*f->body);
+      meshes_.resize(meshMark);
+      return;
     }
     case StmtKind::Expr: return expr(*s.as<ExprStmt>()->expr);
     }
@@ -150,15 +201,24 @@ private:
       return;
     case ExprKind::Lambda: {
       auto *l = e.as<LambdaExpr>();
-      size_t mark = scope_.size();
+      size_t mark = scope_.size(), meshMark = meshes_.size();
       for (auto &a : l->axisParams) bind(a);
+      for (auto &p : l->params) {  // a parameter hides a mesh of the same name
+        Pattern name;
+        name.name = p.name;
+        bindNames(name, nullptr);
+      }
       expr(*l->body);
       scope_.resize(mark);
+      meshes_.resize(meshMark);
       return;
     }
-    case ExprKind::Block:
+    case ExprKind::Block: {
+      size_t mark = meshes_.size();
       for (auto &s : e.as<BlockExpr>()->stmts) stmt(*s);
+      meshes_.resize(mark);
       return;
+    }
     case ExprKind::If: {
       auto *i = e.as<IfExpr>();
       expr(*i->cond);
@@ -185,6 +245,16 @@ private:
       for (auto &b : m->bindings) expr(*b.source);
       size_t mark = scope_.size();
       for (auto &a : m->mesh) bind(a.name);
+      if (m->meshName) {
+        if (auto axes = lookupMesh(m->meshName->name)) {
+          for (auto &a : *axes) bind(a);
+        } else {
+          error(m->meshName->loc, "'" + m->meshName->name + "' does not name a mesh bound by `let` here",
+                {{SrcRange{}, "a shard_map's mesh is written in place, `shard_map (rows=4, cols=2) (...)`, or bound "
+                              "before it in an enclosing scope, `let " + m->meshName->name + " = mesh(rows=4, cols=2)`, "
+                              "so that its axis names are known where the body is written"}});
+        }
+      }
       expr(*m->body);
       scope_.resize(mark);
       return;
@@ -195,6 +265,8 @@ private:
 
 } // namespace
 
-void checkAxes(const Program &p, std::vector<Diagnostic> &errors) { Checker(errors).program(p); }
+void checkAxes(const Program &p, std::vector<Diagnostic> &errors, MeshNames *meshes) {
+  Checker(errors).program(p, meshes);
+}
 
 } // namespace spmd::sema

@@ -14,7 +14,17 @@ namespace spmd::sema {
 /// inner binder may not rebind a name already in scope. Axis names live in their own
 /// namespace, apart from variables. This pass checks all of it before any type checking
 /// and appends one diagnostic per problem to `errors`.
-void checkAxes(const ast::Program &p, std::vector<Diagnostic> &errors);
+///
+/// A shard_map may name its mesh, `shard_map m (...)`, bound earlier by
+/// `let m = mesh(rows=4, cols=2)`: the mesh's axes are then bound in its body. Meshes are
+/// tracked lexically here like axes (a later `let m = ...` of anything else hides one);
+/// `meshes`, when given, holds the top-level ones across calls (the REPL's entries).
+struct MeshNames {
+  /// Innermost last; an empty list marks a name that is bound, but not to a mesh.
+  using Bound = std::vector<std::pair<std::string, std::vector<ast::Ident>>>;
+  Bound bound;
+};
+void checkAxes(const ast::Program &p, std::vector<Diagnostic> &errors, MeshNames *meshes = nullptr);
 
 /// The builtin collectives and which of their positional arguments (or keyword) name
 /// axes: psum(x, axes) -> 1, axis_index(axis) -> 0, ... Returns -1 for other names.

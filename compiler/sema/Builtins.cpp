@@ -47,6 +47,7 @@ ir::Params reduceParams(std::vector<int64_t> axes) { return {{"axes", Param::int
 bool Lowering::isBuiltin(const std::string &name) { return table().count(name) != 0; }
 
 ValueP Lowering::builtin(const std::string &name, std::vector<ArgV> &args, const std::vector<AxisP> &axes, SrcRange loc) {
+  if (name == "mesh") return meshBuiltin(args, axes, loc);  // its keywords are the axis names (ShardMap.cpp)
   const BuiltinDef &def = table().at(name);
   bool variadic = !def.params.empty() && def.params.back() == "*";
   size_t np = def.params.size() - (variadic ? 1 : 0);
@@ -464,6 +465,12 @@ std::string pyRepr(const Value &v) {
   case Value::Bool: return v.i ? "True" : "False";
   case Value::Str: return "'" + v.s + "'";
   case Value::DTypeV: return v.fname;
+  case Value::Mesh: {  // as JAX prints a Mesh, less its axis types
+    std::string s = "Mesh(";
+    for (size_t k = 0; k < v.meshAxes.size(); ++k)
+      s += (k ? ", '" : "'") + v.meshAxes[k].name + "': " + std::to_string(v.meshSizes[k]);
+    return s + ")";
+  }
   case Value::Tuple: {
     std::string s = v.isList ? "[" : "(";
     for (size_t k = 0; k < v.elems.size(); ++k) s += (k ? ", " : "") + pyRepr(*v.elems[k]);
@@ -550,6 +557,9 @@ const std::map<std::string, BuiltinDef> &table() {
   static const std::map<std::string, BuiltinDef> t = [] {
     std::map<std::string, BuiltinDef> m;
     // -- creation --
+    // mesh(rows=4, cols=2): Lowering::builtin hands it to meshBuiltin before the table
+    // binds arguments, since its keywords are the axis names; listed for isBuiltin.
+    m["mesh"] = {{"*"}, 0, nullptr};
     m["zeros"] = {{"shape", "dtype"}, 1, [](Lowering &L, Bound &a, auto &, SrcRange) {
                     return filled(L, a[0], 0, a.has(1) ? L.dtypeFrom(a[1].value, a[1].loc) : DType::F32); }};
     m["ones"] = {{"shape", "dtype"}, 1, [](Lowering &L, Bound &a, auto &, SrcRange) {

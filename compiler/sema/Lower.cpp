@@ -49,6 +49,7 @@ std::string describe(const Value &v) {
   case Value::Tuple: return (v.isList ? "list of " : "tuple of ") + std::to_string(v.elems.size());
   case Value::Func: return "function";
   case Value::Rendered: return "rendered string";
+  case Value::Mesh: return "mesh";
   }
   return "?";
 }

@@ -82,6 +82,7 @@ public:
   ValueP callClosure(const Value &f, std::vector<ArgV> args, const std::vector<AxisP> &axes, SrcRange loc);
   ValueP mapExpr(const ast::MapExpr &m);
   ValueP shardMapExpr(const ast::ShardMapExpr &s);  ///< ShardMap.cpp
+  ValueP meshBuiltin(const std::vector<ArgV> &args, const std::vector<AxisP> &axes, SrcRange loc);  ///< ShardMap.cpp
   ValueP ifExpr(const ast::IfExpr &e);
   void forStmt(const ast::ForStmt &f);
   AxisP axis(const std::string &name, SrcRange loc);

@@ -162,24 +162,71 @@ private:
 
 } // namespace
 
+namespace {
+/// a * b for positive sizes, at most 2^62 (a count of devices that no machine has).
+int64_t saturatingMul(int64_t a, int64_t b) {
+  const int64_t cap = int64_t(1) << 62;
+  return a > cap / b ? cap : std::min(cap, a * b);
+}
+
+/// A mesh's axes, checked: sizes at least 1, no name twice.
+ValueP makeMesh(std::vector<std::pair<ast::Ident, std::pair<int64_t, SrcRange>>> axes) {
+  auto v = std::make_shared<Value>();
+  v->kind = Value::Mesh;
+  for (auto &[name, size] : axes) {
+    if (size.first <= 0)
+      userError(size.second, "a mesh axis needs at least one device, not " + std::to_string(size.first));
+    for (auto &m : v->meshAxes)
+      if (m.name == name.name)
+        userError(name.loc, "mesh axis '" + name.name + "' is named twice", {{m.loc, "first named here"}});
+    v->meshAxes.push_back(name);
+    v->meshSizes.push_back(size.first);
+  }
+  return v;
+}
+} // namespace
+
+ValueP Lowering::meshBuiltin(const std::vector<ArgV> &args, const std::vector<AxisP> &axes, SrcRange loc) {
+  if (!axes.empty()) userError(loc, "mesh() takes no axis arguments in [ ]");
+  if (args.empty())
+    userError(loc, "mesh() needs at least one axis: `mesh(rows=4, cols=2)`");
+  std::vector<std::pair<ast::Ident, std::pair<int64_t, SrcRange>>> mesh;
+  for (auto &a : args) {
+    if (a.keyword.empty())
+      userError(a.loc, "mesh() takes its axes as NAME=SIZE, as in `mesh(rows=4, cols=2)`");
+    mesh.push_back({ast::Ident{a.keyword, a.keywordLoc}, {staticInt(a.value, a.loc, "a mesh axis size"), a.loc}});
+  }
+  return makeMesh(std::move(mesh));
+}
+
 ValueP Lowering::shardMapExpr(const ShardMapExpr &s) {
-  // ---- the mesh ----
+  // ---- the mesh: written in place, or a mesh value bound by name ----
+  ValueP meshValue;
+  if (s.meshName) {
+    Scope::Binding *b = scope->lookup(s.meshName->name);
+    if (!b) userError(s.meshName->loc, "'" + s.meshName->name + "' is not defined");
+    if (b->value->kind != Value::Mesh)
+      userError(s.meshName->loc, "shard_map needs a mesh, but '" + s.meshName->name + "' is " + describe(*b->value),
+                {{SrcRange{}, "bind one with `let " + s.meshName->name + " = mesh(rows=4, cols=2)`"}});
+    meshValue = b->value;
+  } else {
+    std::vector<std::pair<ast::Ident, std::pair<int64_t, SrcRange>>> axes;
+    for (auto &a : s.mesh) axes.push_back({a.name, {staticInt(expr(*a.size), a.size->loc, "a mesh axis size"), a.size->loc}});
+    meshValue = makeMesh(std::move(axes));
+  }
   std::vector<MeshAx> mesh;
   int64_t devices = 1;
-  for (auto &a : s.mesh) {
-    int64_t n = staticInt(expr(*a.size), a.size->loc, "a mesh axis size");
-    if (n <= 0) userError(a.size->loc, "a mesh axis needs at least one device, not " + std::to_string(n));
-    for (auto &m : mesh)
-      if (m.name == a.name.name) userError(a.name.loc, "mesh axis '" + a.name.name + "' is named twice");
-    mesh.push_back({a.name.name, n});
-    devices = devices > opts.deviceCount ? devices : devices * n;
+  for (size_t k = 0; k < meshValue->meshAxes.size(); ++k) {
+    int64_t n = meshValue->meshSizes[k];
+    mesh.push_back({meshValue->meshAxes[k].name, n});
+    devices = saturatingMul(devices, n);
   }
   std::string meshText = "(";
   for (size_t k = 0; k < mesh.size(); ++k)
     meshText += (k ? ", " : "") + mesh[k].name + "=" + std::to_string(mesh[k].size);
   meshText += ")";
   int64_t need = devices;
-  for (auto &a : pmapStack) need = need > opts.deviceCount ? need : need * a->size;
+  for (auto &a : pmapStack) need = saturatingMul(need, a->size);
   if (need > opts.deviceCount)
     userError(s.loc, "shard_map over mesh " + meshText + " needs " + std::to_string(need) + " devices, but only " +
                          std::to_string(opts.deviceCount) + " are available",
@@ -465,7 +512,16 @@ ValueP Lowering::shardMapExpr(const ShardMapExpr &s) {
     for (size_t k = 0; k < perm.size(); ++k) identity &= perm[k] == int64_t(k);
     if (!identity) x = emit1(Op::Transpose, {x}, transposeParams(perm));
     if (merged != kept) x = emit1(Op::Reshape, {x}, reshapeParams(merged));
-    placed.push_back(Value::array(x, outLeaves[r]->weak));
+    auto v = std::make_shared<Value>(*Value::array(x, outLeaves[r]->weak));
+    int64_t over = 1;
+    for (size_t k = 0; k < mesh.size(); ++k)
+      if (named[k]) over *= mesh[k].size;
+    std::string meshAxes;
+    for (size_t k = 0; k < mesh.size(); ++k)
+      meshAxes += (k ? ", " : "") + mesh[k].name + "=" + std::to_string(mesh[k].size);
+    v->sharding = (over == 1 ? std::string("replicated") : "sharded over " + std::to_string(over) + " devices") +
+                  " as " + specText(spec) + " (mesh " + meshAxes + ")";
+    placed.push_back(v);
   }
   return s.outTuple ? Value::tuple(placed) : placed[0];
 }

@@ -41,10 +41,14 @@ struct Value {
     Tuple,    ///< a tuple `(a, b)`; `isList` for a static list `[1, 2]`
     Func,     ///< a closure, a builtin, or grad/value_and_grad of a function
     Rendered, ///< render(b, on, off): printable only
+    Mesh,     ///< mesh(rows=4, cols=2): the axes of a shard_map, static
   } kind = Tuple;
 
   ir::Atom atom;
   bool weak = false;
+  /// A shard_map's result: its placement, "sharded over 8 devices as [rows, _] (mesh
+  /// rows=4, cols=2)", which the REPL's :type shows. Empty for other arrays.
+  std::string sharding;
   int64_t i = 0;
   double f = 0;
   std::string s, s2;
@@ -61,6 +65,10 @@ struct Value {
   std::vector<int> argnums;   ///< Grad
   bool argnumsTuple = false;  ///< Grad: argnums given as a tuple
   bool withValue = false;     ///< value_and_grad
+
+  // Mesh: each axis's name (where written) and size, major first
+  std::vector<ast::Ident> meshAxes;
+  std::vector<int64_t> meshSizes;
 
   bool isStatic() const;      ///< no Array inside
   bool isNumber() const { return kind == Int || kind == Float || kind == Bool; }

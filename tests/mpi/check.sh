@@ -41,7 +41,8 @@ programs() {
   if [ ${#names[@]} -eq 0 ]; then
     for f in "$root"/tests/spec/*.spmd; do names+=("spec/$(basename "${f%.spmd}")"); done
     # The goldens that run pmaps (the others never touch a device).
-    for g in collectives all_to_all bool_reductions random_maps pmap_loop_grad pmap_deep empty_axes shapes; do
+    for g in collectives all_to_all bool_reductions random_maps pmap_loop_grad pmap_deep empty_axes shapes \
+             shard_map_compose shard_map_keys shard_map_mesh; do
       names+=("golden/$g")
     done
     names+=(mpi/spanning mpi/inplace)

@@ -1,12 +1,12 @@
 # Runs over several processes (label mpi): `mpirun -np P spmdrun --devices cpu:K` against
 # one process with cpu:P*K, for P in 1, 2, 4 and K in 1, 2, 3 (tests/mpi/check.sh). Every
-# program (the spec examples, the goldens that run pmaps, tests/mpi/spanning.spmd) runs at
+# program (the spec examples, the goldens that run pmaps or shard_maps, tests/mpi/spanning.spmd) runs at
 # 4 x 2 (the 8 devices the examples are written for) and 2 x 3; a core of collective
 # programs runs at the other seven (P, K). Then the faults and --stats. Skipped (77)
 # without mpirun.
 set(MPI_CHECK ${CMAKE_SOURCE_DIR}/tests/mpi/check.sh)
 set(MPI_CORE mpi/spanning mpi/inplace golden/collectives golden/all_to_all golden/bool_reductions
-             golden/pmap_loop_grad spec/normalize)
+             golden/pmap_loop_grad golden/shard_map_keys spec/normalize)
 foreach(pk "4;2" "2;3")
   list(GET pk 0 P)
   list(GET pk 1 K)

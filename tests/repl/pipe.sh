@@ -1,6 +1,7 @@
 #!/bin/sh
 # Drives the REPL through a pipe (no prompt, no banner): definitions across lines, a
-# multi-line block, errors followed by correct lines, :type of a pmap result, :ir of a
+# multi-line block, errors followed by correct lines, :type of a pmap result and of a
+# shard_map result over a mesh bound by name, :ir of a
 # function, :load. Compares stdout+stderr with session.out; the exit code must be 1
 # (an input failed).  Usage: pipe.sh SPMDRUN SOURCE_DIR
 spmdrun=$1; src=$2

@@ -171,9 +171,14 @@ inline std::string sexpr(const ast::Expr &e) {
       }
       return s + "]";
     };
-    std::string s = "(shard_map (";
-    for (size_t k = 0; k < m->mesh.size(); ++k) s += (k ? " " : "") + m->mesh[k].name.name + "=" + sexpr(*m->mesh[k].size);
-    s += ")";
+    std::string s = "(shard_map ";
+    if (m->meshName) {
+      s += m->meshName->name;
+    } else {
+      s += "(";
+      for (size_t k = 0; k < m->mesh.size(); ++k) s += (k ? " " : "") + m->mesh[k].name.name + "=" + sexpr(*m->mesh[k].size);
+      s += ")";
+    }
     for (auto &b : m->bindings) s += " (" + sexprPattern(b.pattern) + " in " + sexpr(*b.source) + " " + spec(b.spec) + ")";
     s += " ->";
     for (auto &o : m->outSpecs) s += " " + spec(o);

@@ -204,6 +204,8 @@ TEST_CASE("pmap and vmap blocks", "[parser]") {
         "(shard_map (r=4 c=2) (a in x [r c]) (b in (index w 0) [(r c) _]) -> [r _] {a})");
   CHECK(sx("shard_map (r=2) (a in x [r]) -> ([r], []) { (a, 1) }") ==
         "(shard_map (r=2) (a in x [r]) -> [r] [] {(tuple a 1)})");
+  // A mesh bound by name: `let m = mesh(r=4, c=2)` then `shard_map m (...)`.
+  CHECK(sx("shard_map m (a in x [r, _]) -> [r, _] { a }") == "(shard_map m (a in x [r _]) -> [r _] {a})");
   CHECK(sx("vmap (a in x, b in y) { a + b }") == "(vmap (a in x) (b in y) {(+ a b)})");
   CHECK(sx("vmap j (a in x along 1) -> along 1 { a }") == "(vmap j (a in x along 1) -> 1 {a})");
   CHECK(sx("pmap i ((a, b) in t, c in u along 2) -> along (0, 1) { (a, b) }") ==
