@@ -1,7 +1,7 @@
 // ===- Driver.cpp - the compile pipeline, pass after pass -----------------------===//
 //
-// compileToIR() reads as the pipeline: parse, check axes, lower (type check), verify,
-// vmap (batching), verify. Each step can dump its result (--dump, --dump-after) and is
+// compileToIR() reads as the pipeline: parse, check axes, lower (type check), then the
+// passes of transforms::pipeline() (vmap, simplify), each verified. Each step can dump its result (--dump, --dump-after) and is
 // timed for --stats. runScript() then JIT-compiles and runs the module on the devices.
 #include "Driver.h"
 
@@ -10,7 +10,7 @@
 #include "codegen/ObjectCache.h"
 #include "sema/AxisCheck.h"
 #include "sema/Lower.h"
-#include "transforms/Vmap.h"
+#include "transforms/Pipeline.h"
 #include "Runtime.h"
 #include "Trace.h"
 
@@ -19,8 +19,6 @@
 #include <iostream>
 
 namespace spmd::cli {
-
-const char *const kPassNames[] = {"lower", "vmap", nullptr};
 
 namespace {
 double now() {
@@ -63,9 +61,10 @@ ir::Module compileToIR(SourceManager &sm, int file, const Config &cfg, DiagEngin
   ir::verify(m);
   if (cfg.dumpAfter.count("lower")) out << "// IR after lower\n" << ir::print(m) << std::flush;
 
-  timed("vmap", [&] { transforms::vmapPass(m); });
-  ir::verify(m);
-  if (cfg.dumpAfter.count("vmap")) out << "// IR after vmap\n" << ir::print(m) << std::flush;
+  transforms::runPipeline(m, [&](const transforms::Pass &p, const std::function<void()> &run) {
+    timed(p.name, run);
+    if (cfg.dumpAfter.count(p.name)) out << "// IR after " << p.name << "\n" << ir::print(m) << std::flush;
+  });
   if (cfg.dumps.count("ir")) out << ir::print(m) << std::flush;
   return m;
 }

@@ -37,8 +37,6 @@ struct Config {
 /// Thrown by compileToIR after it has reported several errors itself.
 struct ErrorsReported {};
 
-/// The names of the passes, in pipeline order, for --dump-after.
-extern const char *const kPassNames[];
 
 /// Compiles buffer `file` of `sm` through the whole pipeline (parse, axis check, lower,
 /// vmap, verify), printing the requested dumps to `out`. Throws UserError for an error in

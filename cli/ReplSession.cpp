@@ -9,7 +9,7 @@
 
 #include "ast/Parse.h"
 #include "sema/AxisCheck.h"
-#include "transforms/Vmap.h"
+#include "transforms/Pipeline.h"
 #include "Trace.h"
 
 #include <chrono>
@@ -84,12 +84,10 @@ bool ReplSession::run(const std::string &text, const std::string &name, bool ech
   ir::Module &m = in->module;
   std::unique_ptr<codegen::Executable> exe;
   try {
-    ir::verify(m);
-    {
-      rt::trace::Span span("compile: vmap", "compile");
-      transforms::vmapPass(m);
-    }
-    ir::verify(m);
+    transforms::runPipeline(m, [](const transforms::Pass &p, const std::function<void()> &run) {
+      rt::trace::Span span(std::string("compile: ") + p.name, "compile");
+      run();
+    });
     times_.frontSeconds = now() - t0;
     rt::trace::Span span("compile: codegen + jit", "compile");
     exe = jit_->add(m);
@@ -270,9 +268,7 @@ bool ReplSession::dump(const std::string &stage, const std::string &text) {
   }
   try {
     ir::Module &m = in->module;
-    ir::verify(m);
-    transforms::vmapPass(m);
-    ir::verify(m);
+    transforms::runPipeline(m);
     if (stage == "ir") std::cout << ir::print(m);
     else if (stage == "llvm") std::cout << codegen::emitLLVM(m, codegenOpts_);
     else std::cout << codegen::emitPTX(m, codegenOpts_);

@@ -8,9 +8,11 @@
 #include "Runtime.h"
 #include "Trace.h"
 #include "mpi/Mpi.h"
+#include "transforms/Pipeline.h"
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -36,7 +38,7 @@ int main(int argc, char **argv) {
       ->allow_extra_args(false)  // `--arg n=5 prog.spmd`: the file is not a second value
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app.add_option("--dump", dumps, "print compiler stages: ast, ir, llvm, ptx (comma separated)");
-  app.add_option("--dump-after", dumpAfter, "print the IR after a pass: lower, vmap (comma separated)");
+  app.add_option("--dump-after", dumpAfter, "print the IR after a pass: lower, vmap, simplify (comma separated)");
   app.add_flag("--no-run", cfg.noRun, "stop after compiling (with --dump)");
   app.add_flag("--no-cache", cfg.noCache, "compile with LLVM even when an earlier run left this program's code in the cache "
                                         "($SPMDRUN_CACHE_DIR, else ~/.cache/spmdrun), and leave nothing there");
@@ -64,14 +66,14 @@ int main(int argc, char **argv) {
       std::cerr << "spmdrun: unknown --dump stage '" << d << "' (stages: ast, ir, llvm, ptx)\n";
       return 2;
     }
-  for (auto &d : cfg.dumpAfter) {
-    bool ok = false;
-    for (auto *p = cli::kPassNames; *p; ++p) ok |= d == *p;
-    if (!ok) {
-      std::cerr << "spmdrun: unknown pass '" << d << "' for --dump-after (passes: lower, vmap)\n";
+  const std::vector<std::string> stages = transforms::stageNames();
+  for (auto &d : cfg.dumpAfter)
+    if (std::find(stages.begin(), stages.end(), d) == stages.end()) {
+      std::string names;
+      for (auto &n : stages) names += (names.empty() ? "" : ", ") + n;
+      std::cerr << "spmdrun: unknown pass '" << d << "' for --dump-after (passes: " << names << ")\n";
       return 2;
     }
-  }
   for (auto &a : args) {
     auto eq = a.find('=');
     if (eq == std::string::npos || eq == 0) {

@@ -14,7 +14,7 @@
 #include "ir/IR.h"
 #include "sema/AxisCheck.h"
 #include "sema/Lower.h"
-#include "transforms/Vmap.h"
+#include "transforms/Pipeline.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -49,9 +49,7 @@ inline std::optional<ir::Module> compileToIR(SourceManager &sm, int file) {
     sema::LowerOptions lo;
     lo.deviceCount = 8;
     ir::Module m = sema::lowerProgram(sm, prog, lo);
-    ir::verify(m);
-    transforms::vmapPass(m);
-    ir::verify(m);
+    transforms::runPipeline(m);
     return m;
   } catch (const UserError &e) {
     render(sm, {e.diag});

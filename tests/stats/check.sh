@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Usage: check.sh SPMDRUN DIR. --stats shows that sharded results stay on the devices:
-# a chain of pmaps and a pmap in a loop send their input once and read the result once.
+# a chain of pmaps, a chain of shard_maps and a pmap in a loop send their input once and
+# read the result once.
 # DEVICES (default cpu:8) picks the devices: the GPU test runs it with cuda:8.
 set -u
 bin=$1; dir=$2; fail=0
@@ -14,5 +15,7 @@ want chain.spmd "host -> device: 256.0 KiB   device -> host: 256.0 KiB"
 want loop_carry.spmd "host -> device: 64.0 KiB   device -> host: 64.0 KiB"
 # xs (512 KiB) never leaves the devices; each iteration the host reads 8 scalars.
 want loop_const.spmd "host -> device: 32 B   device -> host: 320 B"
+# Two shard_maps over one mesh and spec: x (256 KiB) goes once, z is read once; y stays.
+want shard_chain.spmd "host -> device: 256.0 KiB   device -> host: 256.0 KiB"
 [ $fail -eq 0 ] && echo ok
 exit $fail
