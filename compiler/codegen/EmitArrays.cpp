@@ -56,6 +56,53 @@ static void ifThen(Lowering &L, Value *cond, const std::function<void()> &then) 
   L.b.SetInsertPoint(cont);
 }
 
+/// Note [Cascade]: a float sum or product of elements 0 <= r < n of one output, with an
+/// error that grows with log n, not n: blocks of kBlock consecutive elements are folded
+/// by foldRange (16 interleaved lanes, then pairwise: Note [Fold order]), and the block
+/// results are combined as a binary counter combines carries, so that block sums of equal
+/// weight meet (pairwise summation, as XLA's tree reductions and NumPy's pairwise sums
+/// do). Fixed order: the same bits on every run.
+static Value *foldCascade(Lowering &L, Op comb, DType d, Value *ident, int64_t n,
+                          const std::function<Value *(Value *)> &elem) {
+  constexpr int64_t kBlock = 256;
+  auto &b = L.b;
+  Type *t = L.regTy(d);
+  int64_t blocks = n / kBlock;
+  Value *tail = nullptr;
+  if (blocks == 0) return L.foldRange(comb, d, ident, L.c64(0), L.c64(n), L.c64(1), elem);
+  // stack[k]: the sum of the 2^k blocks before the last carry into level k
+  Value *stack = scalarSlot(L, ArrayType::get(t, 64));
+  Value *level = scalarSlot(L, L.i64()), *carry = scalarSlot(L, t), *count = scalarSlot(L, L.i64());
+  auto at = [&](Value *k) { return b.CreateInBoundsGEP(ArrayType::get(t, 64), stack, {L.c64(0), k}); };
+  loopRange(L, L.c64(0), L.c64(blocks), [&](Value *blk) {
+    Value *lo = b.CreateMul(blk, L.c64(kBlock));
+    b.CreateStore(L.foldRange(comb, d, ident, lo, b.CreateAdd(lo, L.c64(kBlock)), L.c64(1), elem), carry);
+    b.CreateStore(L.c64(0), level);
+    b.CreateStore(b.CreateAdd(blk, L.c64(1)), count);
+    // while the count's low bit is 0: fold the level's sum in and move up a level
+    Function *f = b.GetInsertBlock()->getParent();
+    BasicBlock *head = BasicBlock::Create(L.ctx, "carry.head", f), *body = BasicBlock::Create(L.ctx, "carry", f),
+               *done = BasicBlock::Create(L.ctx, "carry.end", f);
+    b.CreateBr(head);
+    b.SetInsertPoint(head);
+    Value *c = b.CreateLoad(L.i64(), count);
+    b.CreateCondBr(b.CreateICmpEQ(b.CreateAnd(c, L.c64(1)), L.c64(0)), body, done);
+    b.SetInsertPoint(body);
+    Value *k = b.CreateLoad(L.i64(), level);
+    b.CreateStore(L.binaryOp(comb, d, b.CreateLoad(t, at(k)), b.CreateLoad(t, carry)), carry);
+    b.CreateStore(b.CreateAdd(k, L.c64(1)), level);
+    b.CreateStore(b.CreateLShr(c, L.c64(1)), count);
+    b.CreateBr(head);
+    b.SetInsertPoint(done);
+    b.CreateStore(b.CreateLoad(t, carry), at(b.CreateLoad(L.i64(), level)));
+  });
+  tail = L.foldRange(comb, d, ident, L.c64(blocks * kBlock), L.c64(n), L.c64(1), elem);
+  // The levels whose bit is set in `blocks` hold the block sums, lowest level first.
+  for (int64_t k = 0; k < 63 && (blocks >> k) != 0; ++k)
+    if ((blocks >> k) & 1) tail = L.binaryOp(comb, d, b.CreateLoad(t, at(L.c64(k))), tail);
+  return tail;
+}
+
 double reduceIdentity(Op op, DType d) {
   double inf = std::numeric_limits<double>::infinity();
   switch (op) {
@@ -102,8 +149,33 @@ void Lowering::emitReduce(const ir::Eqn &e) {
     if (ir::isFloat(d)) b.setFastMathFlags(fm);
     return binaryOp(comb, d, acc, v);
   };
+  // A float sum or product of more than 16 elements per output never keeps one running
+  // sum over a long axis (its error would grow with the length; XLA's and NumPy's grow
+  // with its log): contiguous runs fold by Note [Cascade]; other layouts by chunks and
+  // a tree at host level, by 16 interleaved lanes in device programs (Note [Fold
+  // order]). Each order is fixed: the same bits on every run.
+  bool lanes = ir::isFloat(d) && (comb == Op::Add || comb == Op::Mul);
+  ir::Shape redShape;
+  for (size_t k = 0; k < in.size(); ++k)
+    if (red[k]) redShape.push_back(in[k]);
+  int64_t n = ir::Type{d, redShape}.numel(), outN = ot.numel();
   if (suffix) {
     ir::Shape kept(in.begin(), in.begin() + nKept), rest(in.begin() + nKept, in.end());
+    if (lanes && n > 16) {
+      loopNest(kept, [&](const std::vector<Value *> &ki) {
+        Value *v = foldCascade(*this, comb, d, ident, n, [&](Value *r) {
+          std::vector<Value *> idx = ki, ri(rest.size());
+          for (size_t k = rest.size(); k-- > 0;) {  // r as an index into `rest`
+            ri[k] = k == 0 ? r : b.CreateURem(r, c64(rest[k]));
+            if (k) r = b.CreateUDiv(r, c64(rest[k]));
+          }
+          idx.insert(idx.end(), ri.begin(), ri.end());
+          return elemAt(x, idx);
+        });
+        store(d, v, dst, linearIndex(ki, kept));
+      });
+      return;
+    }
     Value *slot = scalarSlot(*this, regTy(d));
     loopNest(kept, [&](const std::vector<Value *> &ki) {
       b.CreateStore(ident, slot);
@@ -113,6 +185,69 @@ void Lowering::emitReduce(const ir::Eqn &e) {
         b.CreateStore(combine(b.CreateLoad(regTy(d), slot), elemAt(x, idx)), slot);
       });
       store(d, b.CreateLoad(regTy(d), slot), dst, linearIndex(ki, kept));
+    });
+    return;
+  }
+  // Reduced axes elsewhere.
+  int64_t elt = int64_t(ir::byteSize(d));
+  bool heap = !fs->kernel;
+  if (heap && lanes && n > 16) {
+    // At host level: the row-major walk folds each run of kChunk consecutive elements
+    // of an output into its own partial, partials[chunk][output] (a heap buffer of a
+    // kChunk-th of the input, freed at once), then the chunks are combined pairwise in
+    // place, a tree over the chunk index in which the inner loop runs along the outputs.
+    // The error grows with kChunk + log(n / kChunk) (XLA's tree reductions likewise).
+    constexpr int64_t kChunk = 16;
+    int64_t nc = (n + kChunk - 1) / kChunk;
+    Value *part = curEqn && curEqn->loc.valid()
+                      ? b.CreateCall(rt("spmd_host_alloc_at"), {fs->host, c64(nc * outN * elt), cstr(where(*curEqn))})
+                      : b.CreateCall(rt("spmd_host_alloc"), {fs->host, c64(nc * outN * elt)});
+    loopRange(*this, c64(0), c64(nc * outN), [&](Value *i) { store(d, ident, part, i); });
+    loopNest(in, [&](const std::vector<Value *> &idx) {
+      std::vector<Value *> oi, ri;
+      for (size_t k = 0; k < in.size(); ++k) (red[k] ? ri : oi).push_back(idx[k]);
+      Value *chunk = b.CreateUDiv(linearIndex(ri, redShape), c64(kChunk));
+      Value *lin = b.CreateAdd(b.CreateMul(chunk, c64(outN)), linearIndex(oi, ot.shape));
+      store(d, binaryOp(comb, d, load(d, part, lin), elemAt(x, idx)), part, lin);
+    });
+    for (int64_t step = 1; step < nc; step *= 2) {
+      int64_t pairs = (nc - step + 2 * step - 1) / (2 * step);  // c = 2*step*p with c + step < nc
+      loopRange(*this, c64(0), c64(pairs), [&](Value *p) {
+        Value *lo = b.CreateMul(b.CreateMul(p, c64(2 * step)), c64(outN));
+        Value *hi = b.CreateAdd(lo, c64(step * outN));
+        loopRange(*this, c64(0), c64(outN), [&](Value *o) {
+          Value *a = b.CreateAdd(lo, o), *bb = b.CreateAdd(hi, o);
+          store(d, binaryOp(comb, d, load(d, part, a), load(d, part, bb)), part, a);
+        });
+      });
+    }
+    loopRange(*this, c64(0), c64(outN), [&](Value *o) { store(d, load(d, part, o), dst, o); });
+    b.CreateCall(rt("spmd_host_free"), {fs->host, part});
+    return;
+  }
+  // In a device program: walk the input row-major, folding into partials[lane][output],
+  // lane = the element's position among its output's elements mod L, then combine the
+  // lanes pairwise. The partials live in the function's stack frame, at most 4 KiB
+  // (fewer lanes for a larger output; one lane, a running sum, beyond 1024 outputs).
+  int64_t L = lanes && n > 16 ? 16 : 1;
+  while (L > 1 && L * outN * elt > 4096) L /= 2;
+  if (L > 1) {
+    Value *part = scalarSlot(*this, ArrayType::get(regTy(d), uint64_t(L * outN)));
+    loopNest({L * outN}, [&](const std::vector<Value *> &i) { store(d, ident, part, i[0]); });
+    loopNest(in, [&](const std::vector<Value *> &idx) {
+      std::vector<Value *> oi, ri;
+      for (size_t k = 0; k < in.size(); ++k) (red[k] ? ri : oi).push_back(idx[k]);
+      Value *lane = b.CreateURem(linearIndex(ri, redShape), c64(L));
+      Value *lin = b.CreateAdd(b.CreateMul(lane, c64(outN)), linearIndex(oi, ot.shape));
+      store(d, binaryOp(comb, d, load(d, part, lin), elemAt(x, idx)), part, lin);
+    });
+    loopNest(ot.shape, [&](const std::vector<Value *> &oi) {
+      Value *o = linearIndex(oi, ot.shape);
+      std::vector<Value *> v;
+      for (int64_t q = 0; q < L; ++q) v.push_back(load(d, part, b.CreateAdd(c64(q * outN), o)));
+      for (size_t w = v.size() / 2; w >= 1; w /= 2)
+        for (size_t q = 0; q < w; ++q) v[q] = binaryOp(comb, d, v[q], v[q + w]);
+      store(d, v[0], dst, o);
     });
     return;
   }
