@@ -494,6 +494,9 @@ void Lowering::emitTransposeCopy(DType d, Value *src, const ir::Shape &srcShape,
 // Note [Dot]: C[b] = A[b] (M x K) * B[b] (K x N), all row-major. The j loop is innermost
 // and contiguous in B and C, so it vectorises (with FMA contraction); blocking over j and
 // k keeps a KB x NB panel of B in cache while every row of A streams past it.
+// Accuracy: each KB slice of k sums into fresh partials that then join C, so a float
+// element's error grows with KB + K / KB, not K (as Eigen's GEMM panels, which XLA runs);
+// a product with one column (N = 1) folds each output by Note [Cascade].
 void Lowering::emitDot(const ir::Eqn &e) {
   const ir::Param &dn = e.param("dimension_numbers");
   auto lc = dn.elems[0].elems[0].toInts(), rc = dn.elems[0].elems[1].toInts();
@@ -543,6 +546,7 @@ void Lowering::emitDot(const ir::Eqn &e) {
     return b.CreateIntrinsic(Intrinsic::smin, {i64()}, {b.CreateAdd(lo, c64(step)), c64(hi)});
   };
   // The scalar i-k-j loops over rows [i0, i1) and columns [j0, j1), the j loop vectorised.
+  Value *part = fl ? scalarSlot(*this, ArrayType::get(t, uint64_t(NB))) : nullptr;  // one row of a j tile
   auto scalarPart = [&](Value *a0, Value *b0, Value *c0, int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
     if (i0 >= i1 || j0 >= j1) return;
     loop((j1 - j0 + NB - 1) / NB, [&](Value *jt) {
@@ -552,7 +556,11 @@ void Lowering::emitDot(const ir::Eqn &e) {
         loop(i1 - i0, [&](Value *ii) {
           Value *i = b.CreateAdd(ii, c64(i0));
           Value *arow = b.CreateAdd(a0, b.CreateMul(i, c64(K))), *crow = b.CreateAdd(c0, b.CreateMul(i, c64(N)));
-          Value *cp = b.CreateInBoundsGEP(t, C, crow);
+          Value *cout = b.CreateInBoundsGEP(t, C, crow);
+          // The k tile's products gather in a row of partials (part[j - jlo]), which then
+          // joins C.
+          Value *cp = fl ? b.CreateGEP(t, part, b.CreateNeg(jlo)) : cout;
+          if (fl) loopRange(*this, jlo, jhi, [&](Value *j) { b.CreateStore(constOf(d, 0), b.CreateInBoundsGEP(t, cp, j)); });
           loopRange(*this, klo, khi, [&](Value *k) {
             Value *av = load(d, A, b.CreateAdd(arow, k));
             Value *bp = b.CreateInBoundsGEP(t, Bm, b.CreateAdd(b0, b.CreateMul(k, c64(N))));
@@ -567,6 +575,11 @@ void Lowering::emitDot(const ir::Eqn &e) {
               b.CreateStore(fl ? b.CreateFAdd(cv, prod) : binaryOp(Op::Add, d, cv, prod), cj);
             });
           });
+          if (fl)
+            loopRange(*this, jlo, jhi, [&](Value *j) {
+              Value *cj = b.CreateInBoundsGEP(t, cout, j);
+              b.CreateStore(b.CreateFAdd(b.CreateLoad(t, cj), b.CreateLoad(t, b.CreateInBoundsGEP(t, cp, j))), cj);
+            });
         });
       });
     });
@@ -580,6 +593,20 @@ void Lowering::emitDot(const ir::Eqn &e) {
   auto *vt = FixedVectorType::get(t, unsigned(NR));
   std::vector<Value *> acc;
   for (int64_t r = 0; r < MR && Mf; ++r) acc.push_back(scalarSlot(*this, vt));
+  if (fl && N == 1 && K > 16) {
+    // A matrix-vector or vector-vector product: each output is a sum of K products, one
+    // contiguous run of A and of B, folded by Note [Cascade] (a running sum over a long
+    // k was off by 1e-4 for K = 1e6).
+    loop(B * M, [&](Value *bm) {
+      Value *arow = b.CreateMul(bm, c64(K)), *bcol = b.CreateMul(b.CreateUDiv(bm, c64(M)), c64(K));
+      store(d, foldCascade(*this, Op::Add, d, constOf(d, 0), K, [&](Value *k) {
+              return b.CreateFMul(load(d, A, b.CreateAdd(arow, k)), load(d, Bm, b.CreateAdd(bcol, k)));
+            }), C, bm);
+    });
+    if (ownA) freeBuffer(A);
+    if (ownB) freeBuffer(Bm);
+    return;
+  }
   loop(B, [&](Value *bi) {
     Value *a0 = b.CreateMul(bi, c64(M * K)), *b0 = b.CreateMul(bi, c64(K * N)), *c0 = b.CreateMul(bi, c64(M * N));
     if (Mf) {
@@ -597,7 +624,7 @@ void Lowering::emitDot(const ir::Eqn &e) {
                 Value *row = b.CreateAdd(c0, b.CreateMul(b.CreateAdd(i0, c64(r)), c64(N)));
                 return b.CreateInBoundsGEP(t, C, b.CreateAdd(row, j0));
               };
-              for (int64_t r = 0; r < MR; ++r) b.CreateStore(b.CreateAlignedLoad(vt, cptr(r), Align(4)), acc[r]);
+              for (int64_t r = 0; r < MR; ++r) b.CreateStore(Constant::getNullValue(vt), acc[r]);
               loopRange(*this, klo, khi, [&](Value *k) {
                 Value *bp = b.CreateInBoundsGEP(t, Bm, b.CreateAdd(b.CreateAdd(b0, b.CreateMul(k, c64(N))), j0));
                 Value *bv = b.CreateAlignedLoad(vt, bp, Align(4));
@@ -608,7 +635,9 @@ void Lowering::emitDot(const ir::Eqn &e) {
                   b.CreateStore(b.CreateIntrinsic(Intrinsic::fmuladd, {vt}, {av, bv, cur}), acc[r]);
                 }
               });
-              for (int64_t r = 0; r < MR; ++r) b.CreateAlignedStore(b.CreateLoad(vt, acc[r]), cptr(r), Align(4));
+              for (int64_t r = 0; r < MR; ++r)  // the tile's sum joins C (Note [Dot] accuracy)
+                b.CreateAlignedStore(b.CreateFAdd(b.CreateAlignedLoad(vt, cptr(r), Align(4)), b.CreateLoad(vt, acc[r])),
+                                     cptr(r), Align(4));
             });
           });
         });
