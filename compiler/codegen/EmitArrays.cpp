@@ -151,9 +151,8 @@ void Lowering::emitReduce(const ir::Eqn &e) {
   };
   // A float sum or product of more than 16 elements per output never keeps one running
   // sum over a long axis (its error would grow with the length; XLA's and NumPy's grow
-  // with its log): contiguous runs fold by Note [Cascade]; other layouts by chunks and
-  // a tree at host level, by 16 interleaved lanes in device programs (Note [Fold
-  // order]). Each order is fixed: the same bits on every run.
+  // with its log): contiguous runs fold by Note [Cascade], other layouts by chunks and
+  // a tree. Each order is fixed: the same bits on every run.
   bool lanes = ir::isFloat(d) && (comb == Op::Add || comb == Op::Mul);
   ir::Shape redShape;
   for (size_t k = 0; k < in.size(); ++k)
@@ -191,15 +190,17 @@ void Lowering::emitReduce(const ir::Eqn &e) {
   // Reduced axes elsewhere.
   int64_t elt = int64_t(ir::byteSize(d));
   bool heap = !fs->kernel;
-  if (heap && lanes && n > 16) {
-    // At host level: the row-major walk folds each run of kChunk consecutive elements
-    // of an output into its own partial, partials[chunk][output] (a heap buffer of a
-    // kChunk-th of the input, freed at once), then the chunks are combined pairwise in
-    // place, a tree over the chunk index in which the inner loop runs along the outputs.
-    // The error grows with kChunk + log(n / kChunk) (XLA's tree reductions likewise).
+  if (lanes && n > 16) {
+    // The row-major walk folds each run of kChunk consecutive elements of an output into
+    // its own partial, partials[chunk][output] (a kChunk-th of the input: at host level a
+    // heap buffer freed at once, in a device program scratch that the launch allocates
+    // once), then the chunks are combined pairwise in place, a tree over the chunk index
+    // whose inner loop runs along the outputs. The error grows with kChunk + log(n /
+    // kChunk) (XLA's tree reductions likewise).
     constexpr int64_t kChunk = 16;
     int64_t nc = (n + kChunk - 1) / kChunk;
-    Value *part = curEqn && curEqn->loc.valid()
+    Value *part = !heap ? allocBytes(nc * outN * elt)
+                  : curEqn && curEqn->loc.valid()
                       ? b.CreateCall(rt("spmd_host_alloc_at"), {fs->host, c64(nc * outN * elt), cstr(where(*curEqn))})
                       : b.CreateCall(rt("spmd_host_alloc"), {fs->host, c64(nc * outN * elt)});
     loopRange(*this, c64(0), c64(nc * outN), [&](Value *i) { store(d, ident, part, i); });
@@ -222,33 +223,7 @@ void Lowering::emitReduce(const ir::Eqn &e) {
       });
     }
     loopRange(*this, c64(0), c64(outN), [&](Value *o) { store(d, load(d, part, o), dst, o); });
-    b.CreateCall(rt("spmd_host_free"), {fs->host, part});
-    return;
-  }
-  // In a device program: walk the input row-major, folding into partials[lane][output],
-  // lane = the element's position among its output's elements mod L, then combine the
-  // lanes pairwise. The partials live in the function's stack frame, at most 4 KiB
-  // (fewer lanes for a larger output; one lane, a running sum, beyond 1024 outputs).
-  int64_t L = lanes && n > 16 ? 16 : 1;
-  while (L > 1 && L * outN * elt > 4096) L /= 2;
-  if (L > 1) {
-    Value *part = scalarSlot(*this, ArrayType::get(regTy(d), uint64_t(L * outN)));
-    loopNest({L * outN}, [&](const std::vector<Value *> &i) { store(d, ident, part, i[0]); });
-    loopNest(in, [&](const std::vector<Value *> &idx) {
-      std::vector<Value *> oi, ri;
-      for (size_t k = 0; k < in.size(); ++k) (red[k] ? ri : oi).push_back(idx[k]);
-      Value *lane = b.CreateURem(linearIndex(ri, redShape), c64(L));
-      Value *lin = b.CreateAdd(b.CreateMul(lane, c64(outN)), linearIndex(oi, ot.shape));
-      store(d, binaryOp(comb, d, load(d, part, lin), elemAt(x, idx)), part, lin);
-    });
-    loopNest(ot.shape, [&](const std::vector<Value *> &oi) {
-      Value *o = linearIndex(oi, ot.shape);
-      std::vector<Value *> v;
-      for (int64_t q = 0; q < L; ++q) v.push_back(load(d, part, b.CreateAdd(c64(q * outN), o)));
-      for (size_t w = v.size() / 2; w >= 1; w /= 2)
-        for (size_t q = 0; q < w; ++q) v[q] = binaryOp(comb, d, v[q], v[q + w]);
-      store(d, v[0], dst, o);
-    });
+    if (heap) b.CreateCall(rt("spmd_host_free"), {fs->host, part});
     return;
   }
   loopNest(ot.shape, [&](const std::vector<Value *> &oi) { store(d, ident, dst, linearIndex(oi, ot.shape)); });
