@@ -119,6 +119,15 @@ Value *Lowering::computeElem(const ir::Eqn &e, const std::vector<Value *> &idx) 
   case OpCategory::Unary: return unaryOp(e, e.in[0].type().dtype, elemAt(e.in[0], idx));
   case OpCategory::Binary: case OpCategory::Compare: {
     DType d = e.in[0].isLit ? e.in[1].type().dtype : e.in[0].type().dtype;
+    if (e.op == Op::Div && ir::isFloat(d) && e.in[1].isLit && !e.in[0].isLit) {
+      // Note [Division by a constant]: XLA rewrites A / c as A * (1 / c), the reciprocal
+      // rounded to the dtype, and JAX's results carry that rounding (x / 7.0, mean,
+      // linspace): so does spmdrun, to print the same digits.
+      ir::Literal r = e.in[1].lit;
+      r.dtype = d;
+      r.f = d == DType::F32 ? double(1.0f / float(e.in[1].lit.asDouble())) : 1.0 / e.in[1].lit.asDouble();
+      return binaryOp(Op::Mul, d, elemAt(e.in[0], idx), literal(r, d));
+    }
     return binaryOp(e.op, d, elemAt(e.in[0], idx), elemAt(e.in[1], idx));
   }
   case OpCategory::Select: {

@@ -621,26 +621,36 @@ const std::map<std::string, BuiltinDef> &table() {
                        if (n < 0) userError(a[2].loc, "linspace() needs a non-negative number of samples, not " + std::to_string(n));
                        L.checkedShape({n}, DType::F32, a[2].loc);
                        bool endpoint = boolArg(L, a[3], true);
-                       // NumPy/JAX: start + i * step (step = (stop-start)/div), and the last is exactly stop.
-                       double div = endpoint ? double(n - 1) : double(n);
-                       double step = div > 0 ? (hi - lo) / div : 0;
+                       // As jnp.linspace computes it, in f32: s = i / div for the first div
+                       // points, then start * (1 - s) + stop * s, with stop appended for the
+                       // endpoint; and as XLA compiles that: i / div is i * (1 / div) (Note
+                       // [Division by a constant]), stop * (i * r) is i * (stop * r), and the
+                       // sum is one fused multiply-add, fma(i, stop * r, start * (1 - s)).
+                       int64_t div = endpoint ? n - 1 : n, pts = n > 1 ? div : n;  // points before the appended stop
+                       float flo = float(lo), fhi = float(hi), recip = div > 0 ? 1.0f / float(div) : 0.0f;
+                       float hr = fhi * recip;
                        if (n > 1000) {
-                         // Large: computed on the device as start + i * step (one fused
-                         // multiply-add in f32, as XLA does) with the last set to stop,
-                         // instead of an n-element constant that the compiler must carry.
-                         Atom io = L.emit1(Op::Iota, {}, {{"dtype", Param::ofDType(DType::F32)}, {"shape", Param::ints({n})},
+                         // Large: computed on the device, instead of an n-element constant
+                         // that the compiler must carry.
+                         Atom io = L.emit1(Op::Iota, {}, {{"dtype", Param::ofDType(DType::F32)}, {"shape", Param::ints({pts})},
                                                          {"dimension", Param::of(0)}, {"sharding", Param::none()}});
-                         Atom v = L.emit1(Op::Fma, {io, L.b().lit(DType::F32, float(step)), L.b().lit(DType::F32, float(lo))});
-                         if (endpoint) {
-                           Atom last = L.emit1(Op::Eq, {io, L.b().lit(DType::F32, double(n - 1))});
-                           v = L.emit1(Op::Select, {last, v, L.broadcast(L.b().lit(DType::F32, float(hi)), {n})});
+                         Atom st = L.emit1(Op::Mul, {io, L.b().lit(DType::F32, double(recip))});
+                         Atom one = L.emit1(Op::Sub, {L.b().lit(DType::F32, 1.0), st});
+                         Atom v = L.emit1(Op::Fma, {io, L.b().lit(DType::F32, double(hr)),
+                                                    L.emit1(Op::Mul, {L.b().lit(DType::F32, double(flo)), one})});
+                         if (pts < n) {
+                           Atom last = L.broadcast(L.b().lit(DType::F32, double(fhi)), {1});
+                           v = L.emit1(Op::Concatenate, {v, last}, {{"dimension", Param::of(0)}});
                          }
                          return Value::array(v);
                        }
                        std::vector<double> data(n);
-                       for (int64_t k = 0; k < n; ++k) data[k] = float(lo + double(k) * step);
-                       if (endpoint && n > 1) data[n - 1] = float(hi);
-                       // Computed at compile time in double precision, rounded to f32 once.
+                       for (int64_t k = 0; k < pts; ++k) {
+                         volatile float st = float(k) * recip;  // each step rounded to f32, as on the device
+                         volatile float a0 = flo * (1.0f - st);
+                         data[k] = n > 1 ? double(std::fma(float(k), hr, float(a0))) : double(flo);
+                       }
+                       if (pts < n) data[n - 1] = double(fhi);
                        return Value::array(L.constant(data, DType::F32, {n})); }};
     m["eye"] = {{"n", "m", "dtype"}, 1, [](Lowering &L, Bound &a, auto &, SrcRange loc) {
                   int64_t n = L.staticInt(a[0].value, a[0].loc, "eye() size");
