@@ -6,6 +6,7 @@
 #include "sema/Lowering.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
 namespace spmd::sema {
@@ -97,7 +98,9 @@ DType Lowering::dtypeFrom(ValueP v, SrcRange loc) {
 
 Atom Lowering::constant(const std::vector<double> &data, DType d, const ir::Shape &s) {
   if (s.empty()) return b().lit(d, data.at(0));
-  bool allSame = std::all_of(data.begin(), data.end(), [&](double x) { return x == data[0]; });
+  // The same bits, not ==: [-0.0, 0.0] is two values, [nan, nan] one.
+  bool allSame = std::all_of(data.begin(), data.end(),
+                             [&](double x) { return std::bit_cast<uint64_t>(x) == std::bit_cast<uint64_t>(data[0]); });
   if (allSame && !data.empty()) return emit1(Op::BroadcastInDim, {b().lit(d, data[0])},
                                              {{"shape", Param::ints(s)}, {"broadcast_dimensions", Param::tuple({})}});
   std::vector<Param> vals;
