@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Writes vmap_mixed_axes.out, vmap_mixed_a2a.out and vmap_mixed_grad.out: what JAX gives
-for the collectives of those programs over tuples that mix pmap and vmap axes.
+"""Writes vmap_mixed_axes.out, vmap_mixed_a2a.out, vmap_mixed_grad.out and
+pmap_tuple_order.out: what JAX gives for the collectives of those programs over tuples
+that mix pmap and vmap axes, or name pmap axes out of the nest's order.
 
 spmdrun numbers the product of a tuple of axes row-major in the tuple's order (as
 jax.lax.axis_index does). The reference here runs each program's body under
@@ -143,6 +144,22 @@ def grad_out():
     ]
 
 
+def tuple_order_out():
+    x = arange(16, [2, 4, 2])
+    y = arange(128, [2, 4, 8, 2])
+    rc, cr = ["r", "c"], ("c", "r")
+    shift = [(k, (k + 3) % 8) for k in range(8)]
+    return [
+        run(x, rc, cr, lambda v: lax.axis_index(cr)),
+        run(x, rc, cr, lambda v: lax.all_gather(v, cr))[1, 2],
+        run(x, rc, cr, lambda v: lax.all_gather(v, cr, tiled=True))[0, 3],
+        run(x, rc, cr, lambda v: lax.ppermute(v, cr, shift)),
+        run(y, rc, cr, lambda v: lax.all_to_all(v, cr, 0, 1)),
+        run(y, rc, cr, lambda v: lax.psum_scatter(v, cr)),
+        run(y, rc, cr, lambda v: lax.psum_scatter(v, cr, scatter_dimension=0, tiled=True)),
+    ]
+
+
 def write(name, arrays):
     with open(os.path.join(HERE, name), "w") as f:
         f.write("\n".join(str(np.asarray(a)) for a in arrays) + "\n")
@@ -151,3 +168,4 @@ def write(name, arrays):
 write("vmap_mixed_axes.out", axes_out())
 write("vmap_mixed_a2a.out", a2a_out())
 write("vmap_mixed_grad.out", grad_out())
+write("pmap_tuple_order.out", tuple_order_out())
