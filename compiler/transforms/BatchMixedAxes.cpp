@@ -119,19 +119,13 @@ std::vector<BVal> mixedAllGather(Batcher &bt, const Eqn &e, const std::vector<BV
   p["axis_size"] = Param::of(A * B);
   p["tiled"] = Param::ofBool(false);
   x = b.emit1(Op::AllGather, {x}, p);  // [.., (a, b) at d, j, ..]
-  if (A != 1 && B != 1) {
+  if (B != 1) {  // [.., a, b, j, ..] -> [.., a, j, b, ..]
     Shape s = x.type().shape;
     s[size_t(d)] = B;
     s.insert(s.begin() + d, A);
-    x = b.reshape(x, s);  // [.., a, b, j, ..]
     auto perm = iotaPerm(s.size());
     std::swap(perm[size_t(d) + 1], perm[size_t(d) + 2]);
-    x = b.transpose(x, perm);
-  } else if (A != 1) {  // [.., a, j, ..] already
-  } else {
-    auto perm = iotaPerm(size_t(x.type().rank()));
-    std::swap(perm[size_t(d)], perm[size_t(d) + 1]);
-    x = b.transpose(x, perm);
+    x = b.transpose(b.reshape(x, s), perm);
   }
   Shape s = bt.exampleType(ins[0]).shape;
   if (e.param("tiled").i) s[size_t(d)] *= N * A * B;

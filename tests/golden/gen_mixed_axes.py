@@ -119,6 +119,14 @@ def a2a_out():
         run(z, ijk, ("k", "i", "j"), lambda v: lax.all_to_all(v, ("k", "i", "j"), 0, 1)),
         run(z, ijk, ("j", "k", "i"), lambda v: lax.psum_scatter(v, ("j", "k", "i"), tiled=True)),
     ]
+    w = arange(24, [2, 4, 3])
+    z2 = arange(16, [2, 2, 2, 2])
+    out += [
+        run(w, ij, ("i", "j"), lambda v: lax.all_gather(v, ("i", "j")))[1, 2],
+        run(w, ij, ("j", "i"), lambda v: lax.all_gather(v, ("j", "i"), axis=1))[0, 3],
+        run(w, ij, ("j", "i"), lambda v: lax.all_gather(v, ("j", "i"), tiled=True))[1, 1],
+        run(z2, ijk, ("k", "i", "j"), lambda v: lax.all_gather(v, ("k", "i", "j"), axis=1))[1, 0, 1],
+    ]
     return out
 
 
