@@ -41,6 +41,9 @@ add_test(NAME cli_usage COMMAND ${CMAKE_SOURCE_DIR}/tests/golden/cli.sh ${SPMDRU
 # Generated long and deeply nested programs, dynamic indices into empty arrays: an answer
 # or a clear error on CPU devices and through --split-kernels, never a crash.
 add_test(NAME robustness COMMAND ${CMAKE_SOURCE_DIR}/tests/golden/robustness.sh ${SPMDRUN})
+# Collectives over tuples mixing vmap and pmap axes lower to collectives over the pmap
+# axes that move only what they must (the IR, checked).
+add_test(NAME mixed_axes_ir COMMAND ${CMAKE_SOURCE_DIR}/tests/golden/mixed_axes_ir.sh ${SPMDRUN})
 # The on-disk object cache: hits, misses, corrupt entries, --no-cache.
 add_test(NAME object_cache COMMAND ${CMAKE_SOURCE_DIR}/tests/golden/cache.sh ${SPMDRUN})
 include(${CMAKE_SOURCE_DIR}/tests/repl/repl.cmake)

@@ -562,7 +562,7 @@ void Lowering::deviceCollective(const ir::Eqn &e) {
   const ir::Var &out = e.out[0];
   DType d = out.type.dtype;
   if (e.op == Op::AxisIndex) {
-    Value *v = devAxisIndex(axisMask(e.param("axis_name")));
+    Value *v = tupleAxisIndex(e.param("axis_name"));
     auto it = fs->buf.find(out.id);  // a launch output: write it there too
     fs->scalars[out.id] = v;
     if (it != fs->buf.end())
@@ -600,7 +600,8 @@ void Lowering::deviceCollective(const ir::Eqn &e) {
     uint32_t m = axisMask(e.param("axis_name"));
     int64_t G = groupSize(m);
     const ir::Atom &x = e.in[0];
-    Value *in = chunkMajor(x, e.intParam("scatter_dimension"), G);
+    Value *in = reorderGroup(e.param("axis_name"), d, chunkMajor(x, e.intParam("scatter_dimension"), G),
+                             x.type().numel() / G, true);
     Value *blocks = allocBytes(x.type().bytes());
     b.CreateCall(rt("spmd_all_to_all"), {fs->dev, in, blocks, c64(x.type().bytes() / G), c32(int32_t(m))});
     foldBlocks(collectiveCombiner(e.op, d), blocks, G, x.type().numel() / G, defBuffer(out));

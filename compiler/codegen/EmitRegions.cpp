@@ -13,6 +13,8 @@
 
 #include <llvm/IR/Constants.h>
 
+#include <algorithm>
+
 namespace spmd::codegen {
 
 using namespace llvm;
@@ -83,6 +85,88 @@ uint32_t Lowering::axisMask(const ir::Param &names) {
 
 Value *Lowering::devAxisIndex(uint32_t mask) {
   return b.CreateCall(rt("spmd_axis_index"), {fs->dev, c32(int32_t(mask))});
+}
+
+// Note [Tuple order]: the runtime numbers the replicas of a group of mesh axes in mesh
+// order (outermost first), but a collective over a tuple of axes numbers its product
+// axis row-major in the tuple's order, as JAX's axis_index does: over (c, r) with r the
+// outer axis, replica (r, c) has index c*R + r. When the orders differ, indices are
+// converted (axis_index, ppermute's pairs) and blocks reordered around the exchange
+// (all_gather, all_to_all, psum_scatter); when they agree nothing changes.
+namespace {
+struct TupleOrder {
+  std::vector<int64_t> sizes;  ///< of each name, in the tuple's order
+  std::vector<size_t> pos;     ///< the mesh position of each name
+  std::vector<int64_t> sorted; ///< the tuple's indices in mesh order
+  bool agrees() const {
+    for (size_t k = 0; k < sorted.size(); ++k)
+      if (sorted[k] != int64_t(k)) return false;
+    return true;
+  }
+  /// Tuple-order index -> mesh-order index of the same replica.
+  int64_t meshIndex(int64_t L) const {
+    std::vector<int64_t> coord(sizes.size());
+    for (size_t k = sizes.size(); k-- > 0;) {
+      coord[k] = L % sizes[k];
+      L /= sizes[k];
+    }
+    int64_t m = 0;
+    for (int64_t k : sorted) m = m * sizes[size_t(k)] + coord[size_t(k)];
+    return m;
+  }
+};
+
+TupleOrder tupleOrderOf(const std::vector<MeshAxis> &mesh, const ir::Param &names) {
+  std::vector<std::string> ns;
+  if (names.kind == ir::Param::Str) ns.push_back(names.s);
+  for (auto &e : names.elems) ns.push_back(e.s);
+  TupleOrder o;
+  for (auto &n : ns) {
+    size_t k = 0;
+    while (k < mesh.size() && mesh[k].name != n) ++k;
+    internal_assert(k < mesh.size(), "axis '" + n + "' is not an axis of this kernel's mesh");
+    o.pos.push_back(k);
+    o.sizes.push_back(mesh[k].size);
+  }
+  for (size_t k = 0; k < ns.size(); ++k) o.sorted.push_back(int64_t(k));
+  std::sort(o.sorted.begin(), o.sorted.end(), [&](int64_t a, int64_t b) { return o.pos[size_t(a)] < o.pos[size_t(b)]; });
+  return o;
+}
+} // namespace
+
+Value *Lowering::tupleAxisIndex(const ir::Param &names) {
+  TupleOrder o = tupleOrderOf(fs->mesh, names);
+  if (o.agrees()) return devAxisIndex(axisMask(names));
+  Value *idx = nullptr;
+  for (size_t k = 0; k < o.pos.size(); ++k) {
+    Value *i = devAxisIndex(1u << o.pos[k]);
+    idx = idx ? b.CreateAdd(b.CreateMul(idx, c32(int32_t(o.sizes[k]))), i) : i;
+  }
+  return idx;
+}
+
+Value *Lowering::reorderGroup(const ir::Param &names, DType d, Value *blocks, int64_t blockElems, bool toMesh,
+                              Value *into) {
+  TupleOrder o = tupleOrderOf(fs->mesh, names);
+  if (o.agrees()) return blocks;
+  size_t m = o.sizes.size();
+  ir::Shape shape;
+  std::vector<int64_t> perm(m + 1, int64_t(m));
+  if (toMesh) {  // [tuple-order sizes.., block] -> [mesh-order sizes.., block]
+    shape = o.sizes;
+    for (size_t k = 0; k < m; ++k) perm[k] = o.sorted[k];
+  } else {       // [mesh-order sizes.., block] -> [tuple-order sizes.., block]
+    for (size_t k = 0; k < m; ++k) {
+      shape.push_back(o.sizes[size_t(o.sorted[k])]);
+      perm[size_t(o.sorted[k])] = int64_t(k);
+    }
+  }
+  shape.push_back(blockElems);
+  int64_t G = 1;
+  for (auto s : o.sizes) G *= s;
+  Value *dst = into ? into : allocBytes(ir::Type{d, {G, blockElems}}.bytes());
+  emitTransposeCopy(d, blocks, shape, perm, dst);
+  return dst;
 }
 
 /// The output slot of a body outvar that a kernel writes directly, or -1.
@@ -381,7 +465,7 @@ void Lowering::emitCollective(const ir::Eqn &e) {
   const ir::Var &out = e.out[0];
   DType d = out.type.dtype;
   if (e.op == Op::AxisIndex) {
-    store(DType::I32, devAxisIndex(axisMask(e.param("axis_name"))), defBuffer(out), c64(0));
+    store(DType::I32, tupleAxisIndex(e.param("axis_name")), defBuffer(out), c64(0));
     return;
   }
   const ir::Atom &x = e.in[0];
@@ -405,8 +489,11 @@ void Lowering::emitCollective(const ir::Eqn &e) {
     uint32_t m = axisMask(e.param("axis_name"));
     int64_t gd = e.intParam("all_gather_dimension");
     Value *dst = defBuffer(out);
-    Value *tmp = gd == 0 ? dst : allocBytes(out.type.bytes());
+    bool agrees = tupleOrderOf(fs->mesh, e.param("axis_name")).agrees();
+    Value *tmp = gd == 0 && agrees ? dst : allocBytes(out.type.bytes());
     b.CreateCall(rt("spmd_all_gather"), {fs->dev, bufferOf(x), tmp, c64(bytes), c32(int32_t(m))});
+    if (!agrees)  // Note [Tuple order]
+      tmp = reorderGroup(e.param("axis_name"), d, tmp, x.type().numel(), false, gd == 0 ? dst : nullptr);
     if (gd != 0) {
       ir::Shape st = x.type().shape;
       st.insert(st.begin(), groupSize(m));
@@ -416,8 +503,9 @@ void Lowering::emitCollective(const ir::Eqn &e) {
   }
   case Op::Ppermute: {
     std::vector<int32_t> pairs;
+    TupleOrder o = tupleOrderOf(fs->mesh, e.param("axis_name"));  // Note [Tuple order]
     for (auto &p : e.param("perm").elems)
-      for (auto v : p.toInts()) pairs.push_back(int32_t(v));
+      for (auto v : p.toInts()) pairs.push_back(int32_t(o.meshIndex(v)));
     b.CreateCall(rt("spmd_ppermute"), {fs->dev, bufferOf(x), defBuffer(out), c64(bytes),
                                        c32(int32_t(axisMask(e.param("axis_name")))),
                                        c32(int32_t(pairs.size() / 2)), constI32s(pairs)});
@@ -426,9 +514,10 @@ void Lowering::emitCollective(const ir::Eqn &e) {
   case Op::AllToAll: {
     uint32_t m = axisMask(e.param("axis_name"));
     int64_t G = groupSize(m), sa = e.intParam("split_axis"), ca = e.intParam("concat_axis");
-    Value *in = chunkMajor(x, sa, G);
+    Value *in = reorderGroup(e.param("axis_name"), d, chunkMajor(x, sa, G), x.type().numel() / G, true);
     Value *tmp = allocBytes(bytes);
     b.CreateCall(rt("spmd_all_to_all"), {fs->dev, in, tmp, c64(bytes / G), c32(int32_t(m))});
+    tmp = reorderGroup(e.param("axis_name"), d, tmp, x.type().numel() / G, false);
     ir::Shape chunk = x.type().shape;
     chunk[sa] /= G;
     chunk.insert(chunk.begin(), G);
@@ -438,7 +527,8 @@ void Lowering::emitCollective(const ir::Eqn &e) {
   case Op::ReduceScatter: {
     uint32_t m = axisMask(e.param("axis_name"));
     int64_t G = groupSize(m);
-    Value *in = chunkMajor(x, e.intParam("scatter_dimension"), G);
+    Value *in = reorderGroup(e.param("axis_name"), d, chunkMajor(x, e.intParam("scatter_dimension"), G),
+                             x.type().numel() / G, true);
     b.CreateCall(rt("spmd_reduce_scatter"), {fs->dev, in, defBuffer(out), c64(x.type().numel() / G),
                                              c32(dtypeCode(d)), c32(0), c32(int32_t(m))});
     return;

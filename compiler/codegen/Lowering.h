@@ -236,6 +236,14 @@ public:
   void checkIndexElements(const ir::Eqn &e);
   uint32_t axisMask(const ir::Param &axisNames);
   llvm::Value *devAxisIndex(uint32_t mask);
+  /// This device's index along the product of the named axes, in the tuple's order
+  /// (Note [Tuple order]).
+  llvm::Value *tupleAxisIndex(const ir::Param &axisNames);
+  /// `blocks` (G blocks of `blockElems` elements, one per replica of the named axes)
+  /// reordered from the tuple's order to the mesh's (`toMesh`) or back; `blocks` itself
+  /// when the two orders agree (Note [Tuple order]). Written to `into` when given.
+  llvm::Value *reorderGroup(const ir::Param &axisNames, ir::DType d, llvm::Value *blocks, int64_t blockElems,
+                            bool toMesh, llvm::Value *into = nullptr);
   /// [.., G, n/G, ..] with G moved to the front: `x` split in G chunks along `axis`.
   llvm::Value *chunkMajor(const ir::Atom &x, int64_t axis, int64_t G);
 

@@ -1206,6 +1206,8 @@ const std::map<std::string, BuiltinDef> &table() {
                            int64_t n = collectiveAxes(a[1], names);
                            ValueP av = arr(L, a[0]);
                            L.rejectKeys(*av, a[0].loc, "psum_scatter()");
+                           if (av->type().dtype == DType::Bool)  // as jax.lax.psum_scatter (unlike psum, no cast)
+                             userError(a[0].loc, "psum_scatter() does not add bool values, as in JAX; convert them first, e.g. i32(x)");
                            int r = av->type().rank();
                            int64_t d = a.has(2) ? L.staticInt(a[2].value, a[2].loc, "scatter_dimension") : 0;
                            if (d < 0) d += r;

@@ -72,7 +72,9 @@ ValueP Lowering::gradCall(const Value &g, std::vector<ArgV> args, SrcRange loc) 
                                             std::to_string(leafArg[i]) + " has a leaf of dtype " + ir::name(d));
       leafNums.push_back(int(i));
     }
-  ir::Jaxpr vg = transforms::valueAndGrad(module, fr->jaxpr, leafNums, loc);
+  transforms::AxisSizes outer;  // the axes around this call, which vmaps in f may name with their own
+  for (auto &a : axisStack) outer[a->name] = a->size;
+  ir::Jaxpr vg = transforms::valueAndGrad(module, fr->jaxpr, leafNums, loc, outer);
   auto outs = inlineJaxpr(vg, ins);
   std::vector<ValueP> gradsPerArg;
   for (int k : g.argnums) {

@@ -524,16 +524,19 @@ ValueP Lowering::mapExpr(const MapExpr &m) {
     bindPattern(m.bindings[k].pattern, v, false, m.bindings[k].pattern.loc);
   }
   if (m.isPmap) pmapStack.push_back(ax);
+  if (m.axis) axisStack.push_back(ax);
   ValueP result;
   try {
     result = block(*m.body->as<BlockExpr>(), false);
   } catch (...) {
     scope = saved;
     if (m.isPmap) pmapStack.pop_back();
+    if (m.axis) axisStack.pop_back();
     popFrame();
     throw;
   }
   if (m.isPmap) pmapStack.pop_back();
+  if (m.axis) axisStack.pop_back();
   scope = saved;
   std::vector<ValueP> outLeaves;
   leaves(result, outLeaves);

@@ -69,6 +69,7 @@ public:
   ScopeP makeScope();
   std::vector<std::weak_ptr<Scope>> scopes;
   std::vector<AxisP> pmapStack;  ///< enclosing pmaps, for the device count check
+  std::vector<AxisP> axisStack;  ///< enclosing pmaps and named vmaps (their sizes, for grad)
   std::vector<const ast::LambdaExpr *> callStack;
   /// The arguments of the latest call of each function called without axis arguments
   /// (the REPL's `:ir f` instantiates f at them; sema/Session.h).

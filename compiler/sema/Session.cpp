@@ -55,6 +55,7 @@ void Session::begin() {
   f->b = std::make_unique<ir::Builder>(L.module, f->jaxpr);
   L.frames.push_back(std::move(f));
   L.pmapStack.clear();
+  L.axisStack.clear();
   L.callStack.clear();
 }
 

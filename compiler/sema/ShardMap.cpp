@@ -361,16 +361,19 @@ ValueP Lowering::shardMapExpr(const ShardMapExpr &s) {
     scope->parent = parentScope;
     scope->axes[mesh[k].name] = ax;
     pmapStack.push_back(ax);
+    axisStack.push_back(ax);
     ValueP result;
     try {
       result = level(k + 1);
     } catch (...) {
       pmapStack.pop_back();
+      axisStack.pop_back();
       popFrame();
       scope = parentScope;
       throw;
     }
     pmapStack.pop_back();
+    axisStack.pop_back();
     scope = parentScope;
     std::vector<ValueP> outLeaves, outArrs;
     leaves(result, outLeaves);

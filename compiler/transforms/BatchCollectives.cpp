@@ -7,10 +7,9 @@
 // axis_index an iota. A collective over other axes (pmap axes bound outside, or an
 // outer vmap's axis, Note [Innermost first]) stays a collective: a batched operand keeps
 // its batch dimension, and axis parameters shift past it. A reduction over several axes
-// reduces the vmap's part here and leaves a collective over the rest; so does all_gather
-// when the vmap's axis is first or last among the names. Other collectives over the
-// vmap's axis together with other axes are not supported yet: a user error at the
-// collective's source location says so.
+// reduces the vmap's part here and leaves a collective over the rest; every other
+// collective over the vmap's axis together with other axes becomes one collective over
+// the other axes plus local work (BatchMixedAxes.cpp, Note [Mixed axis tuples]).
 #include "transforms/BatchRules.h"
 
 namespace spmd::transforms::batching {
@@ -23,7 +22,8 @@ struct AxisSplit {
   bool hasV = false;
   std::vector<std::string> rest;
   bool tuple = false;  ///< written as a tuple (kept so for the rest)
-  bool vFirst = false, vLast = false;  ///< where the vmap's axis is among the names
+  MixedAxes mixed;     ///< the others, before and after the vmap's axis
+  bool isMixed() const { return hasV && !rest.empty(); }
 
   Param restParam() const {
     if (rest.size() == 1 && !tuple) return Param::ofStr(rest[0]);
@@ -41,34 +41,20 @@ AxisSplit splitAxes(const Batcher &bt, const Param &p) {
     r.tuple = true;
     for (auto &e : p.elems) names.push_back(e.s);
   }
-  for (size_t k = 0; k < names.size(); ++k) {
-    if (!bt.axis.empty() && names[k] == bt.axis) {
+  for (auto &n : names) {
+    if (!bt.axis.empty() && n == bt.axis) {
       r.hasV = true;
-      r.vFirst = k == 0;
-      r.vLast = k + 1 == names.size();
-    } else {
-      r.rest.push_back(names[k]);
+      continue;
     }
+    r.rest.push_back(n);
+    (r.hasV ? r.mixed.post : r.mixed.pre).push_back(n);
   }
   return r;
 }
 
 const char *axisKey(Op op) { return op == Op::Psum || op == Op::Pmax || op == Op::Pmin ? "axes" : "axis_name"; }
 
-AxisSplit splitOf(const Batcher &bt, const Eqn &e) {
-  AxisSplit s = splitAxes(bt, e.param(axisKey(e.op)));
-  if (!s.hasV || s.rest.empty() || e.op == Op::Psum || e.op == Op::Pmax || e.op == Op::Pmin) return s;
-  std::string others;
-  for (auto &a : s.rest) others += (others.empty() ? "'" : ", '") + a + "'";
-  std::string fn = e.op == Op::ReduceScatter ? "psum_scatter" : name(e.op);  // as the user wrote it
-  if (e.op != Op::AllGather)
-    userError(e.loc, fn + " over a tuple of axes that mixes vmap axis '" + bt.axis + "' with other axes (" +
-                         others + ") is not supported yet; use one axis");
-  if (!s.vFirst && !s.vLast)
-    userError(e.loc, fn + " over a tuple of axes with vmap axis '" + bt.axis + "' between other axes (" + others +
-                         ") is not supported yet; put '" + bt.axis + "' first or last");
-  return s;
-}
+AxisSplit splitOf(const Batcher &bt, const Eqn &e) { return splitAxes(bt, e.param(axisKey(e.op))); }
 
 /// Over other axes only: the collective itself, on the batch at 0 with `shiftKeys`
 /// moved past the batch dimension.
@@ -106,45 +92,33 @@ std::vector<BVal> batchAllReduce(Batcher &bt, const Eqn &e, const std::vector<BV
 }
 
 std::vector<BVal> batchAxisIndex(Batcher &bt, const Eqn &e, const std::vector<BVal> &ins) {
-  if (!splitOf(bt, e).hasV) return bt.copy(e, ins);
+  AxisSplit s = splitOf(bt, e);
+  if (!s.hasV) return bt.copy(e, ins);
+  if (s.isMixed()) return mixedAxisIndex(bt, e, s.mixed);
   Params p{{"dtype", Param::ofDType(DType::I32)}, {"shape", Param::ints({bt.size})}, {"dimension", Param::of(0)}};
   return {BVal{bt.b.emit1(Op::Iota, {}, p), 0}};
 }
 
 std::vector<BVal> batchAllGather(Batcher &bt, const Eqn &e, const std::vector<BVal> &ins) {
-  if (!splitOf(bt, e).hasV) return otherAxes(bt, e, ins, {"all_gather_dimension"});
-  AxisSplit ax = splitOf(bt, e);
+  AxisSplit s = splitOf(bt, e);
+  if (!s.hasV) return otherAxes(bt, e, ins, {"all_gather_dimension"});
+  if (s.isMixed()) return mixedAllGather(bt, e, ins, s.mixed);
   int d = int(e.intParam("all_gather_dimension"));
   Atom x = bt.moveTo(ins[0], d);  // every example's value, stacked at d
-  int64_t others = 1;             // the replicas of the other axes named
-  if (!ax.rest.empty()) {
-    // Gather over the other axes too: [.., R, N, ..]. The rank over all the names is
-    // r*N + v when the vmap's axis is last, v*R + r when first (then swap the two).
-    others = e.intParam("axis_size") / bt.size;
-    Params p = e.params;
-    p["axis_name"] = ax.restParam();
-    p["axis_size"] = Param::of(others);
-    p["tiled"] = Param::ofBool(false);
-    x = bt.b.emit1(Op::AllGather, {x}, p);
-    if (ax.vFirst) {
-      std::vector<int64_t> perm(static_cast<size_t>(x.type().rank()));
-      for (size_t k = 0; k < perm.size(); ++k) perm[k] = int64_t(k);
-      std::swap(perm[size_t(d)], perm[size_t(d) + 1]);
-      x = bt.b.transpose(x, perm);
-    }
-  }
-  Shape s = bt.exampleType(ins[0]).shape;
-  if (e.param("tiled").i) s[size_t(d)] *= bt.size * others;
-  else s.insert(s.begin() + d, bt.size * others);
-  if (x.type().shape != s) x = bt.b.reshape(x, s);
+  Shape sh = bt.exampleType(ins[0]).shape;
+  if (e.param("tiled").i) sh[size_t(d)] *= bt.size;
+  else sh.insert(sh.begin() + d, bt.size);
+  if (x.type().shape != sh) x = bt.b.reshape(x, sh);
   return {BVal{x, kNotMapped}};
 }
 
 std::vector<BVal> batchPpermute(Batcher &bt, const Eqn &e, const std::vector<BVal> &ins) {
-  if (!splitOf(bt, e).hasV) {
+  AxisSplit s = splitOf(bt, e);
+  if (!s.hasV) {
     if (!ins[0].batched()) return bt.copy(e, ins);
     return {BVal{bt.b.emit1(e.op, {ins[0].a}, e.params), ins[0].bdim}};
   }
+  if (s.isMixed()) return mixedPpermute(bt, e, ins, s.mixed);
   Builder &b = bt.b;
   Atom x = bt.at0(ins[0]);
   Type ex = bt.exampleType(ins[0]);
@@ -182,7 +156,9 @@ std::vector<BVal> batchPpermute(Batcher &bt, const Eqn &e, const std::vector<BVa
 }
 
 std::vector<BVal> batchAllToAll(Batcher &bt, const Eqn &e, const std::vector<BVal> &ins) {
-  if (!splitOf(bt, e).hasV) return otherAxes(bt, e, ins, {"split_axis", "concat_axis"});
+  AxisSplit s = splitOf(bt, e);
+  if (!s.hasV) return otherAxes(bt, e, ins, {"split_axis", "concat_axis"});
+  if (s.isMixed()) return mixedAllToAll(bt, e, ins, s.mixed);
   Builder &b = bt.b;
   int sa = int(e.intParam("split_axis")), ca = int(e.intParam("concat_axis"));
   int64_t n = bt.size;
@@ -217,9 +193,11 @@ std::vector<BVal> batchAllToAll(Batcher &bt, const Eqn &e, const std::vector<BVa
 }
 
 std::vector<BVal> batchReduceScatter(Batcher &bt, const Eqn &e, const std::vector<BVal> &ins) {
-  if (!splitOf(bt, e).hasV) return otherAxes(bt, e, ins, {"scatter_dimension"});
+  AxisSplit ax = splitOf(bt, e);
+  if (!ax.hasV) return otherAxes(bt, e, ins, {"scatter_dimension"});
   int d = int(e.intParam("scatter_dimension"));
   Atom s = sumOverBatch(bt, ins[0]);  // the total; example k keeps block k along d
+  if (ax.isMixed()) return mixedReduceScatter(bt, e, ins, ax.mixed, s);
   if (!e.param("tiled").i) return {BVal{s, d}};
   Shape sh = s.type().shape;
   sh[size_t(d)] /= bt.size;

@@ -7,12 +7,14 @@
 // the same value). Rules take the operands' BVals and emit batched equations through the
 // Batcher's Builder, so every emitted type comes from inferTypes.
 //
-// Rules live in three files along natural seams: BatchRules.cpp (elementwise, shapes,
-// indexing, dot_general, random), BatchCollectives.cpp (the named-axis collectives) and
+// Rules live in four files along natural seams: BatchRules.cpp (elementwise, shapes,
+// indexing, dot_general, random), BatchCollectives.cpp (the named-axis collectives),
+// BatchMixedAxes.cpp (collectives over the vmap's axis together with other axes) and
 // Vmap.cpp (the table itself, region ops and the pass).
 #pragma once
 
 #include "ir/IR.h"
+#include "transforms/Vmap.h"
 
 #include <string>
 #include <vector>
@@ -33,14 +35,18 @@ struct BVal {
 /// The state of batching one vmap: the axis, and the Builder equations go to.
 class Batcher {
 public:
-  Batcher(ir::Builder &b, std::string axis, int64_t size) : b(b), axis(std::move(axis)), size(size) {}
+  Batcher(ir::Builder &b, std::string axis, int64_t size, AxisSizes sizes = {})
+      : b(b), axis(std::move(axis)), size(size), sizes(std::move(sizes)) {}
 
   ir::Builder &b;
   std::string axis;  ///< the vmap's axis name; empty when anonymous
   int64_t size;      ///< the batch size N
+  AxisSizes sizes;   ///< every named axis in scope (this one too), for mixed tuples
 
   /// The same axis, emitting into another Builder (a region being batched).
-  Batcher into(ir::Builder &nb) const { return Batcher(nb, axis, size); }
+  Batcher into(ir::Builder &nb) const { return Batcher(nb, axis, size, sizes); }
+  /// The size of axis `name`, which must be in scope.
+  int64_t sizeOf(const std::string &name) const;
 
   /// The per-example type of `v` (its type without the batch dimension).
   ir::Type exampleType(const BVal &v) const;
@@ -89,6 +95,25 @@ std::vector<BVal> batchAllGather(Batcher &, const ir::Eqn &, const std::vector<B
 std::vector<BVal> batchPpermute(Batcher &, const ir::Eqn &, const std::vector<BVal> &);
 std::vector<BVal> batchAllToAll(Batcher &, const ir::Eqn &, const std::vector<BVal> &);
 std::vector<BVal> batchReduceScatter(Batcher &, const ir::Eqn &, const std::vector<BVal> &);
+
+// ---- a collective over the vmap's axis and other axes (BatchMixedAxes.cpp) ----
+/// The names of such a collective's tuple before and after the vmap's axis.
+struct MixedAxes {
+  std::vector<std::string> pre, post;
+  /// The other axes, in the tuple's order.
+  std::vector<std::string> rest() const {
+    std::vector<std::string> r = pre;
+    r.insert(r.end(), post.begin(), post.end());
+    return r;
+  }
+};
+std::vector<BVal> mixedAxisIndex(Batcher &, const ir::Eqn &, const MixedAxes &);
+std::vector<BVal> mixedAllGather(Batcher &, const ir::Eqn &, const std::vector<BVal> &, const MixedAxes &);
+std::vector<BVal> mixedPpermute(Batcher &, const ir::Eqn &, const std::vector<BVal> &, const MixedAxes &);
+std::vector<BVal> mixedAllToAll(Batcher &, const ir::Eqn &, const std::vector<BVal> &, const MixedAxes &);
+/// `total`: the sum of the operand over the batch (a per-example shape).
+std::vector<BVal> mixedReduceScatter(Batcher &, const ir::Eqn &, const std::vector<BVal> &, const MixedAxes &,
+                                     ir::Atom total);
 
 // ---- helpers shared by the rule files ----
 /// `ints` shifted by `k` (axis numbers of a per-example value -> of the batch at 0).

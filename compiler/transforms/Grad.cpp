@@ -309,10 +309,11 @@ Split splitVjp(Module &m, const Jaxpr &body, const std::vector<bool> &inActive,
 
 // ---- the entry point ------------------------------------------------------------------------
 
-ir::Jaxpr valueAndGrad(ir::Module &m, const ir::Jaxpr &f, const std::vector<int> &argnums, SrcRange loc) {
+ir::Jaxpr valueAndGrad(ir::Module &m, const ir::Jaxpr &f, const std::vector<int> &argnums, SrcRange loc,
+                       const AxisSizes &outer) {
   using namespace ir;
   Jaxpr body = grad::cloneJaxpr(m, f);
-  eliminateVmaps(m, body);
+  eliminateVmaps(m, body, outer);
   if (body.outvars.empty() || body.outvars[0].type().rank() != 0 || !isFloat(body.outvars[0].type().dtype))
     userError(loc, "grad needs a function whose result is a float scalar, but it returns " +
                        (body.outvars.empty() ? std::string("nothing") : body.outvars[0].type().str()));

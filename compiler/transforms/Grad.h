@@ -1,6 +1,7 @@
 // ===- Grad.h - reverse-mode differentiation of jaxprs ------------------------===//
 #pragma once
 #include "ir/IR.h"
+#include "transforms/Vmap.h"
 
 #include <vector>
 
@@ -12,7 +13,8 @@ namespace spmd::transforms {
 /// backward pass of a pmap is a pmap on the same devices; vmaps in `f` are batched away
 /// first; loops store what the backward pass needs. Non-differentiable primitives
 /// (pmax, pmin, integer or key values on the path) raise a UserError at `loc`.
+/// `outer`: the sizes of the axes in scope where f is differentiated (for vmaps in f).
 ir::Jaxpr valueAndGrad(ir::Module &m, const ir::Jaxpr &f, const std::vector<int> &argnums,
-                       SrcRange loc);
+                       SrcRange loc, const AxisSizes &outer = {});
 
 } // namespace spmd::transforms

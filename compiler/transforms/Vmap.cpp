@@ -45,6 +45,12 @@ Type Batcher::exampleType(const BVal &v) const {
   return t;
 }
 
+int64_t Batcher::sizeOf(const std::string &name) const {
+  auto it = sizes.find(name);
+  internal_assert(it != sizes.end(), "the size of axis '" + name + "' is not known to the vmap pass");
+  return it->second;
+}
+
 Type Batcher::batchedType(const Type &example) const { return Type{example.dtype, prepend(size, example.shape)}; }
 
 Atom Batcher::moveTo(const BVal &v, int d) {
@@ -140,6 +146,7 @@ static std::vector<BVal> batchPmap(Batcher &bt, const Eqn &e, const std::vector<
   Builder bb(bt.b.module(), nb);
   bb.setLoc(e.loc);
   Batcher inner = bt.into(bb);
+  inner.sizes[e.param("axis_name").s] = e.intParam("axis_size");  // collectives in the body may name it
   auto outs = inner.jaxpr(body, regionInputs(inner, nb, types, batched));
   auto &outAxes = p["out_axes"].elems;
   std::vector<int> bdims;
@@ -332,7 +339,7 @@ std::vector<BVal> Batcher::jaxpr(const Jaxpr &body, const std::vector<BVal> &ins
 
 // ---- the pass -----------------------------------------------------------------------------
 
-void eliminateVmaps(ir::Module &m, ir::Jaxpr &j) {
+void eliminateVmaps(ir::Module &m, ir::Jaxpr &j, const AxisSizes &outer) {
   using namespace ir;
   using batching::BVal;
   std::vector<Eqn> old = std::move(j.eqns);
@@ -346,14 +353,19 @@ void eliminateVmaps(ir::Module &m, ir::Jaxpr &j) {
   Builder b(m, j);
   for (auto &e : old) {
     for (auto &a : e.in) fix(a);
-    for (auto &r : e.regions) eliminateVmaps(m, r);  // Note [Innermost first]
+    AxisSizes inner = outer;  // the axis this equation binds, if any, is in scope in its regions
+    if (e.op == Op::Pmap || e.op == Op::Vmap) {
+      const Param &n = e.param("axis_name");
+      if (n.kind == Param::Str) inner[n.s] = e.intParam("axis_size");
+    }
+    for (auto &r : e.regions) eliminateVmaps(m, r, inner);  // Note [Innermost first]
     if (e.op != Op::Vmap) {
       j.eqns.push_back(std::move(e));
       continue;
     }
     b.setLoc(e.loc);
     const Param &name = e.param("axis_name");
-    batching::Batcher bt(b, name.kind == Param::Str ? name.s : std::string(), e.intParam("axis_size"));
+    batching::Batcher bt(b, name.kind == Param::Str ? name.s : std::string(), e.intParam("axis_size"), inner);
     auto &inAxes = e.param("in_axes").elems;
     internal_assert(inAxes.size() == e.in.size(), "vmap in_axes arity");
     std::vector<BVal> ins;
