@@ -18,6 +18,7 @@
 
 namespace llvm {
 class IRBuilderBase;
+class PassBuilder;
 class Value;
 } // namespace llvm
 
@@ -50,6 +51,11 @@ llvm::Value *emitLogisticF32(llvm::IRBuilderBase &b, llvm::Value *x);
 llvm::Value *emitSinF32(llvm::IRBuilderBase &b, llvm::Value *x, MathTarget t = MathTarget::Cpu);
 llvm::Value *emitCosF32(llvm::IRBuilderBase &b, llvm::Value *x, MathTarget t = MathTarget::Cpu);
 llvm::Value *emitTanF32(llvm::IRBuilderBase &b, llvm::Value *x, MathTarget t = MathTarget::Cpu);
+
+/// Adds to `pb`'s pipelines what sin, cos and tan's vector variants need after the
+/// loop vectoriser (Note [Trig vector variants] in VecMathTrig.cpp): code optimised
+/// without it is right but slower.
+void registerVecMathPasses(llvm::PassBuilder &pb);
 
 /// pow(x, y) with C99's (and JAX's) special cases: exp(y * log|x|) evaluated in
 /// double precision (so the result is rounded once, within 1 ulp), negated for

@@ -10,6 +10,8 @@
 
 #include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Module.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Transforms/IPO/AlwaysInliner.h>
 #include <llvm/Transforms/Utils/ModuleUtils.h>
 
 #include <bit>
@@ -179,10 +181,41 @@ Value *needsLargeReduction(IRBuilderBase &b, Value *x) {
 /// `_ZGV_LLVM_N<vf>vv_<helper>(<variant>)`) for every width the loop vectoriser may
 /// pick, so a loop of sin still vectorises; each variant tests all its lanes at once
 /// and, when one needs it, runs the reduction on the whole vector (gathers for the
-/// table) and selects. On a GPU there is no vectoriser: the helper is inlined, a
-/// branch per thread. Helpers are internal and made once per module; the variants are
-/// kept in llvm.compiler.used until the vectoriser has seen them.
-constexpr unsigned kVariantWidths[] = {2, 4, 8, 16, 32, 64};
+/// table) and selects. The variants are alwaysinline, and registerVecMathPasses
+/// inlines them after the vectoriser: a vector call would clobber every vector
+/// register each iteration (x86's calling convention saves none), where the inlined
+/// test is a compare and a branch never taken, to a noinline call of the reduction
+/// (so the loop's code stays small: it is unrolled, one test per part). On a GPU there is no vectoriser: the
+/// helper is inlined, a branch per thread. Helpers are internal and made once per
+/// module; the variants are kept in llvm.compiler.used until the vectoriser has seen
+/// them. Widths: x86's loop
+/// vectoriser sizes vectors by the widest type in the loop (f32 here), so 16 lanes at
+/// most (AVX-512); a width without a variant would scalarise the call, still correct.
+constexpr unsigned kVariantWidths[] = {2, 4, 8, 16};
+
+/// Sets the attributes every helper has: it reads only the constant table, so no
+/// memory effects (as LLVM's own inference says), and it always returns.
+void setHelperAttributes(Function *f) {
+  f->setMemoryEffects(MemoryEffects::none());
+  f->setDoesNotThrow();
+  f->setWillReturn();
+  f->setNoSync();
+  f->setDoesNotFreeMemory();
+}
+
+/// A vector variant's out-of-line part: the Payne-Hanek result where lanes need it,
+/// fast elsewhere (noinline: called only when some lane does).
+Function *slowVariant(Module &m, Trig k, unsigned vf, const std::string &name) {
+  if (Function *f = m.getFunction(name)) return f;
+  Type *ty = FixedVectorType::get(Type::getFloatTy(m.getContext()), vf);
+  auto *f = Function::Create(FunctionType::get(ty, {ty, ty}, false), GlobalValue::InternalLinkage, name, m);
+  setHelperAttributes(f);
+  f->addFnAttr(Attribute::NoInline);
+  IRBuilder<> b(BasicBlock::Create(m.getContext(), "entry", f));
+  Value *x = f->getArg(0);
+  b.CreateRet(b.CreateSelect(needsLargeReduction(b, x), fromReduced(b, k, reduceLarge(b, x)), f->getArg(1)));
+  return f;
+}
 
 Function *largeHelper(Module &m, Trig k, MathTarget target, unsigned vf) {
   static const char *const names[] = {"sin", "cos", "tan"};
@@ -193,13 +226,8 @@ Function *largeHelper(Module &m, Trig k, MathTarget target, unsigned vf) {
   Type *ty = Type::getFloatTy(c);
   if (vf) ty = FixedVectorType::get(ty, vf);
   auto *f = Function::Create(FunctionType::get(ty, {ty, ty}, false), GlobalValue::InternalLinkage, name, m);
-  // Reads only the constant table: no memory effects (as LLVM's own inference says).
-  f->setMemoryEffects(MemoryEffects::none());
-  f->setDoesNotThrow();
-  f->setWillReturn();
-  f->setNoSync();
-  f->setDoesNotFreeMemory();
-  if (target == MathTarget::Cpu) f->addFnAttr(Attribute::NoInline);
+  setHelperAttributes(f);
+  if (target == MathTarget::Cpu) f->addFnAttr(vf ? Attribute::AlwaysInline : Attribute::NoInline);
   auto *entry = BasicBlock::Create(c, "entry", f), *large = BasicBlock::Create(c, "large", f),
        *done = BasicBlock::Create(c, "done", f);
   IRBuilder<> b(entry);
@@ -208,8 +236,13 @@ Function *largeHelper(Module &m, Trig k, MathTarget target, unsigned vf) {
   MDBuilder md(c);
   b.CreateCondBr(vf ? b.CreateOrReduce(need) : need, large, done, md.createUnlikelyBranchWeights());
   b.SetInsertPoint(large);
-  Value *v = fromReduced(b, k, reduceLarge(b, x));
-  if (vf) v = b.CreateSelect(need, v, fast);
+  Value *v;
+  if (vf && target == MathTarget::Cpu)
+    v = b.CreateCall(slowVariant(m, k, vf, name + ".slow"), {x, fast});
+  else if (vf)
+    v = b.CreateSelect(need, fromReduced(b, k, reduceLarge(b, x)), fast);
+  else
+    v = fromReduced(b, k, reduceLarge(b, x));
   b.CreateBr(done);
   b.SetInsertPoint(done);
   PHINode *phi = b.CreatePHI(ty, 2);
@@ -247,6 +280,38 @@ Value *sinCosTan(IRBuilderBase &b, Trig k, Value *x, MathTarget target) {
 }
 
 } // namespace
+
+namespace {
+/// Once the vectoriser has run: takes the vector variants off llvm.compiler.used and
+/// deletes the helpers left uncalled (the variants, once inlined, and the slow parts
+/// of widths not used), so they are not compiled.
+struct DropTrigVariants : PassInfoMixin<DropTrigVariants> {
+  PreservedAnalyses run(Module &m, ModuleAnalysisManager &) {
+    auto isHelper = [](const Value *v) {
+      const auto *f = dyn_cast<Function>(v->stripPointerCasts());
+      return f && f->hasInternalLinkage() && f->getName().starts_with("spmd.vecmath.");
+    };
+    removeFromUsedLists(m, [&](Constant *c) { return isHelper(c); });
+    bool changed = false;
+    for (bool again = true; again;) {
+      std::vector<Function *> dead;
+      for (Function &f : m)
+        if (isHelper(&f) && f.use_empty()) dead.push_back(&f);
+      for (Function *f : dead) f->eraseFromParent();
+      again = !dead.empty();
+      changed |= again;
+    }
+    return changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
+  }
+};
+} // namespace
+
+void registerVecMathPasses(PassBuilder &pb) {
+  pb.registerOptimizerLastEPCallback([](ModulePassManager &mpm, OptimizationLevel) {
+    mpm.addPass(AlwaysInlinerPass(/*InsertLifetimeIntrinsics=*/false));
+    mpm.addPass(DropTrigVariants());
+  });
+}
 
 Value *emitSinF32(IRBuilderBase &b, Value *x, MathTarget t) { return sinCosTan(b, Trig::Sin, x, t); }
 Value *emitCosF32(IRBuilderBase &b, Value *x, MathTarget t) { return sinCosTan(b, Trig::Cos, x, t); }
