@@ -185,12 +185,12 @@ Value *needsLargeReduction(IRBuilderBase &b, Value *x) {
 /// inlines them after the vectoriser: a vector call would clobber every vector
 /// register each iteration (x86's calling convention saves none), where the inlined
 /// test is a compare and a branch never taken, to a noinline call of the reduction
-/// (so the loop's code stays small: it is unrolled, one test per part). On a GPU there is no vectoriser: the
-/// helper is inlined, a branch per thread. Helpers are internal and made once per
-/// module; the variants are kept in llvm.compiler.used until the vectoriser has seen
-/// them. Widths: x86's loop
-/// vectoriser sizes vectors by the widest type in the loop (f32 here), so 16 lanes at
-/// most (AVX-512); a width without a variant would scalarise the call, still correct.
+/// (so the loop's code stays small: it is unrolled, one test per part). On a GPU
+/// there is no vectoriser: the helper is inlined, a branch per thread. Helpers are
+/// internal and made once per module; the variants are kept in llvm.compiler.used
+/// until the vectoriser has seen them. Widths: x86's loop vectoriser sizes vectors by
+/// the widest type in the loop (f32 here), so 16 lanes at most (AVX-512); a width
+/// without a variant would scalarise the call, still correct.
 constexpr unsigned kVariantWidths[] = {2, 4, 8, 16};
 
 /// Sets the attributes every helper has: it reads only the constant table, so no
