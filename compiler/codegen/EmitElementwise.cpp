@@ -244,6 +244,9 @@ Value *Lowering::mathCall(const std::string &name, DType d, std::vector<Value *>
 /// target (branch-free IR, no calls), so GPUs compute the same bits as CPUs.
 static bool vecMath(Target, DType d) { return d == DType::F32; }
 
+/// Where VecMath.h's sin, cos and tan will run (the GPU has no loop vectoriser).
+static MathTarget mathTarget(Target t) { return t == Target::NVPTX ? MathTarget::Gpu : MathTarget::Cpu; }
+
 Value *Lowering::unaryOp(const ir::Eqn &e, DType d, Value *x) {
   bool fl = ir::isFloat(d);
   Type *t = regTy(d);
@@ -261,9 +264,9 @@ Value *Lowering::unaryOp(const ir::Eqn &e, DType d, Value *x) {
     return b.CreateFPExt(emitErfInvF32(b, b.CreateFPTrunc(x, b.getFloatTy())), t);
   case Op::Sqrt: return mathCall("sqrt", d, {x});
   case Op::Rsqrt: return b.CreateFDiv(one(), mathCall("sqrt", d, {x}));
-  case Op::Sin: return vecMath(target, d) ? emitSinF32(b, x) : mathCall("sin", d, {x});
-  case Op::Cos: return vecMath(target, d) ? emitCosF32(b, x) : mathCall("cos", d, {x});
-  case Op::Tan: return vecMath(target, d) ? emitTanF32(b, x) : mathCall("tan", d, {x});
+  case Op::Sin: return vecMath(target, d) ? emitSinF32(b, x, mathTarget(target)) : mathCall("sin", d, {x});
+  case Op::Cos: return vecMath(target, d) ? emitCosF32(b, x, mathTarget(target)) : mathCall("cos", d, {x});
+  case Op::Tan: return vecMath(target, d) ? emitTanF32(b, x, mathTarget(target)) : mathCall("tan", d, {x});
   case Op::Tanh: return vecMath(target, d) ? emitTanhF32(b, x) : mathCall("tanh", d, {x});
   case Op::Logistic:
     if (vecMath(target, d)) return emitLogisticF32(b, x);

@@ -8,6 +8,7 @@
 #include "codegen/Codegen.h"
 #include "codegen/Lowering.h"
 #include "codegen/ObjectCache.h"
+#include "codegen/VecMath.h"
 
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
@@ -91,6 +92,7 @@ static void optimize(Module &m, TargetMachine *tm, int o) {
   pto.LoopVectorization = o >= 2;
   pto.SLPVectorization = o >= 2;
   PassBuilder pb(tm, pto);
+  registerVecMathPasses(pb);
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);
   pb.registerFunctionAnalyses(fam);

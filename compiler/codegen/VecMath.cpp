@@ -8,98 +8,27 @@
 #include "codegen/VecMath.h"
 
 #include "codegen/Threefry.h"
+#include "codegen/VecMathDetail.h"
 
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Intrinsics.h>
 
-#include <initializer_list>
 #include <limits>
 
 using namespace llvm;
 
 namespace spmd::codegen {
+using namespace vecmath;
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-Constant *fc(Type *ty, double v) { return ConstantFP::get(ty, v); }
-Constant *ic(Type *ty, int64_t v) { return ConstantInt::get(ty, uint64_t(v), true); }
-
-/// `v`'s shape (scalar or vector) with element type `elem`.
-Type *like(Value *v, Type *elem) { return v->getType()->getWithNewType(elem); }
-
-Value *call(IRBuilderBase &b, Intrinsic::ID id, std::initializer_list<Value *> args) {
-  return b.CreateIntrinsic(id, {(*args.begin())->getType()}, args);
-}
-Value *fma(IRBuilderBase &b, Value *x, Value *y, Value *z) { return call(b, Intrinsic::fma, {x, y, z}); }
-Value *fabs(IRBuilderBase &b, Value *x) { return call(b, Intrinsic::fabs, {x}); }
-
-/// c[0] * t^(n-1) + ... + c[n-1] by Horner's rule with fused multiply-adds.
-Value *horner(IRBuilderBase &b, Value *t, std::initializer_list<double> c) {
-  Type *ty = t->getType();
-  Value *p = fc(ty, *c.begin());
-  for (auto it = c.begin() + 1; it != c.end(); ++it) p = fma(b, p, t, fc(ty, *it));
-  return p;
-}
-
 /// 2^k for integer k in [-126, 127] (i32 of x's shape) as a float of x's shape.
 Value *pow2F32(IRBuilderBase &b, Value *k) {
   Value *bits = b.CreateShl(b.CreateAdd(k, ic(k->getType(), 127)), ic(k->getType(), 23));
   return b.CreateBitCast(bits, like(k, b.getFloatTy()));
-}
-
-/// Note [Trig range reduction]: x = n * pi/2 + r with |r| <= pi/4 (about), n the
-/// nearest integer to x * 2/pi and pi/2 split into three floats P1 + P2 + P3 (24 bits
-/// each), subtracted with fma so each product is exact. The error is about
-/// n * 2^-74 + ulp(r), so within kTrigMaxArg the result stays within 2 ulp (up to
-/// 1e6, 2 ulp for sin and cos, 60 for tan). Beyond, n = round(x * 2/pi) computed in
-/// float is off by whole units and the reduction loses all accuracy (past 1e7, sin
-/// and cos are clamped to [-1, 1] but otherwise meaningless). XLA/Eigen switch to a
-/// scalar Payne-Hanek reduction there; we keep the loop branch-free instead.
-struct Reduced {
-  Value *r;  ///< the reduced argument, |r| <~ pi/4
-  Value *q;  ///< n as an i32 (only its low two bits matter)
-};
-Reduced reducePiOver2(IRBuilderBase &b, Value *x) {
-  Type *ty = x->getType();
-  Value *n = call(b, Intrinsic::roundeven, {b.CreateFMul(x, fc(ty, 0x1.45f306p-1))});
-  Value *r = fma(b, n, fc(ty, -0x1.921fb6p0), x);
-  r = fma(b, n, fc(ty, 0x1.777a5cp-25), r);
-  r = fma(b, n, fc(ty, 0x1.ee59dap-50), r);
-  // For +-inf and NaN, n is not a number and the conversion poison: freeze it (r is
-  // NaN then, and so is every result).
-  Value *q = b.CreateFreeze(b.CreateFPToSI(n, like(x, b.getInt32Ty())));
-  return {r, q};
-}
-
-/// sin(r) and cos(r) for |r| <= pi/4: Cephes' single-precision minimax polynomials.
-Value *sinPoly(IRBuilderBase &b, Value *r) {
-  Value *z = b.CreateFMul(r, r);
-  Value *p = horner(b, z, {-1.9515295891e-4, 8.3321608736e-3, -1.6666654611e-1});
-  return fma(b, b.CreateFMul(r, z), p, r);
-}
-Value *cosPoly(IRBuilderBase &b, Value *r) {
-  Type *ty = r->getType();
-  Value *z = b.CreateFMul(r, r);
-  Value *p = horner(b, z, {2.443315711809948e-5, -1.388731625493765e-3, 4.166664568298827e-2});
-  return fma(b, b.CreateFMul(z, z), p, fma(b, fc(ty, -0.5), z, fc(ty, 1.0)));
-}
-
-/// sin(x) (quadrantOffset 0) or cos(x) = sin(x + pi/2) (quadrantOffset 1).
-Value *sinCos(IRBuilderBase &b, Value *x, int quadrantOffset) {
-  Reduced red = reducePiOver2(b, x);
-  Type *ity = red.q->getType();
-  Value *q = b.CreateAdd(red.q, ic(ity, quadrantOffset));
-  Value *odd = b.CreateICmpNE(b.CreateAnd(q, ic(ity, 1)), ic(ity, 0));
-  Value *neg = b.CreateICmpNE(b.CreateAnd(q, ic(ity, 2)), ic(ity, 0));
-  Value *v = b.CreateSelect(odd, cosPoly(b, red.r), sinPoly(b, red.r));
-  v = b.CreateSelect(neg, b.CreateFNeg(v), v);
-  // Keeps results in range past the reduction's bound; NaN (from +-inf) stays NaN.
-  Type *ty = x->getType();
-  Value *c = call(b, Intrinsic::minnum, {call(b, Intrinsic::maxnum, {v, fc(ty, -1.0)}), fc(ty, 1.0)});
-  return b.CreateSelect(b.CreateFCmpUNO(v, v), v, c);
 }
 
 // Double-precision log and exp for pow: accurate to ~1e-15, far more than pow needs
@@ -186,28 +115,6 @@ Value *emitLogisticF32(IRBuilderBase &b, Value *x) {
   Type *ty = x->getType();
   Value *one = fc(ty, 1.0);
   return b.CreateFDiv(one, b.CreateFAdd(one, emitExpF32(b, b.CreateFNeg(x))));
-}
-
-Value *emitSinF32(IRBuilderBase &b, Value *x) {
-  Value *v = sinCos(b, x, 0);
-  // The reduction turns -0 into +0: keep the sign of a zero input.
-  return b.CreateSelect(b.CreateFCmpOEQ(x, fc(x->getType(), 0.0)), x, v);
-}
-
-Value *emitCosF32(IRBuilderBase &b, Value *x) { return sinCos(b, x, 1); }
-
-Value *emitTanF32(IRBuilderBase &b, Value *x) {
-  Type *ty = x->getType();
-  Reduced red = reducePiOver2(b, x);
-  Type *ity = red.q->getType();
-  // tan(r) = r + r^3 P(r^2) on [-pi/4, pi/4] (Cephes' tanf); tan(r + pi/2) = -1/tan(r).
-  Value *z = b.CreateFMul(red.r, red.r);
-  Value *p = horner(b, z, {9.38540185543e-3, 3.11992232697e-3, 2.44301354525e-2, 5.34112807005e-2,
-                           1.33387994085e-1, 3.33331568548e-1});
-  Value *t = fma(b, b.CreateFMul(red.r, z), p, red.r);
-  Value *odd = b.CreateICmpNE(b.CreateAnd(red.q, ic(ity, 1)), ic(ity, 0));
-  Value *v = b.CreateSelect(odd, b.CreateFDiv(fc(ty, -1.0), t), t);
-  return b.CreateSelect(b.CreateFCmpOEQ(x, fc(ty, 0.0)), x, v);
 }
 
 Value *emitPowF32(IRBuilderBase &b, Value *x, Value *y) {

@@ -11,20 +11,27 @@
 // on ~1e5 inputs per function, special values included): within 2 ulp of the
 // correctly rounded result over the whole float range for exp, logistic, pow; tanh
 // is XLA's own rational approximation (bit for bit what JAX computes on CPU, a few
-// ulp from exact near |x| ~ 1e-3); sin, cos, tan are within 2 ulp for |x| up to
-// kTrigMaxArg, see Note [Trig range reduction] in VecMath.cpp for larger |x|.
+// ulp from exact near |x| ~ 1e-3); sin and cos within 2 ulp and tan within 3 over the
+// whole float range (VecMathTrig.cpp: Cody-Waite reduction up to kTrigMaxArg,
+// Payne-Hanek beyond, out of line so that the common path stays short).
 #pragma once
 
 namespace llvm {
 class IRBuilderBase;
+class PassBuilder;
 class Value;
 } // namespace llvm
 
 namespace spmd::codegen {
 
-/// |x| up to which sin, cos and tan meet their accuracy bound (the 3-part
-/// Cody-Waite reduction's range; the same bound as Eigen's, which XLA uses).
+/// |x| up to which sin, cos and tan reduce x inline by the 3-part Cody-Waite method
+/// (the same bound as Eigen's, which XLA uses); larger finite |x| take the
+/// Payne-Hanek reduction, out of line (Note [Trig vector variants] in VecMathTrig.cpp).
 constexpr float kTrigMaxArg = 117435.992f;
+
+/// Where sin, cos and tan will run: on a CPU their rare large-argument path is a
+/// noinline call with vector variants (so loops still vectorise), on a GPU a branch.
+enum class MathTarget { Cpu, Gpu };
 
 /// exp(x): round(x / ln 2) = n, a 2-part ln 2 reduction and a degree-7 polynomial
 /// on [-ln2/2, ln2/2], scaled by 2^n in two exact steps (subnormal results round once).
@@ -37,11 +44,18 @@ llvm::Value *emitTanhF32(llvm::IRBuilderBase &b, llvm::Value *x);
 /// logistic(x) = 1 / (1 + exp(-x)), as XLA expands it.
 llvm::Value *emitLogisticF32(llvm::IRBuilderBase &b, llvm::Value *x);
 
-/// sin(x), cos(x), tan(x): reduction by pi/2 (3-part Cody-Waite, with fma) and
-/// minimax polynomials on [-pi/4, pi/4]; signed zeros kept, NaN for +-inf.
-llvm::Value *emitSinF32(llvm::IRBuilderBase &b, llvm::Value *x);
-llvm::Value *emitCosF32(llvm::IRBuilderBase &b, llvm::Value *x);
-llvm::Value *emitTanF32(llvm::IRBuilderBase &b, llvm::Value *x);
+/// sin(x), cos(x), tan(x): reduction by pi/2 (Cody-Waite with fma, Payne-Hanek for
+/// |x| > kTrigMaxArg) and minimax polynomials on [-pi/4, pi/4]; signed zeros kept,
+/// NaN for +-inf and NaN. They add internal helper functions to the insertion
+/// point's module.
+llvm::Value *emitSinF32(llvm::IRBuilderBase &b, llvm::Value *x, MathTarget t = MathTarget::Cpu);
+llvm::Value *emitCosF32(llvm::IRBuilderBase &b, llvm::Value *x, MathTarget t = MathTarget::Cpu);
+llvm::Value *emitTanF32(llvm::IRBuilderBase &b, llvm::Value *x, MathTarget t = MathTarget::Cpu);
+
+/// Adds to `pb`'s pipelines what sin, cos and tan's vector variants need after the
+/// loop vectoriser (Note [Trig vector variants] in VecMathTrig.cpp): code optimised
+/// without it is right but slower.
+void registerVecMathPasses(llvm::PassBuilder &pb);
 
 /// pow(x, y) with C99's (and JAX's) special cases: exp(y * log|x|) evaluated in
 /// double precision (so the result is rounded once, within 1 ulp), negated for
