@@ -1,0 +1,348 @@
+// ===- LowerArith.cpp - arithmetic and matrix products -----------------------------===//
+//
+// Binary and unary operators with JAX's dtype promotion (weak literals: `x * 2` keeps x's
+// dtype), static arithmetic folded at compile time as Python computes it, and `@`.
+#include "sema/Lowering.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace spmd::sema {
+using namespace ast;
+using ir::Atom;
+using ir::DType;
+using ir::Op;
+using ir::Param;
+
+// ---- arithmetic -----------------------------------------------------------------------------
+
+static bool staticNum(const Value &v) { return v.kind == Value::Int || v.kind == Value::Float || v.kind == Value::Bool; }
+static double num(const Value &v) { return v.kind == Value::Float ? v.f : double(v.i); }
+
+// Python's divmod of floats (CPython's float_divmod): exact where floor(x / y) is not.
+static std::pair<double, double> pyFloatDivmod(double x, double y) {
+  double mod = std::fmod(x, y), div = (x - mod) / y;
+  if (mod != 0) {
+    if ((y < 0) != (mod < 0)) { mod += y; div -= 1; }
+  } else {
+    mod = std::copysign(0.0, y);
+  }
+  double fd = div != 0 ? std::floor(div) : std::copysign(0.0, x / y);
+  if (div != 0 && div - fd > 0.5) fd += 1;
+  return {fd, mod};
+}
+
+static int64_t floorDiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+  return q;
+}
+
+/// Folds an operation on static numbers, as Python would.
+static ValueP foldStatic(BinOp op, const Value &a, const Value &b, SrcRange loc) {
+  bool ints = a.kind != Value::Float && b.kind != Value::Float;
+  double x = num(a), y = num(b);
+  int64_t i = ints ? a.i : 0, j = ints ? b.i : 0;  // exact: not through a double
+  // Static integers are 64-bit (Python's are unbounded): overflow is an error, not a wrap.
+  auto overflow = [&]() -> ValueP {
+    userError(loc, std::string("integer overflow in a static expression: ") + std::to_string(i) + " " + spelling(op) + " " +
+                       std::to_string(j) + " does not fit in 64 bits");
+  };
+  int64_t r = 0;
+  switch (op) {
+  case BinOp::Add:
+    if (!ints) return Value::floating(x + y);
+    return __builtin_add_overflow(i, j, &r) ? overflow() : Value::integer(r);
+  case BinOp::Sub:
+    if (!ints) return Value::floating(x - y);
+    return __builtin_sub_overflow(i, j, &r) ? overflow() : Value::integer(r);
+  case BinOp::Mul:
+    if (!ints) return Value::floating(x * y);
+    return __builtin_mul_overflow(i, j, &r) ? overflow() : Value::integer(r);
+  case BinOp::Div:
+    if (y == 0) userError(loc, "division by zero in a static expression");
+    return Value::floating(x / y);
+  case BinOp::FloorDiv:
+    if (y == 0) userError(loc, "division by zero in a static expression");
+    if (ints && i == INT64_MIN && j == -1) return overflow();
+    if (ints) return Value::integer(floorDiv(i, j));
+    return Value::floating(pyFloatDivmod(x, y).first);
+  case BinOp::Mod:
+    if (y == 0) userError(loc, "modulo by zero in a static expression");
+    if (ints) return Value::integer(j == -1 ? 0 : i - floorDiv(i, j) * j);
+    return Value::floating(pyFloatDivmod(x, y).second);
+  case BinOp::Pow:
+    if (ints && j >= 0) {
+      // Square and multiply: 2 ** 62 in a few steps, 1 ** 10**18 without a loop of 10**18.
+      int64_t base = i, e = j;
+      r = 1;
+      while (e > 0) {
+        if ((e & 1) && __builtin_mul_overflow(r, base, &r)) return overflow();
+        e >>= 1;
+        if (e > 0 && __builtin_mul_overflow(base, base, &base)) return overflow();
+      }
+      return Value::integer(r);
+    }
+    // As Python: 0 ** -1 raises ZeroDivisionError; (-8) ** 0.5 is a complex number.
+    if (x == 0 && y < 0) userError(loc, "zero to a negative power in a static expression");
+    if (x < 0 && std::isfinite(y) && y != std::trunc(y))
+      userError(loc, "a negative number to a fractional power is complex, in a static expression");
+    return Value::floating(std::pow(x, y));
+  case BinOp::Eq: return Value::boolean(ints ? i == j : x == y);
+  case BinOp::Ne: return Value::boolean(ints ? i != j : x != y);
+  case BinOp::Lt: return Value::boolean(ints ? i < j : x < y);
+  case BinOp::Le: return Value::boolean(ints ? i <= j : x <= y);
+  case BinOp::Gt: return Value::boolean(ints ? i > j : x > y);
+  case BinOp::Ge: return Value::boolean(ints ? i >= j : x >= y);
+  case BinOp::BitAnd: case BinOp::BitOr: case BinOp::BitXor: {
+    if (!ints) userError(loc, std::string("'") + spelling(op) + "' needs integers or bools");
+    r = op == BinOp::BitAnd ? (i & j) : op == BinOp::BitOr ? (i | j) : (i ^ j);
+    return a.kind == Value::Bool && b.kind == Value::Bool ? Value::boolean(r) : Value::integer(r);
+  }
+  case BinOp::And: return Value::boolean(x != 0 && y != 0);
+  case BinOp::Or: return Value::boolean(x != 0 || y != 0);
+  case BinOp::MatMul: userError(loc, "'@' needs arrays, not numbers");
+  }
+  return nullptr;
+}
+
+/// k1 == k2 (or !=) on keys, elementwise with broadcasting: the key words compared, as
+/// JAX's eq on key arrays.
+ValueP Lowering::compareKeys(bool eq, ValueP a, ValueP bv, SrcRange loc) {
+  ir::Shape sa = a->type().shape, sb = bv->type().shape, s;
+  size_t r = std::max(sa.size(), sb.size());
+  for (size_t k = 0; k < r; ++k) {
+    int64_t x = k + sa.size() >= r ? sa[k + sa.size() - r] : 1, y = k + sb.size() >= r ? sb[k + sb.size() - r] : 1;
+    if (x != y && x != 1 && y != 1)
+      userError(loc, std::string("incompatible shapes for '") + (eq ? "==" : "!=") + "': " + a->type().str() + " and " + bv->type().str());
+    s.push_back(x == 1 ? y : x);
+  }
+  ir::Shape sw = s;
+  sw.push_back(2);
+  Atom wa = broadcast(emit1(Op::RandomUnwrap, {a->atom}), sw), wb = broadcast(emit1(Op::RandomUnwrap, {bv->atom}), sw);
+  Atom c = emit1(eq ? Op::Eq : Op::Ne, {wa, wb});
+  return Value::array(emit1(eq ? Op::ReduceAnd : Op::ReduceOr, {c}, {{"axes", Param::ints({int64_t(s.size())})}}));
+}
+
+ValueP Lowering::binary(BinOp op, ValueP a, ValueP bv, SrcRange loc) {
+  if (staticNum(*a) && staticNum(*bv)) return foldStatic(op, *a, *bv, loc);
+  if (op == BinOp::MatMul) return matmul(a, bv, loc);
+  std::string what = std::string("'") + spelling(op) + "'";
+  // Tuples concatenate / compare statically only for static values.
+  if (a->kind == Value::Tuple && bv->kind == Value::Tuple && op == BinOp::Add && a->isStatic() && bv->isStatic() &&
+      !a->isList) {
+    auto e = a->elems;
+    e.insert(e.end(), bv->elems.begin(), bv->elems.end());
+    return Value::tuple(e);
+  }
+  // Keys (JAX's typed keys): '==' and '!=' compare their words; no other operator takes them.
+  auto isKey = [](const Value &v) { return v.kind == Value::Array && v.type().dtype == DType::Key; };
+  if (isKey(*a) || isKey(*bv)) {
+    if ((op == BinOp::Eq || op == BinOp::Ne) && isKey(*a) && isKey(*bv)) return compareKeys(op == BinOp::Eq, a, bv, loc);
+    if (op == BinOp::Eq || op == BinOp::Ne) userError(loc, "a key can only be compared with a key, not with a " + describe(isKey(*a) ? *bv : *a));
+    rejectKeys(isKey(*a) ? *a : *bv, loc, what);
+  }
+  // x ** k with a static integer k: integer_pow, as JAX does.
+  if (op == BinOp::Pow && bv->kind == Value::Int) {
+    bool weak;
+    Atom x = toAtom(a, loc, &weak);
+    if (x.type().dtype == DType::Bool) x = castTo(x, DType::I32);
+    if (bv->i < 0 && !ir::isFloat(x.type().dtype))
+      userError(loc, "integers cannot be raised to a negative power");
+    if (x.isLit) x = broadcast(x, {});
+    return Value::array(emit1(Op::IntegerPow, {x}, {{"y", Param::of(bv->i)}}), weak);
+  }
+  DType d;
+  bool weak;
+  auto ops = unify({a, bv}, loc, &d, &weak, what.c_str());
+  Atom x = ops[0], y = ops[1];
+  auto bin = [&](Op o, Atom p, Atom q) { return Atom(emit1(o, {p, q})); };
+  auto needInt = [&](const char *why) {
+    if (ir::isFloat(d)) userError(loc, what + " " + why + ", not " + a->type().str());
+  };
+  switch (op) {
+  case BinOp::Add: return Value::array(bin(Op::Add, x, y), weak);
+  case BinOp::Sub: return Value::array(bin(Op::Sub, x, y), weak);
+  case BinOp::Mul: return Value::array(bin(Op::Mul, x, y), weak);
+  case BinOp::Div:
+    if (!ir::isFloat(d)) {
+      // As jnp.true_divide: each operand goes straight to f32 (a weak -1 beside a u32
+      // array is -1.0, not 4294967295.0), then the two are broadcast.
+      bool w2;
+      auto fs = unify({Value::array(castTo(toAtom(a, loc), DType::F32), true),
+                       Value::array(castTo(toAtom(bv, loc), DType::F32), true)},
+                      loc, &d, &w2, what.c_str());
+      x = fs[0];
+      y = fs[1];
+    }
+    return Value::array(bin(Op::Div, x, y), weak);
+  case BinOp::FloorDiv: {
+    if (ir::isFloat(d)) {
+      // As jnp.floor_divide (CPython's float_divmod): the quotient of x - fmod(x, y), one
+      // less where the remainder and y differ in sign, rounded. floor(x / y) differs
+      // where x / y rounds to an integer or underflows (-1e-27 // 1e23 is -1, not -0).
+      Atom mod = bin(Op::Rem, x, y), zero = b().lit(d, 0);
+      Atom sub = bin(Op::Sub, x, mod);
+      ir::Shape sh = sub.type().shape;
+      Atom x1 = emit1(Op::Select, {broadcast(bin(Op::Eq, y, zero), sh), sub, broadcast(x, sh)});
+      Atom div = bin(Op::Div, x1, y);
+      Atom ind = bin(Op::And, bin(Op::Ne, mod, zero), bin(Op::Ne, bin(Op::Lt, mod, zero), bin(Op::Lt, y, zero)));
+      div = emit1(Op::Select, {broadcast(ind, sh), div, bin(Op::Sub, div, b().lit(d, 1))});
+      return Value::array(emit1(Op::Round, {div}, {{"rounding_method", Param::of(1)}}), weak);
+    }
+    // Python semantics: round toward negative infinity. As jnp.floor_divide: bools divide
+    // as i32, and the quotient is lowered by one where sign(x) != sign(y) and the
+    // remainder is not 0 (so x // 0 is -1 - (x != 0) for i32, as XLA's x / 0 is -1).
+    if (d == DType::Bool) { x = castTo(x, DType::I32); y = castTo(y, DType::I32); d = DType::I32; }
+    Atom q = bin(Op::Div, x, y), r = bin(Op::Rem, x, y);
+    Atom zero = b().lit(d, 0);
+    Atom differ = bin(Op::Ne, bin(Op::Lt, r, zero), bin(Op::Lt, y, zero));
+    if (d == DType::I32) differ = bin(Op::Or, differ, bin(Op::Eq, y, zero));
+    Atom adjust = bin(Op::And, bin(Op::Ne, r, zero), differ);
+    return Value::array(emit1(Op::Select, {broadcast(adjust, q.type().shape), q, bin(Op::Sub, q, b().lit(d, 1))}), weak);
+  }
+  case BinOp::Mod: {
+    // As jnp.remainder: bools as i32; an integer x % 0 is x % 1, that is 0.
+    if (d == DType::Bool) { x = castTo(x, DType::I32); y = castTo(y, DType::I32); d = DType::I32; }
+    Atom zero = b().lit(d, 0);
+    if (!ir::isFloat(d)) {
+      if (y.isLit) {
+        if (y.lit.i == 0) y = b().lit(d, 1);
+      } else {
+        Atom one = broadcast(b().lit(d, 1), y.type().shape);
+        y = emit1(Op::Select, {bin(Op::Eq, y, zero), y, one});
+      }
+    }
+    Atom r = bin(Op::Rem, x, y);
+    Atom adjust = bin(Op::And, bin(Op::Ne, r, zero), bin(Op::Ne, bin(Op::Lt, r, zero), bin(Op::Lt, y, zero)));
+    return Value::array(emit1(Op::Select, {broadcast(adjust, r.type().shape), r, bin(Op::Add, r, y)}), weak);
+  }
+  case BinOp::Pow:
+    // As in JAX, integers stay integers (2 ** arange(5) is i32); bools count as i32.
+    if (d == DType::Bool) { x = castTo(x, DType::I32); y = castTo(y, DType::I32); }
+    return Value::array(bin(Op::Pow, x, y), weak);
+  case BinOp::Eq: return Value::array(bin(Op::Eq, x, y));
+  case BinOp::Ne: return Value::array(bin(Op::Ne, x, y));
+  case BinOp::Lt: return Value::array(bin(Op::Lt, x, y));
+  case BinOp::Le: return Value::array(bin(Op::Le, x, y));
+  case BinOp::Gt: return Value::array(bin(Op::Gt, x, y));
+  case BinOp::Ge: return Value::array(bin(Op::Ge, x, y));
+  case BinOp::BitAnd: needInt("needs integers or bools"); return Value::array(bin(Op::And, x, y), weak);
+  case BinOp::BitOr: needInt("needs integers or bools"); return Value::array(bin(Op::Or, x, y), weak);
+  case BinOp::BitXor: needInt("needs integers or bools"); return Value::array(bin(Op::Xor, x, y), weak);
+  case BinOp::And:
+  case BinOp::Or:
+    if (d != DType::Bool) userError(loc, what + " needs bools; use '&' and '|' for bitwise operations on integers");
+    return Value::array(bin(op == BinOp::And ? Op::And : Op::Or, x, y));
+  case BinOp::MatMul: break;
+  }
+  internalError(__FILE__, __LINE__, "unhandled binary operator");
+}
+
+ValueP Lowering::unary(UnOp op, ValueP a, SrcRange loc) {
+  if (staticNum(*a)) {
+    switch (op) {
+    case UnOp::Neg:
+      if (a->kind == Value::Float) return Value::floating(-a->f);
+      if (a->i == INT64_MIN) userError(loc, "integer overflow in a static expression: -(" + std::to_string(a->i) + ") does not fit in 64 bits");
+      return Value::integer(-a->i);
+    case UnOp::Plus: return a;
+    case UnOp::Not: return Value::boolean(!a->i);
+    case UnOp::BitNot:
+      if (a->kind == Value::Bool) return Value::boolean(!a->i);
+      if (a->kind == Value::Int) return Value::integer(~a->i);
+      userError(loc, "'~' needs an integer or a bool");
+    }
+  }
+  bool weak;
+  Atom x = toAtom(a, loc, &weak);
+  if (x.isLit) x = broadcast(x, {}), x = emit1(Op::Reshape, {x}, {{"new_sizes", Param::tuple({})}, {"dimensions", Param::none()}});
+  DType d = x.type().dtype;
+  switch (op) {
+  case UnOp::Plus: return a;  // +k is k, as in JAX
+  case UnOp::Neg:
+    rejectKeys(*Value::array(x), loc, "'-'");
+    if (d == DType::Bool) userError(loc, "cannot negate a bool array; use 'not'");
+    return Value::array(emit1(Op::Neg, {x}), weak);
+  case UnOp::Not:
+    if (d != DType::Bool) userError(loc, "'not' needs a bool, not " + x.type().str());
+    return Value::array(emit1(Op::Not, {x}));
+  case UnOp::BitNot:
+    rejectKeys(*Value::array(x), loc, "'~'");
+    if (ir::isFloat(d)) userError(loc, "'~' needs integers or bools, not " + x.type().str());
+    return Value::array(emit1(Op::Not, {x}), weak);
+  }
+  return nullptr;
+}
+
+// ---- matrix products ------------------------------------------------------------------------
+
+ValueP Lowering::matmul(ValueP av, ValueP bv, SrcRange loc) {
+  DType d;
+  bool weak;
+  Atom a = toAtom(av, loc), bb = toAtom(bv, loc);
+  // Promote dtypes only (a product does not broadcast its operands against each other).
+  unify({Value::array(b().lit(a.type().dtype, 0), av->weak), Value::array(b().lit(bb.type().dtype, 0), bv->weak)}, loc,
+        &d, &weak, "'@'");
+  a = castTo(a, d);
+  bb = castTo(bb, d);
+  ir::Type ta = a.type(), tb = bb.type();
+  if (ta.rank() == 0 || tb.rank() == 0)
+    userError(loc, "'@' needs arrays of rank 1 or more, not " + ta.str() + " and " + tb.str());
+  int ra = ta.rank(), rb = tb.rank();
+  int64_t ka = ta.shape[ra - 1], kb = rb == 1 ? tb.shape[0] : tb.shape[rb - 2];
+  if (ka != kb)
+    userError(loc, "'@' contracts dimensions of different sizes: " + ta.str() + " and " + tb.str() + " (" +
+                       std::to_string(ka) + " != " + std::to_string(kb) + ")");
+  auto dn = [](std::vector<int64_t> lc, std::vector<int64_t> rc, std::vector<int64_t> lb, std::vector<int64_t> rbb) {
+    return Param::tuple({Param::tuple({Param::ints(lc, true), Param::ints(rc, true)}),
+                         Param::tuple({Param::ints(lb, true), Param::ints(rbb, true)})});
+  };
+  if (ra <= 2 && rb <= 2) {
+    ir::Params p{{"dimension_numbers", dn({ra - 1}, {rb == 1 ? 0 : rb - 2}, {}, {})},
+                 {"precision", Param::none()}, {"preferred_element_type", Param::ofDType(d)}};
+    return Value::array(emit1(Op::DotGeneral, {a, bb}, p), weak);
+  }
+  // Batched: broadcast leading (batch) dimensions, as NumPy's matmul does.
+  if (rb == 1) {
+    ir::Params p{{"dimension_numbers", dn({ra - 1}, {0}, {}, {})}, {"precision", Param::none()},
+                 {"preferred_element_type", Param::ofDType(d)}};
+    return Value::array(emit1(Op::DotGeneral, {a, bb}, p), weak);
+  }
+  ir::Shape ba(ta.shape.begin(), ta.shape.end() - (ra >= 2 ? 2 : 1));
+  ir::Shape bbs(tb.shape.begin(), tb.shape.end() - 2);
+  size_t nb = std::max(ba.size(), bbs.size());
+  ir::Shape batch(nb, 1);
+  for (size_t k = 0; k < nb; ++k) {
+    int64_t x = k + ba.size() >= nb ? ba[k + ba.size() - nb] : 1;
+    int64_t y = k + bbs.size() >= nb ? bbs[k + bbs.size() - nb] : 1;
+    if (x != y && x != 1 && y != 1)
+      userError(loc, "'@' batch dimensions do not broadcast: " + ta.str() + " and " + tb.str());
+    batch[k] = std::max(x, y);
+  }
+  if (ra == 1) {
+    // vector @ batched matrices: (k) x (..., k, n) -> (..., n)
+    ir::Shape sb = batch;
+    sb.push_back(tb.shape[rb - 2]);
+    sb.push_back(tb.shape[rb - 1]);
+    bb = broadcast(bb, sb);
+    std::vector<int64_t> bd;
+    ir::Params p{{"dimension_numbers", dn({0}, {int64_t(nb)}, {}, {})}, {"precision", Param::none()},
+                 {"preferred_element_type", Param::ofDType(d)}};
+    return Value::array(emit1(Op::DotGeneral, {a, bb}, p), weak);
+  }
+  ir::Shape sa = batch, sb = batch;
+  sa.push_back(ta.shape[ra - 2]);
+  sa.push_back(ta.shape[ra - 1]);
+  sb.push_back(tb.shape[rb - 2]);
+  sb.push_back(tb.shape[rb - 1]);
+  a = broadcast(a, sa);
+  bb = broadcast(bb, sb);
+  std::vector<int64_t> bdims;
+  for (size_t k = 0; k < nb; ++k) bdims.push_back(int64_t(k));
+  ir::Params p{{"dimension_numbers", dn({int64_t(nb) + 1}, {int64_t(nb)}, bdims, bdims)}, {"precision", Param::none()},
+               {"preferred_element_type", Param::ofDType(d)}};
+  return Value::array(emit1(Op::DotGeneral, {a, bb}, p), weak);
+}
+
+} // namespace spmd::sema

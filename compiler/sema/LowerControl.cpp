@@ -1,0 +1,311 @@
+// ===- LowerControl.cpp - for loops and if -----------------------------------------===//
+//
+// A for loop lowers to a for_loop equation whose carries are the vars the body assigns;
+// an if with a static condition picks a branch, one with a run-time condition is a cond.
+#include "sema/Lowering.h"
+
+#include "sema/AxisCheck.h"
+
+#include <algorithm>
+#include <functional>
+#include <set>
+
+namespace spmd::sema {
+using namespace ast;
+using ir::Atom;
+using ir::Op;
+using ir::Param;
+
+// ---- loops -------------------------------------------------------------------------------
+
+/// The names assigned anywhere in `e` (not inside nested functions).
+static void assignedNames(const Expr &e, std::set<std::string> &out);
+static void assignedNames(const Stmt &s, std::set<std::string> &out) {
+  switch (s.kind) {
+  case StmtKind::Assign: out.insert(s.as<AssignStmt>()->name.name); assignedNames(*s.as<AssignStmt>()->value, out); break;
+  case StmtKind::Let: assignedNames(*s.as<LetStmt>()->value, out); break;
+  case StmtKind::Var: assignedNames(*s.as<VarStmt>()->value, out); break;
+  case StmtKind::For: assignedNames(*s.as<ForStmt>()->body, out); break;
+  case StmtKind::Expr: assignedNames(*s.as<ExprStmt>()->expr, out); break;
+  case StmtKind::Fn: break;
+  }
+}
+static void assignedNames(const Expr &e, std::set<std::string> &out) {
+  if (auto *b = e.as<BlockExpr>())
+    for (auto &s : b->stmts) assignedNames(*s, out);
+  if (auto *i = e.as<IfExpr>()) {
+    assignedNames(*i->then, out);
+    if (i->otherwise) assignedNames(*i->otherwise, out);
+  }
+}
+
+void Lowering::forStmt(const ForStmt &f) {
+  // A static list (or a range over a list) is unrolled; a range becomes a for_loop, its
+  // bounds evaluated here without building the list of its elements.
+  const RangeExpr *range = f.iter->as<RangeExpr>();
+  if (!range) {
+    ValueP it = expr(*f.iter);
+    if (it->kind != Value::Tuple) userError(f.iter->loc, "a for loop iterates over a range 'a..b' or a static list");
+    for (auto &v : it->elems) {
+      ScopeP saved = scope;
+      scope = makeScope();
+      scope->parent = saved;
+      bindPattern(f.var, v, false, f.var.loc);
+      block(*f.body->as<BlockExpr>(), false);
+      scope = saved;
+    }
+    return;
+  }
+  int64_t lo = staticInt(expr(*range->lo), range->lo->loc, "a range bound");
+  int64_t hi = staticInt(expr(*range->hi), range->hi->loc, "a range bound");
+  // The loop index is an i32 (as in JAX's fori_loop with x64 off).
+  for (auto [v, e] : {std::pair{lo, range->lo.get()}, std::pair{hi, range->hi.get()}})
+    if (v < INT32_MIN || v > INT32_MAX)
+      userError(e->loc, "a loop bound must fit in i32, not " + std::to_string(v));
+  int64_t n = std::max<int64_t>(0, hi - lo);
+  if (n == 0) lo = 0;
+  if (f.var.kind != Pattern::Name && f.var.kind != Pattern::Wildcard)
+    userError(f.var.loc, "the variable of a loop over a range is a single name");
+  // Carried variables: vars assigned in the body that live outside it.
+  std::set<std::string> names;
+  assignedNames(*f.body, names);
+  std::vector<std::string> carried;
+  std::vector<ValueP> initLeaves, initVals;
+  for (auto &nm : names) {
+    Scope::Binding *bd = scope->lookup(nm);
+    if (!bd || !bd->mutable_) continue;
+    carried.push_back(nm);
+    std::vector<ValueP> ls;
+    leaves(bd->value, ls);
+    std::vector<ValueP> arrs;
+    for (auto &l : ls) arrs.push_back(l->kind == Value::Array ? l : toArray(l, bd->loc));
+    size_t pos = 0;
+    initVals.push_back(fromLeaves(*bd->value, arrs, pos));
+    for (auto &a : arrs) initLeaves.push_back(a);
+  }
+  std::vector<Atom> initAtoms;
+  for (auto &l : initLeaves) initAtoms.push_back(local(l->atom));
+  pushFrame(false);
+  ir::Var iv = newInvar(ir::Type{ir::DType::I32, {}});
+  std::vector<ValueP> carryVals;
+  for (auto &l : initLeaves) carryVals.push_back(Value::array(newInvar(l->type()), l->weak));
+  ScopeP saved = scope;
+  // Rebind each carried var (in its own scope) to the loop's carry invars.
+  std::vector<Scope::Binding *> bds;
+  std::vector<ValueP> savedVals;
+  size_t pos = 0;
+  for (size_t k = 0; k < carried.size(); ++k) {
+    Scope::Binding *bd = scope->lookup(carried[k]);
+    bds.push_back(bd);
+    savedVals.push_back(bd->value);
+    bd->value = fromLeaves(*initVals[k], carryVals, pos);
+  }
+  scope = makeScope();
+  scope->parent = saved;
+  ValueP idx = Value::array(lo == 0 ? Atom(iv) : Atom(emit1(Op::Add, {iv, b().lit(ir::DType::I32, double(lo))})), false);
+  bindPattern(f.var, idx, false, f.var.loc);
+  std::vector<ValueP> endLeaves;
+  try {
+    block(*f.body->as<BlockExpr>(), false);
+    for (auto *bd : bds) leaves(bd->value, endLeaves);
+  } catch (...) {
+    scope = saved;
+    for (size_t k = 0; k < bds.size(); ++k) bds[k]->value = savedVals[k];
+    popFrame();
+    throw;
+  }
+  scope = saved;
+  for (size_t k = 0; k < endLeaves.size(); ++k) {
+    ValueP a = endLeaves[k]->kind == Value::Array ? endLeaves[k] : toArray(endLeaves[k], f.body->loc);
+    Atom at = a->atom;
+    if (a->type() != initLeaves[k]->type()) {
+      if (a->type().shape == initLeaves[k]->type().shape) at = castTo(at, initLeaves[k]->type().dtype);
+      else internal_assert(false, "carried type changed in a loop");
+    }
+    top().jaxpr.outvars.push_back(local(at));
+  }
+  auto fr = popFrame();
+  // Body invars: (i, consts..., carries...).
+  auto &inv = fr->jaxpr.invars;
+  inv.insert(inv.begin() + 1, fr->captureVars.begin(), fr->captureVars.end());
+  std::vector<Atom> ins = fr->captured;
+  ins.insert(ins.end(), initAtoms.begin(), initAtoms.end());
+  ir::Params params{{"trip_count", Param::of(n)}, {"num_consts", Param::of(int64_t(fr->captured.size()))}};
+  b().setLoc(f.loc);
+  std::vector<ir::Jaxpr> regions;
+  regions.push_back(std::move(fr->jaxpr));
+  auto outs = emit(Op::ForLoop, ins, params, std::move(regions));
+  std::vector<ValueP> outVals;
+  for (size_t k = 0; k < outs.size(); ++k) outVals.push_back(Value::array(outs[k], initLeaves[k]->weak));
+  pos = 0;
+  for (size_t k = 0; k < carried.size(); ++k) bds[k]->value = fromLeaves(*initVals[k], outVals, pos);
+}
+
+// ---- if -----------------------------------------------------------------------------------
+
+ValueP Lowering::ifExpr(const IfExpr &e) {
+  ValueP c = expr(*e.cond);
+  if (c->kind == Value::Bool || c->kind == Value::Int) {
+    if (c->i) return block(*e.then->as<BlockExpr>());
+    if (!e.otherwise) return Value::tuple({});
+    if (auto *bl = e.otherwise->as<BlockExpr>()) return block(*bl);
+    return expr(*e.otherwise);
+  }
+  if (c->kind != Value::Array || c->type() != ir::Type{ir::DType::Bool, {}})
+    userError(e.cond->loc, "the condition of 'if' must be a bool scalar, not " + describe(*c));
+  if (inMapBody())
+    userError(e.cond->loc, "inside pmap and vmap the condition of 'if' must be known at compile time",
+              {{SrcRange{}, "use where(cond, a, b) to select between values per replica"}});
+  // A run-time condition at host level: a cond with the assigned vars as results.
+  std::set<std::string> names;
+  assignedNames(*e.then, names);
+  if (e.otherwise) assignedNames(*e.otherwise, names);
+  std::vector<std::string> carried;
+  std::vector<ValueP> initVals, initLeaves;
+  for (auto &nm : names) {
+    Scope::Binding *bd = scope->lookup(nm);
+    if (!bd || !bd->mutable_) continue;
+    carried.push_back(nm);
+    std::vector<ValueP> ls, arrs;
+    leaves(bd->value, ls);
+    for (auto &l : ls) arrs.push_back(l->kind == Value::Array ? l : toArray(l, bd->loc));
+    size_t pos = 0;
+    initVals.push_back(fromLeaves(*bd->value, arrs, pos));
+    for (auto &a : arrs) initLeaves.push_back(a);
+  }
+  // Each branch is lowered into a frame of its own; the frames are kept until both
+  // branch values are known, then their value leaves (unified to one type) are appended
+  // to the results after the carried vars: the cond gives (carried..., value...).
+  std::unique_ptr<Frame> brFrame[2];
+  ValueP brValue[2];
+  // Where each branch's value comes from: a block's last expression, for carets.
+  auto valueLoc = [](const Expr &x) {
+    if (auto *bl = x.as<BlockExpr>())
+      if (!bl->stmts.empty() && bl->stmts.back()->kind == StmtKind::Expr)
+        return bl->stmts.back()->as<ExprStmt>()->expr->loc;
+    return x.loc;
+  };
+  SrcRange brLoc[2] = {e.otherwise ? valueLoc(*e.otherwise) : e.loc, valueLoc(*e.then)};
+  for (int br = 1; br >= 0; --br) {  // true branch first (regions[1]), then false
+    pushFrame(false);
+    std::vector<Scope::Binding *> bds;
+    std::vector<ValueP> saved;
+    for (size_t k = 0; k < carried.size(); ++k) {
+      Scope::Binding *bd = scope->lookup(carried[k]);
+      bds.push_back(bd);
+      saved.push_back(bd->value);
+      bd->value = initVals[k];
+    }
+    try {
+      const Expr *body = br ? e.then.get() : e.otherwise.get();
+      brValue[br] = Value::tuple({});
+      if (body) {
+        if (auto *bl = body->as<BlockExpr>()) brValue[br] = block(*bl);
+        else brValue[br] = expr(*body);
+      }
+      std::vector<ValueP> endLeaves;
+      for (auto *bd : bds) leaves(bd->value, endLeaves);
+      for (size_t k = 0; k < endLeaves.size(); ++k) {
+        ValueP a = endLeaves[k]->kind == Value::Array ? endLeaves[k] : toArray(endLeaves[k], e.loc);
+        Atom at = a->atom;
+        if (a->type() != initLeaves[k]->type()) at = castTo(at, initLeaves[k]->type().dtype);
+        top().jaxpr.outvars.push_back(local(at));
+      }
+    } catch (...) {
+      for (size_t k = 0; k < bds.size(); ++k) bds[k]->value = saved[k];
+      popFrame();
+      throw;
+    }
+    for (size_t k = 0; k < bds.size(); ++k) bds[k]->value = saved[k];
+    brFrame[br] = popFrame();
+  }
+  // The value: without 'else' it is (), as with a static condition.
+  if (!e.otherwise) brValue[1] = Value::tuple({});
+  std::vector<ValueP> valLeaves[2];
+  for (int br : {1, 0}) {
+    frames.push_back(std::move(brFrame[br]));
+    try {
+      for (auto &l : [&] { std::vector<ValueP> ls; leaves(brValue[br], ls); return ls; }()) {
+        if (l->kind != Value::Array && !l->isNumber())
+          userError(brLoc[br], "a branch of an 'if' with a run-time condition gives " + describe(*l) +
+                                   ", which has no run-time value");
+        valLeaves[br].push_back(l->kind == Value::Array ? l : toArray(l, brLoc[br]));
+      }
+    } catch (...) {
+      popFrame();
+      throw;
+    }
+    brFrame[br] = popFrame();
+  }
+  auto structure = [&](auto &&self, const Value &a, const Value &b) -> bool {
+    if ((a.kind == Value::Tuple) != (b.kind == Value::Tuple)) return false;
+    if (a.kind != Value::Tuple) return true;
+    if (a.elems.size() != b.elems.size()) return false;
+    for (size_t k = 0; k < a.elems.size(); ++k)
+      if (!self(self, *a.elems[k], *b.elems[k])) return false;
+    return true;
+  };
+  auto mismatch = [&](const std::string &what, const std::string &t, const std::string &f) {
+    userError(brLoc[0], "the branches of 'if' give values of different " + what + ": " + t + " and " + f,
+              {{brLoc[1], "the other branch's value"}});
+  };
+  if (!structure(structure, *brValue[1], *brValue[0]))
+    mismatch("structures", describe(*brValue[1]), describe(*brValue[0]));
+  // As lax.cond: leaf types must agree (shape and dtype); a weakly typed leaf (a literal)
+  // takes the other branch's dtype, as it would in arithmetic.
+  std::vector<ir::Type> valTypes;
+  std::vector<bool> valWeak;
+  for (size_t k = 0; k < valLeaves[1].size(); ++k) {
+    const ValueP &t = valLeaves[1][k], &f = valLeaves[0][k];
+    std::string ts = t->type().str(), fs = f->type().str();
+    if (t->type().shape != f->type().shape) mismatch("shapes", ts, fs);
+    ir::DType d = t->type().dtype;
+    if (d != f->type().dtype) {
+      bool keys = d == ir::DType::Key || f->type().dtype == ir::DType::Key;
+      if (keys || t->weak == f->weak) mismatch("dtypes", ts, fs);
+      if (t->weak) d = f->type().dtype;
+    }
+    valTypes.push_back(ir::Type{d, t->type().shape});
+    valWeak.push_back(t->weak && f->weak);
+  }
+  std::vector<ir::Jaxpr> branches;
+  std::vector<std::vector<Atom>> captured(2);
+  std::vector<std::vector<ir::Var>> captureVars(2);
+  for (int br : {1, 0}) {
+    frames.push_back(std::move(brFrame[br]));
+    for (size_t k = 0; k < valLeaves[br].size(); ++k) {
+      Atom at = valLeaves[br][k]->atom;
+      if (at.type().dtype != valTypes[k].dtype) at = castTo(at, valTypes[k].dtype);
+      top().jaxpr.outvars.push_back(local(at));
+    }
+    auto fr = popFrame();
+    captured[br] = fr->captured;
+    captureVars[br] = fr->captureVars;
+    branches.insert(branches.begin(), std::move(fr->jaxpr));
+  }
+  // Both branches take the union of captures as operands: (true caps..., false caps...).
+  std::vector<Atom> ins{c->atom};
+  for (int br : {1, 0})
+    for (auto &a : captured[br]) ins.push_back(a);
+  for (int br : {0, 1}) {
+    std::vector<ir::Var> inv;
+    for (int ob : {1, 0}) {
+      if (ob == br) inv.insert(inv.end(), captureVars[br].begin(), captureVars[br].end());
+      else for (auto &a : captured[ob]) inv.push_back(module.newVar(a.type()));
+    }
+    branches[br].invars = inv;
+  }
+  b().setLoc(e.loc);
+  auto outs = emit(Op::Cond, ins, {}, std::move(branches));
+  std::vector<ValueP> outVals;
+  for (size_t k = 0; k < initLeaves.size(); ++k) outVals.push_back(Value::array(outs[k], initLeaves[k]->weak));
+  size_t pos = 0;
+  for (size_t k = 0; k < carried.size(); ++k) scope->lookup(carried[k])->value = fromLeaves(*initVals[k], outVals, pos);
+  std::vector<ValueP> resLeaves;
+  for (size_t k = 0; k < valTypes.size(); ++k)
+    resLeaves.push_back(Value::array(outs[initLeaves.size() + k], valWeak[k]));
+  pos = 0;
+  return fromLeaves(*brValue[1], resLeaves, pos);
+}
+
+} // namespace spmd::sema

@@ -1,0 +1,140 @@
+// ===- LowerIndex.cpp - indexing ---------------------------------------------------===//
+//
+// `x[3]`, `x[-1]`, `x[1:3]`, `x[::2]`, `x[:, i]`: static items become slice, rev and reshape;
+// a traced scalar index a dynamic_slice behind a range check.
+#include "sema/Lowering.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace spmd::sema {
+using namespace ast;
+using ir::Atom;
+using ir::DType;
+using ir::Op;
+using ir::Param;
+
+// ---- indexing --------------------------------------------------------------------------------
+
+ValueP Lowering::index(ValueP base, const IndexExpr &e) {
+  // Tuples and static lists: static indexing and slicing.
+  if (base->kind == Value::Tuple) {
+    if (e.items.size() != 1) userError(e.loc, "a " + describe(*base) + " takes one index");
+    const IndexItem &it = e.items[0];
+    int64_t n = int64_t(base->elems.size());
+    if (!it.isSlice) {
+      ValueP iv = expr(*it.index);
+      if (iv->kind == Value::Array && base->isList && base->isStatic()) {
+        ValueP arr = toArray(base, e.loc);
+        return index(arr, e);
+      }
+      int64_t k = staticInt(iv, it.index->loc, "an index into a tuple");
+      int64_t kk = k < 0 ? k + n : k;
+      if (kk < 0 || kk >= n)
+        userError(it.index->loc, "index " + std::to_string(k) + " is out of range for a " + describe(*base));
+      return base->elems[kk];
+    }
+    int64_t lo = it.lo ? staticInt(expr(*it.lo), it.lo->loc, "a slice bound") : 0;
+    int64_t hi = it.hi ? staticInt(expr(*it.hi), it.hi->loc, "a slice bound") : n;
+    int64_t st = it.step ? staticInt(expr(*it.step), it.step->loc, "a slice step") : 1;
+    if (st <= 0) userError(it.loc, "slices of tuples need a positive step");
+    if (lo < 0) lo += n;
+    if (hi < 0) hi += n;
+    lo = std::clamp<int64_t>(lo, 0, n);
+    hi = std::clamp<int64_t>(hi, 0, n);
+    std::vector<ValueP> r;
+    for (int64_t k = lo; k < hi; k += st) r.push_back(base->elems[k]);
+    return Value::tuple(r, base->isList);
+  }
+  if (base->kind != Value::Array) userError(e.base->loc, "a " + describe(*base) + " cannot be indexed");
+  Atom x = base->atom;
+  ir::Type t = x.type();
+  if (int(e.items.size()) > t.rank())
+    userError(e.items[t.rank()].loc, "too many indices for an array of type " + t.str());
+  std::vector<int64_t> start(t.rank(), 0), limit = t.shape, stride(t.rank(), 1), revDims;
+  std::vector<bool> dropped(t.rank(), false);
+  std::vector<std::pair<int, Atom>> dynamic;
+  for (size_t d = 0; d < e.items.size(); ++d) {
+    const IndexItem &it = e.items[d];
+    int64_t n = t.shape[d];
+    if (!it.isSlice) {
+      ValueP iv = expr(*it.index);
+      if (iv->kind == Value::Array) {
+        if (iv->type().rank() != 0 || !ir::isInt(iv->type().dtype))
+          userError(it.index->loc, "an index must be an integer scalar, not " + iv->type().str());
+        dynamic.push_back({int(d), iv->atom});
+        dropped[d] = true;
+        continue;
+      }
+      int64_t k = staticInt(iv, it.index->loc, "an index");
+      int64_t kk = k < 0 ? k + n : k;
+      if (kk < 0 || kk >= n)
+        userError(it.index->loc, "index " + std::to_string(k) + " is out of range for axis " + std::to_string(d) +
+                                     " of size " + std::to_string(n));
+      start[d] = kk;
+      limit[d] = kk + 1;
+      dropped[d] = true;
+      continue;
+    }
+    int64_t st = it.step ? staticInt(expr(*it.step), it.step->loc, "a slice step") : 1;
+    if (st == 0) userError(it.step->loc, "a slice step cannot be zero");
+    // Python slice semantics, then a forward slice (with rev for negative steps).
+    int64_t lo, hi;
+    if (st > 0) {
+      lo = it.lo ? staticInt(expr(*it.lo), it.lo->loc, "a slice bound") : 0;
+      hi = it.hi ? staticInt(expr(*it.hi), it.hi->loc, "a slice bound") : n;
+      if (lo < 0) lo += n;
+      if (hi < 0) hi += n;
+      lo = std::clamp<int64_t>(lo, 0, n);
+      hi = std::clamp<int64_t>(hi, lo, n);
+      start[d] = lo;
+      limit[d] = hi;
+      stride[d] = st;
+    } else {
+      lo = it.lo ? staticInt(expr(*it.lo), it.lo->loc, "a slice bound") : n - 1;
+      hi = it.hi ? staticInt(expr(*it.hi), it.hi->loc, "a slice bound") : -n - 1;
+      if (it.lo && lo < 0) lo += n;
+      if (it.hi && hi < 0) hi += n;
+      lo = std::clamp<int64_t>(lo, -1, n - 1);
+      hi = std::clamp<int64_t>(hi, -1, n - 1);
+      // Elements lo, lo+st, ... > hi. In the reversed array index r = n-1-i.
+      int64_t rlo = n - 1 - lo, rhi = n - 1 - hi;
+      if (rhi < rlo) rhi = rlo;
+      revDims.push_back(int64_t(d));
+      start[d] = rlo;
+      limit[d] = rhi;
+      stride[d] = -st;
+    }
+  }
+  if (!revDims.empty()) x = emit1(Op::Rev, {x}, {{"dimensions", Param::ints(revDims)}});
+  bool trivial = start == std::vector<int64_t>(t.rank(), 0) && limit == t.shape &&
+                 stride == std::vector<int64_t>(t.rank(), 1);
+  if (!trivial)
+    x = emit1(Op::Slice, {x}, {{"start_indices", Param::ints(start)}, {"limit_indices", Param::ints(limit)},
+                               {"strides", std::all_of(stride.begin(), stride.end(), [](int64_t s) { return s == 1; })
+                                               ? Param::none() : Param::ints(stride)}});
+  if (!dynamic.empty()) {
+    ir::Type xt = x.type();
+    std::vector<Atom> ins{x};
+    std::vector<int64_t> sizes = xt.shape;
+    std::vector<Atom> idx(xt.rank(), b().lit(DType::I32, 0));
+    for (auto &[d, a] : dynamic) {
+      // Negative indices count from the end, as in NumPy; out of range is a run-time error.
+      Atom i = castTo(a, DType::I32);
+      Atom n = b().lit(DType::I32, double(xt.shape[d]));
+      Atom neg = emit1(Op::Lt, {i, b().lit(DType::I32, 0)});
+      idx[d] = emit1(Op::Select, {neg, i, emit1(Op::Add, {i, n})});
+      sizes[d] = 1;
+    }
+    ins.insert(ins.end(), idx.begin(), idx.end());
+    x = emit1(Op::DynamicSlice, ins, {{"slice_sizes", Param::ints(sizes)}});
+  }
+  ir::Shape out;
+  ir::Shape cur = x.type().shape;
+  for (int d = 0; d < t.rank(); ++d)
+    if (!dropped[d]) out.push_back(cur[d]);
+  if (out != cur) x = emit1(Op::Reshape, {x}, {{"new_sizes", Param::ints(out)}, {"dimensions", Param::none()}});
+  return Value::array(x, base->weak);
+}
+
+} // namespace spmd::sema
