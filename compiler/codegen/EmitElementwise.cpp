@@ -13,7 +13,7 @@
 // as one loop nest over the final output, which LLVM vectorises.
 #include "codegen/Lowering.h"
 
-#include "codegen/Threefry.h"
+#include "codegen/ThreefryEmit.h"
 #include "codegen/VecMath.h"
 
 #include <llvm/IR/Intrinsics.h>
@@ -256,7 +256,7 @@ Value *Lowering::unaryOp(const ir::Eqn &e, DType d, Value *x) {
   // f32 exp/sin/cos/tan/tanh/logistic/pow on the host: branch-free polynomials
   // (VecMath.h), so loops using them vectorise; libdevice on GPUs, libm for f64.
   case Op::Exp: return vecMath(target, d) ? emitExpF32(b, x) : mathCall("exp", d, {x});
-  // f32 log/log1p/erf_inv: the bit-exact ports of XLA's (Threefry.h), on every target.
+  // f32 log/log1p/erf_inv: the bit-exact ports of XLA's (ThreefryEmit.h), on every target.
   case Op::Log: return d == DType::F32 ? emitLogF32(b, x) : mathCall("log", d, {x});
   case Op::Log1p: return d == DType::F32 ? emitLog1pF32(b, x) : mathCall("log1p", d, {x});
   case Op::ErfInv:

@@ -181,7 +181,7 @@ public:
   llvm::Value *elemAt(const ir::Atom &a, const std::vector<llvm::Value *> &idx);
   /// The element at `idx` of the output of an indexable eqn.
   llvm::Value *computeElem(const ir::Eqn &e, const std::vector<llvm::Value *> &idx);
-  /// random_seed/fold_in/split/bits at `idx` (Threefry.h).
+  /// random_seed/fold_in/split/bits at `idx` (ThreefryEmit.h).
   llvm::Value *randomElem(const ir::Eqn &e, const std::vector<llvm::Value *> &idx);
   llvm::Value *unaryOp(const ir::Eqn &e, ir::DType in, llvm::Value *x);
   llvm::Value *binaryOp(ir::Op op, ir::DType d, llvm::Value *x, llvm::Value *y);

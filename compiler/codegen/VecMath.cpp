@@ -7,7 +7,7 @@
 // depend on whether the backend contracts a*b+c).
 #include "codegen/VecMath.h"
 
-#include "codegen/Threefry.h"
+#include "codegen/ThreefryEmit.h"
 #include "codegen/VecMathDetail.h"
 
 #include <llvm/IR/Constants.h>

@@ -3,7 +3,8 @@
 // The IR is a jaxpr: a list of equations `outs = prim[params] ins` over typed variables,
 // with nested regions for pmap, vmap, loops and conditionals. Every primitive is listed
 // once in Ops.def. Types are fully static (dtype + shape). The IR is what the transforms
-// (vmap batching, grad, partitioning) rewrite and what codegen lowers to LLVM.
+// (vmap batching, grad, simplification: transforms::pipeline) rewrite and what codegen
+// lowers to LLVM.
 //
 // Note [Regions]: a region is a Jaxpr owned by its equation. For pmap/vmap its invars are
 // the per-replica values of the equation's inputs in order (mapped or broadcast, as

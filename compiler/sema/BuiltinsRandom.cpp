@@ -4,7 +4,7 @@
 // see docs/prng.md).
 #include "sema/BuiltinTable.h"
 
-#include "../../runtime/Threefry.h"
+#include "Threefry2x32.h"
 #include <cmath>
 
 namespace spmd::sema::builtins {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Usage: dumps-succeed.sh SPMDRUN FILE. The AST and IR dumps of FILE succeed, are not
-# empty, and the IR dump has no vmap left (vmap is batched away before partitioning).
+# empty, and the IR dump has no vmap left (vmap is batched away before code generation).
 set -u
 bin=$1; f=$2
 ast=$("$bin" --devices cpu:8 --dump=ast --no-run "$f") || { echo "--dump=ast failed"; exit 1; }

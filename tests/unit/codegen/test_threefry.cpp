@@ -1,14 +1,14 @@
 // ===- test_threefry.cpp - the PRNG emitter against the C++ reference -------===//
 //
 // JIT-compiles (LLVM ORC LLJIT, after the O2 pipeline) small elementwise kernels built
-// from compiler/codegen/Threefry.h, as scalars and as 8-wide vectors, and compares
-// them with runtime/Threefry.h on many inputs: integer results exactly, floats bit for
+// from compiler/codegen/ThreefryEmit.h, as scalars and as 8-wide vectors, and compares
+// them with runtime/prng/Threefry2x32.h on many inputs: integer results exactly, floats bit for
 // bit. The reference is itself checked against JAX (tests/unit/runtime/test_prng.cpp);
 // the erf_inv kernel is also compared with JAX's golden erf_inv directly, and the
 // normal kernel with JAX's normal() on every possible draw.
 #include "../PrngGolden.h"
-#include "../../../runtime/Threefry.h"
-#include "codegen/Threefry.h"
+#include "Threefry2x32.h"
+#include "codegen/ThreefryEmit.h"
 
 #include <catch2/catch.hpp>
 

@@ -8,7 +8,7 @@
 //    patterns over the whole float range, dense samples of the interesting range, and
 //    the special values nan, +-inf, +-0, subnormals, huge arguments), in ulps of the
 //    correctly rounded result, NaN/inf/zero results (with sign) exactly.
-#include "codegen/Threefry.h"
+#include "codegen/ThreefryEmit.h"
 #include "codegen/VecMath.h"
 
 #include <catch2/catch.hpp>

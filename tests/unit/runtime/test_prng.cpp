@@ -1,11 +1,11 @@
 // ===- test_prng.cpp - the C++ threefry reference against JAX's own outputs -===//
 //
 // Every record of tests/data/prng_golden.txt (written by JAX, see
-// tests/data/gen_prng_golden.py) is recomputed with runtime/Threefry.h: keys, splits,
+// tests/data/gen_prng_golden.py) is recomputed with runtime/prng/Threefry2x32.h: keys, splits,
 // fold_ins, bits and every draw must be identical, and so must erf_inv, log and log1p
 // (JAX's on CPU); normal() is also checked on all 2^23 uniform draws it can start from.
 #include "../PrngGolden.h"
-#include "Threefry.h"
+#include "Threefry2x32.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,6 +1,6 @@
-// ===- Threefry.h - JAX's PRNG (threefry2x32) emitted as LLVM IR ------------===//
+// ===- ThreefryEmit.h - JAX's PRNG (threefry2x32) emitted as LLVM IR --------===//
 //
-// Emits, per output element, the computations of runtime/Threefry.h (the C++
+// Emits, per output element, the computations of runtime/prng/Threefry2x32.h (the C++
 // reference, which is checked against JAX itself), so that CPU (JIT) and GPU (PTX)
 // kernels generate random numbers on the device with no host loop. Every function
 // takes and returns scalars or vectors alike (i32 / i64 / float or <N x ...>), uses
@@ -23,7 +23,7 @@
 //
 // Floating point: nothing here carries fast-math flags, and the few fused
 // multiply-adds that JAX/XLA performs are explicit llvm.fma calls (see
-// Note [Float rounding] in runtime/Threefry.h). The target must therefore NOT be
+// Note [Float rounding] in runtime/prng/Threefry2x32.h). The target must therefore NOT be
 // configured with AllowFPOpFusion::Fast, or the backend would fuse other products
 // and sums and the bits would differ from JAX's.
 #pragma once

@@ -1,9 +1,9 @@
-// ===- Threefry.h - JAX's threefry2x32 PRNG, as a plain C++ reference ------===//
+// ===- Threefry2x32.h - JAX's threefry2x32 PRNG, as a plain C++ reference ----===//
 //
 // The host-side reference for spmdrun's random numbers: the same keys, splits,
 // fold_ins and draws as JAX's default PRNG (threefry2x32 with
 // `jax_threefry_partitionable=True`, x64 off). Header-only, no dependencies: the
-// runtime can call it, tests compare the LLVM emitter (compiler/codegen/Threefry.h)
+// runtime can call it, tests compare the LLVM emitter (compiler/codegen/ThreefryEmit.h)
 // against it, and both are checked against JAX's own outputs in
 // tests/data/prng_golden.txt. docs/prng.md says how keys and streams are derived.
 //

@@ -1,12 +1,12 @@
-// ===- Threefry.cpp - JAX's PRNG (threefry2x32) emitted as LLVM IR ----------===//
+// ===- ThreefryEmit.cpp - JAX's PRNG (threefry2x32) emitted as LLVM IR ------===//
 //
-// Each emitter mirrors one function of runtime/Threefry.h operation for operation, in
+// Each emitter mirrors one function of runtime/prng/Threefry2x32.h operation for operation, in
 // the same order, so the emitted code and the reference agree bit for bit (the unit
 // test tests/unit/codegen/test_threefry.cpp JIT-compiles them and compares). Values
 // may be scalars or vectors; constants are splatted to the operand's type.
-#include "codegen/Threefry.h"
+#include "codegen/ThreefryEmit.h"
 
-#include "../../runtime/Threefry.h"
+#include "Threefry2x32.h"
 
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/IRBuilder.h>
