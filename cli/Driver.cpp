@@ -5,6 +5,8 @@
 // timed for --stats. runScript() then JIT-compiles and runs the module on the devices.
 #include "Driver.h"
 
+#include "Interrupt.h"
+
 #include "ast/Parse.h"
 #include "codegen/Codegen.h"
 #include "codegen/ObjectCache.h"
@@ -111,10 +113,12 @@ int runScript(SourceManager &sm, int file, const Config &cfg) {
     int rc;
     {
       rt::trace::Span span("run", "run");
+      StopRuns ctrlC;  // Ctrl-C stops the run (the handler is main's)
       rc = host->run(exe->entry());
     }
     secs["run"] += now() - t0;
     std::cout << std::flush;
+    if (rc == rt::kInterrupted) std::cerr << "spmdrun: interrupted\n";
     if (cfg.stats) {
       std::cerr << "compile phases:\n";
       for (auto &[k, v] : secs) fprintf(stderr, "  %-14s %10.3f ms\n", k.c_str(), v * 1e3);

@@ -1,0 +1,45 @@
+// ===- Interrupt.cpp - what Ctrl-C does: stop the run, or end the process ------===//
+#include "Interrupt.h"
+
+#include "Runtime.h"
+
+#include <atomic>
+#include <unistd.h>
+
+namespace spmd::cli {
+
+namespace {
+std::atomic<bool> stopRuns{false};
+static_assert(std::atomic<bool>::is_always_lock_free, "read in a signal handler");
+
+void onSigint(int) {
+  // Only atomics, write and _exit here: all async-signal-safe.
+  if (stopRuns.load() && !rt::interruptRequested()) {
+    rt::requestInterrupt();
+    return;
+  }
+  static const char msg[] = "spmdrun: interrupted\n";
+  ssize_t n = write(STDERR_FILENO, msg, sizeof msg - 1);
+  (void)n;
+  _exit(rt::kInterrupted);
+}
+} // namespace
+
+SigintHandler::SigintHandler() : old_{} {
+  struct sigaction sa = {};
+  sa.sa_handler = onSigint;
+  sa.sa_flags = SA_RESTART;  // the run goes on to its next poll point; reads and writes resume
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, &old_);
+}
+
+SigintHandler::~SigintHandler() { sigaction(SIGINT, &old_, nullptr); }
+
+StopRuns::StopRuns() : old_(stopRuns.load()) {
+  rt::clearInterrupt();
+  stopRuns.store(true);
+}
+
+StopRuns::~StopRuns() { stopRuns.store(old_); }
+
+} // namespace spmd::cli
