@@ -15,9 +15,11 @@
 #include "transforms/Vmap.h"
 #include "Runtime.h"
 #include "Trace.h"
+#include "mpi/Mpi.h"
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <iostream>
 
 namespace spmd::cli {
@@ -118,7 +120,17 @@ int runScript(SourceManager &sm, int file, const Config &cfg) {
     }
     secs["run"] += now() - t0;
     std::cout << std::flush;
-    if (rc == rt::kInterrupted) std::cerr << "spmdrun: interrupted\n";
+    if (rc == rt::kInterrupted) {
+      std::cerr << "spmdrun: interrupted\n";
+      // Under mpirun the other ranks may be inside a launch that waits for this one, and
+      // MPI_Finalize would wait for them: leave now, and mpirun, seeing a rank end with
+      // a non-zero code, ends the others.
+      if (rt::mpi::active()) {
+        std::cerr << std::flush;
+        rt::trace::finish();
+        std::_Exit(rt::kInterrupted);
+      }
+    }
     if (cfg.stats) {
       std::cerr << "compile phases:\n";
       for (auto &[k, v] : secs) fprintf(stderr, "  %-14s %10.3f ms\n", k.c_str(), v * 1e3);
