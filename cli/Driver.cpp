@@ -121,7 +121,7 @@ int runScript(SourceManager &sm, int file, const Config &cfg) {
     secs["run"] += now() - t0;
     std::cout << std::flush;
     if (rc == rt::kInterrupted) {
-      std::cerr << "spmdrun: interrupted\n";
+      sayInterrupted("spmdrun: interrupted");
       // Under mpirun the other ranks may be inside a launch that waits for this one, and
       // MPI_Finalize would wait for them: leave now, and mpirun, seeing a rank end with
       // a non-zero code, ends the others.

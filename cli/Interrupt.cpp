@@ -4,12 +4,14 @@
 #include "Runtime.h"
 
 #include <atomic>
+#include <iostream>
 #include <unistd.h>
 
 namespace spmd::cli {
 
 namespace {
 std::atomic<bool> stopRuns{false};
+std::atomic<bool> ttyStderr{false};  ///< then the tty echoed "^C": the message goes below it
 static_assert(std::atomic<bool>::is_always_lock_free, "read in a signal handler");
 
 void onSigint(int) {
@@ -18,14 +20,21 @@ void onSigint(int) {
     rt::requestInterrupt();
     return;
   }
-  static const char msg[] = "spmdrun: interrupted\n";
-  ssize_t n = write(STDERR_FILENO, msg, sizeof msg - 1);
+  static const char msg[] = "\nspmdrun: interrupted\n";
+  int skip = ttyStderr.load() ? 0 : 1;
+  ssize_t n = write(STDERR_FILENO, msg + skip, sizeof msg - 1 - skip);
   (void)n;
   _exit(rt::kInterrupted);
 }
 } // namespace
 
+void sayInterrupted(const char *what) {
+  std::cout << std::flush;
+  std::cerr << (isatty(STDERR_FILENO) ? "\n" : "") << what << "\n" << std::flush;
+}
+
 SigintHandler::SigintHandler() : old_{} {
+  ttyStderr.store(isatty(STDERR_FILENO) != 0);
   struct sigaction sa = {};
   sa.sa_handler = onSigint;
   sa.sa_flags = SA_RESTART;  // the run goes on to its next poll point; reads and writes resume

@@ -15,6 +15,10 @@
 
 namespace spmd::cli {
 
+/// Writes `what` ("interrupted") on its own line of stderr, after flushing stdout; on
+/// a terminal, below the "^C" that the tty echoed.
+void sayInterrupted(const char *what);
+
 class SigintHandler {
 public:
   SigintHandler();

@@ -125,7 +125,7 @@ bool ReplSession::run(const std::string &text, const std::string &name, bool ech
   if (rt::interruptRequested()) {  // Ctrl-C while compiling: nothing runs
     session_->rollback();
     interrupted_ = true;
-    std::cerr << "interrupted\n";
+    sayInterrupted("interrupted");
     return false;
   }
   double t1 = now();
@@ -139,8 +139,7 @@ bool ReplSession::run(const std::string &text, const std::string &name, bool ech
     session_->rollback();
     if (rc == rt::kInterrupted) {
       interrupted_ = true;
-      std::cout << std::flush;
-      std::cerr << "interrupted\n";
+      sayInterrupted("interrupted");
     }
     return false;
   }
