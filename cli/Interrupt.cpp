@@ -35,6 +35,11 @@ void sayInterrupted(const char *what) {
 
 SigintHandler::SigintHandler() : old_{} {
   ttyStderr.store(isatty(STDERR_FILENO) != 0);
+  // Started with SIGINT ignored (`cmd &` in a script, nohup): the terminal's Ctrl-C is not
+  // meant for this process, so it stays ignored, as Unix programs and Python do.
+  sigaction(SIGINT, nullptr, &old_);
+  ignored_ = old_.sa_handler == SIG_IGN;
+  if (ignored_) return;
   struct sigaction sa = {};
   sa.sa_handler = onSigint;
   sa.sa_flags = SA_RESTART;  // the run goes on to its next poll point; reads and writes resume
@@ -42,7 +47,9 @@ SigintHandler::SigintHandler() : old_{} {
   sigaction(SIGINT, &sa, &old_);
 }
 
-SigintHandler::~SigintHandler() { sigaction(SIGINT, &old_, nullptr); }
+SigintHandler::~SigintHandler() {
+  if (!ignored_) sigaction(SIGINT, &old_, nullptr);
+}
 
 StopRuns::StopRuns() : old_(stopRuns.load()) {
   rt::clearInterrupt();

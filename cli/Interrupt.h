@@ -8,7 +8,8 @@
 //   - otherwise, or a second time before the run has stopped: writes
 //     "spmdrun: interrupted" to stderr and ends the process at once with exit code 130.
 // A script installs one for its whole life (compiling is not worth keeping); the REPL
-// one per input, so that Ctrl-C while a line is read stays the line reader's.
+// one per input, so that Ctrl-C while a line is read stays the line reader's. A process
+// started with SIGINT ignored (a background job of a script, nohup) keeps ignoring it.
 #pragma once
 
 #include <signal.h>
@@ -28,6 +29,7 @@ public:
 
 private:
   struct sigaction old_;
+  bool ignored_ = false;
 };
 
 /// While alive (under a SigintHandler), the first SIGINT stops the run instead of the

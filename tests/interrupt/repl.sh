@@ -6,6 +6,7 @@
 # failed one). Two loops: one at top level, one inside a pmap with a psum.
 # Usage: repl.sh SPMDRUN
 set -u
+set -m  # job control: without it the background REPL would start with SIGINT ignored
 bin=$1
 tmp=$(mktemp -d)
 exec 3>/dev/null

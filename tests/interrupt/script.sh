@@ -5,9 +5,13 @@
 # with --split-kernels, as a device program), and one whose every iteration is a long
 # matmul, there with a second SIGINT that ends the process at once. Each must exit 130
 # with "spmdrun: interrupted" and nothing else on stderr, within a bounded time (generous
-# for a loaded CI machine; the measured time is printed).
+# for a loaded CI machine; the measured time is printed). A process started with SIGINT
+# ignored keeps running.
 # Usage: script.sh SPMDRUN SOURCE_DIR
 set -u
+# Job control: a background job of a script without it starts with SIGINT ignored, which
+# spmdrun then keeps ignoring (checked last).
+set -m
 bin=$1; dir=$2/tests/interrupt
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fail=0
@@ -68,6 +72,16 @@ if start "long op, SIGINT twice" --devices cpu:2 "$dir/long_op.spmd"; then
   t0=$(now)
   kill -INT $pid 2>/dev/null
   finish "long op, SIGINT twice ($still)" 10 "$t0"
+fi
+
+# Started with SIGINT ignored (a background job without job control): it goes on.
+set +m
+if start "SIGINT ignored" --devices cpu:2 "$dir/host_loop.spmd"; then
+  kill -INT $pid
+  sleep 1
+  if kill -0 $pid 2>/dev/null; then echo "SIGINT ignored: still running 1 s after SIGINT"
+  else bad "started with SIGINT ignored, it stopped on SIGINT"; fi
+  kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null
 fi
 
 [ $fail -eq 0 ] && echo ok
