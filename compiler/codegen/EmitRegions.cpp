@@ -293,8 +293,9 @@ static void freeRegionOuts(Lowering &L, const ir::Jaxpr &r) {
 
 // Note [Poll points]
 // ~~~~~~~~~~~~~~~~~~
-// A run must stop soon after Ctrl-C (Note [Interrupts] in runtime/Runtime.h), and the
-// language's only unbounded-looking construct is a for loop with a large trip count: at
+// A run must stop soon after it is asked to (Note [Interrupts] in runtime/Runtime.h; who
+// asks, and how, is no business of the compiler), and the language's only
+// unbounded-looking construct is a for loop with a large trip count: at
 // host level, in a function, in a pmap or vmap body. So each iteration of a for loop
 // starts with a poll point: an atomic (monotonic) load of the runtime's
 // spmd_interrupt_requested and a branch, weighted as never taken, to spmd_poll, which
