@@ -5,6 +5,8 @@
 // timed for --stats. runScript() then JIT-compiles and runs the module on the devices.
 #include "Driver.h"
 
+#include "Interrupt.h"
+
 #include "ast/Parse.h"
 #include "codegen/Codegen.h"
 #include "codegen/ObjectCache.h"
@@ -13,9 +15,11 @@
 #include "transforms/Pipeline.h"
 #include "Runtime.h"
 #include "Trace.h"
+#include "mpi/Mpi.h"
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <iostream>
 
 namespace spmd::cli {
@@ -110,10 +114,22 @@ int runScript(SourceManager &sm, int file, const Config &cfg) {
     int rc;
     {
       rt::trace::Span span("run", "run");
+      StopRuns ctrlC;  // Ctrl-C stops the run (the handler is main's)
       rc = host->run(exe->entry());
     }
     secs["run"] += now() - t0;
     std::cout << std::flush;
+    if (rc == rt::kInterrupted) {
+      sayInterrupted("spmdrun: interrupted");
+      // Under mpirun the other ranks may be inside a launch that waits for this one, and
+      // MPI_Finalize would wait for them: leave now, and mpirun, seeing a rank end with
+      // a non-zero code, ends the others.
+      if (rt::mpi::active()) {
+        std::cerr << std::flush;
+        rt::trace::finish();
+        std::_Exit(rt::kInterrupted);
+      }
+    }
     if (cfg.stats) {
       std::cerr << "compile phases:\n";
       for (auto &[k, v] : secs) fprintf(stderr, "  %-14s %10.3f ms\n", k.c_str(), v * 1e3);

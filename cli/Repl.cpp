@@ -66,7 +66,7 @@ bool command(ReplSession &s, const std::string &text, bool &ok) {
   } else if (cmd == ":time") {
     if (needArg("an expression")) {
       bool ran = s.run(arg, "<stdin>", true);
-      ok &= ran;
+      ok &= ran || s.interrupted();
       if (ran) {
         const InputTimes &t = s.lastTimes();
         char buf[160];
@@ -86,7 +86,7 @@ bool command(ReplSession &s, const std::string &text, bool &ok) {
       } else {
         std::stringstream ss;
         ss << in.rdbuf();
-        ok &= s.run(ss.str(), arg, false);
+        ok &= s.run(ss.str(), arg, false) || s.interrupted();
       }
     }
   } else {
@@ -130,7 +130,8 @@ int runRepl(const Config &cfg) {
       if (!command(*session, trim(input), allOk)) break;
       continue;
     }
-    allOk &= session->run(input, "<stdin>", true);
+    // An input stopped by Ctrl-C is not a failure: the user asked for it.
+    allOk &= session->run(input, "<stdin>", true) || session->interrupted();
   }
   if (!trim(pending).empty()) allOk &= session->run(pending, "<stdin>", true);  // reports what is open
   if (tty) std::cout << "\n";

@@ -7,6 +7,8 @@
 // new bindings; buffers no binding can reach any more are freed after each input.
 #include "ReplSession.h"
 
+#include "Interrupt.h"
+
 #include "ast/Parse.h"
 #include "sema/AxisCheck.h"
 #include "transforms/Pipeline.h"
@@ -74,6 +76,9 @@ std::optional<sema::LoweredInput> ReplSession::lower(const std::string &text, co
 
 bool ReplSession::run(const std::string &text, const std::string &name, bool echo) {
   times_ = InputTimes();
+  interrupted_ = false;
+  SigintHandler handler;  // Ctrl-C from here to the end of the run stops the run
+  StopRuns ctrlC;
   double t0 = now();
   std::optional<sema::LoweredInput> in;
   {
@@ -115,6 +120,12 @@ bool ReplSession::run(const std::string &text, const std::string &name, bool ech
     ins.push_back(it->second);
   }
   std::cout << std::flush;
+  if (rt::interruptRequested()) {  // Ctrl-C while compiling: nothing runs
+    session_->rollback();
+    interrupted_ = true;
+    sayInterrupted("interrupted");
+    return false;
+  }
   double t1 = now();
   int rc;
   {
@@ -124,6 +135,10 @@ bool ReplSession::run(const std::string &text, const std::string &name, bool ech
   times_.runSeconds = now() - t1;
   if (rc != 0) {
     session_->rollback();
+    if (rc == rt::kInterrupted) {
+      interrupted_ = true;
+      sayInterrupted("interrupted");
+    }
     return false;
   }
   for (size_t k = 0; k < in->outIds.size(); ++k) {

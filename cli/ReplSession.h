@@ -38,7 +38,13 @@ public:
 
   /// Compiles and runs one complete input named `name`; with `echo`, expression
   /// statements print their values. Reports errors to stderr; false after one.
+  /// Ctrl-C during the input stops it (the compile finishes, the run stops at its next
+  /// poll point: Note [Interrupts] in runtime/Runtime.h), says "interrupted" and leaves
+  /// the session as it was before the input, as an error does; false then too, and
+  /// interrupted() tells the two apart.
   bool run(const std::string &text, const std::string &name, bool echo = true);
+  /// Whether the last run() was stopped by Ctrl-C.
+  bool interrupted() const { return interrupted_; }
   /// `:type EXPR`: the type of an expression (and a pmap result's layout over devices).
   bool type(const std::string &text);
   /// `:ir`, `:llvm`, `:ptx` of an expression, or of a function by name (instantiated at
@@ -71,6 +77,7 @@ private:
   std::map<int, void *> buffers_;       ///< kept Var id -> its host buffer
   std::map<int, std::string> layouts_;  ///< kept Var id -> its layout over devices
   InputTimes times_;
+  bool interrupted_ = false;
 };
 
 } // namespace spmd::cli

@@ -4,6 +4,7 @@
 // `spmdrun` alone starts the REPL. Misuse of the command line exits 2, errors in the
 // program exit 1 (see docs/cli.md).
 #include "Driver.h"
+#include "Interrupt.h"
 
 #include "Runtime.h"
 #include "Trace.h"
@@ -18,6 +19,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <optional>
 #include <iostream>
 #include <sstream>
 #include <thread>
@@ -113,6 +115,10 @@ int main(int argc, char **argv) {
     std::cerr << "spmdrun: --split-kernels is for CPU devices (GPUs always run split)\n";
     return 2;
   }
+  // Ctrl-C while a script compiles ends the process; while it runs, it stops the run
+  // (exit 130 either way; cli/Interrupt.h). The REPL installs its own per input.
+  std::optional<cli::SigintHandler> ctrlC;
+  if (!file.empty()) ctrlC.emplace();
   // The script and the trace file: misuse (exit 2), found before any device starts.
   std::string text;
   if (file == "-") {

@@ -48,6 +48,11 @@ int32_t launch(spmd_host *h, const spmd_launch_desc &d) {
     if (d.mesh_shape[m] < 1)
       return badLaunch(h, d, "mesh axis " + std::to_string(m) + " has size " +
                                  std::to_string(d.mesh_shape[m]));
+  // Between launches is where a host program of launches alone stops (Note [Interrupts]).
+  if (h->inRun && interruptRequested()) {
+    h->errors.record("interrupted");
+    return 1;
+  }
   Mesh mesh(d.mesh_rank, d.mesh_shape);
   if (mesh.size > be.deviceCount())
     return badLaunch(h, d, "needs " + std::to_string(mesh.size) + " devices, but only " +

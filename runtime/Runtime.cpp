@@ -138,6 +138,9 @@ int Host::runWith(const std::function<bool(spmd_host *)> &call) {
   h->line.clear();
   if (ok && !h->errors.failed()) return 0;
   if (!h->errors.failed()) h->errors.record("the run failed");
+  // Whatever failed first (a device stopped by the interrupt reports itself as failing,
+  // a peer rank as aborted), the user asked the run to stop: no error to print.
+  if (interruptRequested()) return kInterrupted;
   std::string msg = "error: " + h->errors.message() + "\n";
   if (h->err) {
     *h->err << msg;

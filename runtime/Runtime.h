@@ -39,6 +39,28 @@ int defaultCpuDevices();
 /// the driver may ask before compiling, to pick the default devices and their count.
 int cudaDeviceCount(std::string &why);
 
+// Note [Interrupts]
+// ~~~~~~~~~~~~~~~~~
+// Ctrl-C stops a run without ending the process (the REPL keeps its session). The command
+// line's SIGINT handler calls requestInterrupt(), which only sets the flag of spmdrt.h
+// (async-signal-safe). Generated code tests the flag at every for-loop iteration (host
+// code, CPU kernels, device programs) and spmd_launch tests it before each launch; the
+// first to see it fails the run with "interrupted" as spmd_fail would: a device unwinds
+// its launch and releases the others from their collectives, the host longjmps out of
+// the program. Host::run then returns kInterrupted and prints nothing: what to say and
+// whether to go on is the caller's business. The flag stays set until clearInterrupt().
+// What does not stop early: one long operation (a large matmul, a GPU kernel, a print)
+// runs to its end, and a collective waits for members that are still inside one.
+
+/// Asks the running program (if any) to stop. Async-signal-safe.
+void requestInterrupt();
+/// Whether requestInterrupt() was called since the last clearInterrupt(). Async-signal-safe.
+bool interruptRequested();
+void clearInterrupt();
+/// What Host::run returns for a run stopped by an interrupt (128 + SIGINT, as a shell
+/// reports a process ended by Ctrl-C).
+constexpr int kInterrupted = 130;
+
 /// The host side of a run: a backend's devices, host memory, output, errors, stats.
 class Host {
 public:
@@ -67,7 +89,9 @@ public:
 
   /// Runs `main(handle())` on the calling thread. Returns 0, or 1 after a run-time error
   /// (spmd_fail, an index error, a failed assert_close or launch), whose message is
-  /// printed to stderr as "error: <message>". May be called again (the REPL).
+  /// printed to stderr as "error: <message>", or kInterrupted, printing nothing, when it
+  /// failed while an interrupt was requested (Note [Interrupts]). May be called again
+  /// (the REPL).
   int run(void (*main)(spmd_host *));
   /// Runs `main(handle(), ins, outs)` like run() above: the entry of a REPL input,
   /// which reads kept buffers from `ins` and hands new ones out through `outs`.

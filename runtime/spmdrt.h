@@ -143,6 +143,19 @@ void spmd_fail(spmd_host *h, spmd_dev *d, const char *message);
 /* A dynamic index out of range: `where` is "file:line:col". */
 void spmd_index_error(spmd_host *h, spmd_dev *d, int64_t index, int64_t size, const char *where);
 
+/* ---- interrupts (Ctrl-C) -------------------------------------------------------- */
+/* Non-zero once the user asked the run to stop (the command line sets it from its SIGINT
+ * handler; Runtime.h's requestInterrupt). Generated code reads it with an atomic
+ * (monotonic) 32-bit load at the top of every iteration of a for loop, on the host, in
+ * CPU kernels and in device programs, and calls spmd_poll when it is non-zero: one
+ * load and one rarely taken branch per iteration. GPU kernels never read it: a single
+ * kernel, like any single operation, runs to its end. */
+extern int32_t spmd_interrupt_requested;
+/* When an interrupt is requested, stops the run as spmd_fail does, with the message
+ * "interrupted" (a device unwinds its launch and the other devices are released from
+ * collectives); otherwise returns. */
+void spmd_poll(spmd_host *h, spmd_dev *d);
+
 /* Printing: the host prints NumPy-style. */
 void spmd_print_str(spmd_host *h, const char *s);
 void spmd_print_array(spmd_host *h, const void *data, int32_t dtype, int32_t rank, const int64_t *shape);

@@ -38,6 +38,10 @@ endforeach()
 
 # The command line: exit codes for misuse.
 add_test(NAME cli_usage COMMAND ${CMAKE_SOURCE_DIR}/tests/golden/cli.sh ${SPMDRUN} ${SPEC_DIR})
+# Ctrl-C: SIGINT stops a running script (exit 130) and a REPL input (the session goes on).
+add_test(NAME interrupt_script COMMAND ${CMAKE_SOURCE_DIR}/tests/interrupt/script.sh ${SPMDRUN} ${CMAKE_SOURCE_DIR})
+add_test(NAME interrupt_repl COMMAND ${CMAKE_SOURCE_DIR}/tests/interrupt/repl.sh ${SPMDRUN})
+set_tests_properties(interrupt_script interrupt_repl PROPERTIES TIMEOUT 600)
 # Generated long and deeply nested programs, dynamic indices into empty arrays: an answer
 # or a clear error on CPU devices and through --split-kernels, never a crash.
 add_test(NAME robustness COMMAND ${CMAKE_SOURCE_DIR}/tests/golden/robustness.sh ${SPMDRUN})

@@ -12,6 +12,7 @@
 #include "codegen/Lowering.h"
 
 #include <llvm/IR/Constants.h>
+#include <llvm/IR/MDBuilder.h>
 
 #include <algorithm>
 
@@ -374,6 +375,38 @@ static void freeRegionOuts(Lowering &L, const ir::Jaxpr &r) {
   }
 }
 
+// Note [Poll points]
+// ~~~~~~~~~~~~~~~~~~
+// A run must stop soon after it is asked to (Note [Interrupts] in runtime/Runtime.h; who
+// asks, and how, is no business of the compiler), and the language's only
+// unbounded-looking construct is a for loop with a large trip count: at
+// host level, in a function, in a pmap or vmap body. So each iteration of a for loop
+// starts with a poll point: an atomic (monotonic) load of the runtime's
+// spmd_interrupt_requested and a branch, weighted as never taken, to spmd_poll, which
+// unwinds the host program or the device's launch as spmd_fail does. On x86 that is one
+// mov and one predicted branch per iteration, next to a body that does at least one
+// array operation. The loops of a single operation (the elements of an add, a dot)
+// carry none: an operation runs to its end. GPU kernels carry none either (they cannot
+// call the runtime); their device program polls between the kernels it launches.
+void Lowering::emitPollPoint() {
+  if (fs->gpuKernel) return;
+  GlobalVariable *flag = mod->getGlobalVariable("spmd_interrupt_requested");
+  if (!flag)
+    flag = new GlobalVariable(*mod, i32(), false, GlobalValue::ExternalLinkage, nullptr,
+                              "spmd_interrupt_requested");
+  LoadInst *v = b.CreateLoad(i32(), flag, "interrupt");
+  v->setAtomic(AtomicOrdering::Monotonic);
+  v->setAlignment(Align(4));
+  Function *f = b.GetInsertBlock()->getParent();
+  BasicBlock *stop = BasicBlock::Create(ctx, "poll", f), *go = BasicBlock::Create(ctx, "poll.end", f);
+  MDBuilder md(ctx);
+  b.CreateCondBr(b.CreateICmpNE(v, c32(0)), stop, go, md.createBranchWeights(1, 1 << 20));
+  b.SetInsertPoint(stop);
+  b.CreateCall(rt("spmd_poll"), {fs->kernel ? nullPtr() : fs->host, fs->kernel ? fs->dev : nullPtr()});
+  b.CreateBr(go);
+  b.SetInsertPoint(go);
+}
+
 void Lowering::emitForLoop(const ir::Eqn &e) {
   const ir::Jaxpr &body = e.regions.at(0);
   size_t nc = size_t(e.intParam("num_consts")), ncar = e.in.size() - nc;
@@ -406,6 +439,7 @@ void Lowering::emitForLoop(const ir::Eqn &e) {
   for (size_t k = 0; k < nc; ++k) fs->buf[body.invars[1 + k].id] = bufferOf(e.in[k]);
   for (size_t k = 0; k < ncar; ++k) fs->buf[body.invars[1 + nc + k].id] = carry[k];
   loop(e.intParam("trip_count"), [&](Value *i) {
+    emitPollPoint();
     if (fs->deviceProgram) fs->scalars[counter] = b.CreateTrunc(i, i32());
     else b.CreateStore(b.CreateTrunc(i, i32()), ibuf);
     emitJaxpr(body);

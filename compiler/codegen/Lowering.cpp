@@ -63,7 +63,8 @@ FunctionCallee Lowering::rt(const std::string &name) {
       {"spmd_fail", 12}, {"spmd_index_error", 13}, {"spmd_print_str", 14},
       {"spmd_print_array", 15}, {"spmd_print_render", 16}, {"spmd_print_end", 17},
       {"spmd_assert_close", 18}, {"spmd_host_copy", 19}, {"spmd_kernel_launch", 20},
-      {"spmd_dev_copy", 21}, {"spmd_dev_read", 22}, {"spmd_gemm", 23}, {"spmd_host_alloc_at", 24}};
+      {"spmd_dev_copy", 21}, {"spmd_dev_read", 22}, {"spmd_gemm", 23}, {"spmd_host_alloc_at", 24},
+      {"spmd_poll", 25}};
   auto it = idx.find(name);
   internal_assert(it != idx.end(), "unknown runtime function " + name);
   internal_assert(!fs || !fs->gpuKernel, "a kernel cannot call the runtime (" + name + ")");
@@ -94,6 +95,7 @@ FunctionCallee Lowering::rt(const std::string &name) {
   case 22: ft = FunctionType::get(I64, {P, P, I32}, false); break;
   case 23: ft = FunctionType::get(I32, {P, I32, I64, I64, I64, I64, P, P, P}, false); break;
   case 24: ft = FunctionType::get(P, {P, I64, P}, false); break;
+  case 25: ft = FunctionType::get(V, {P, P}, false); break;
   }
   return mod->getOrInsertFunction(name, ft);
 }

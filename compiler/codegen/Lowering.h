@@ -227,6 +227,9 @@ public:
   void emitPmapLaunch(const ir::Eqn &e);
   void emitInnerPmap(const ir::Eqn &e);
   void emitForLoop(const ir::Eqn &e);
+  /// At the top of a for-loop iteration: stop here if the run was interrupted (Note
+  /// [Poll points] in EmitRegions.cpp).
+  void emitPollPoint();
   void emitCond(const ir::Eqn &e);
   void emitCollective(const ir::Eqn &e);
   void emitPrint(const ir::Eqn &e);

@@ -12,6 +12,10 @@
 #                           message; different --arg, --devices or scripts stop at start-up.
 #   stats                   a sharded chain across ranks moves no bytes through rank 0
 #                           until the final read (--stats).
+#   interrupt               Ctrl-C: SIGINT to mpirun ends the job (mpirun's own doing); to
+#                           one rank, stopped at a host poll point or inside a launch, or
+#                           to every rank: the job ends long before --collective-timeout
+#                           (60 s), with exit code 130.
 set -u
 bin=$(realpath "$1"); root=$(realpath "$2"); mode=$3; shift 3
 command -v mpirun >/dev/null || { echo "SKIP: no mpirun (install openmpi-bin)"; exit 77; }
@@ -143,8 +147,42 @@ stats() {
   echo "$got" | tail -4
 }
 
+interrupt() {
+  cd "$root/tests"
+  local bound=20  # seconds; each case took about 1 s unloaded, the collective timeout is 60
+  # SIGINT to mpirun (what Ctrl-C in a terminal does: the ranks are in process groups of
+  # their own): Open MPI ends every rank (SIGTERM, then SIGKILL) and exits non-zero.
+  launch 2 --devices cpu:2 --arg steps=2000000000 mpi/long_loop.spmd
+  sleep 1.5
+  kill -INT $job
+  finish $bound
+  if [ $rc -eq 0 ] || [ $rc -eq 124 ]; then bad "SIGINT to mpirun: exit $rc after $secs s"; head -3 "$tmp/err"
+  else echo "SIGINT to mpirun: the job ended in $secs s (exit $rc)"; fi
+  # SIGINT to ranks: a loop of launches (host poll points and launches) and a loop inside
+  # one launch (device poll points); rank 1 alone, then every rank.
+  local prog who pids
+  for prog in mpi/long_loop.spmd interrupt/pmap_loop.spmd; do
+    for who in 1 all; do
+      launch 2 --devices cpu:2 --arg steps=2000000000 "$prog"
+      for _ in $(seq 600); do grep -q running "$tmp/out" 2>/dev/null && break; [ "$prog" = mpi/long_loop.spmd ] && break; sleep 0.1; done
+      sleep 1.5
+      if [ $who = all ]; then pids=$(cat "$tmp"/pid.*); else pids=$(cat "$tmp/pid.1"); fi
+      local whom="rank 1"; [ $who = all ] && whom="every rank"
+      kill -INT $pids
+      finish $bound
+      if [ $rc -ne 130 ]; then bad "SIGINT to $whom of $prog: exit $rc after $secs s"; head -5 "$tmp/err"
+      else echo "SIGINT to $whom of $prog: exit 130 in $secs s"; fi
+      for p in "$tmp"/pid.*; do
+        local st; st=$(ps -o stat= -p "$(cat "$p")" 2>/dev/null)
+        [ -z "$st" ] || [[ $st == Z* ]] || bad "rank ${p##*.} still runs ($st)"
+      done
+    done
+  done
+}
+
 case $mode in
   programs) programs "$@" ;;
+  interrupt) interrupt ;;
   faults) faults ;;
   stats) stats ;;
   *) echo "unknown mode $mode"; exit 2 ;;

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Drives the REPL in a real terminal (tmux): the banner and prompt, line editing with the
 # arrow keys (type a line, Left x3, insert text, Enter), history recall with Up, the
-# continuation prompt of a multi-line block, Ctrl-C, and the history file.
+# continuation prompt of a multi-line block, Ctrl-C (while typing and while a loop runs),
+# and the history file.
 # Usage: tmux.sh SPMDRUN.  Exits 77 (CTest: skipped) when tmux is not installed.
 spmdrun=$1
 if ! command -v tmux > /dev/null 2>&1; then echo "skipped: tmux not installed"; exit 77; fi
@@ -44,6 +45,16 @@ t send-keys -t repl C-c
 wait_for '\^C'
 t send-keys -t repl '40 + 2' Enter
 wait_for '^42$'
+# Ctrl-C during a long run stops it: "interrupted", a fresh prompt, and the var the
+# stopped input assigned keeps its value.
+t send-keys -t repl 'var v = 1' Enter
+t send-keys -t repl 'for t in 0..2000000000 { v = v + 1; if t == 0 { print("looping") } }' Enter
+wait_for '^looping$'
+t send-keys -t repl C-c
+wait_for '^interrupted$'
+wait_for '^>>>' 9
+t send-keys -t repl 'v + 41' Enter
+wait_for '^42$' 2
 t send-keys -t repl ':quit' Enter
 for _ in $(seq 50); do [ -s "$dir/history" ] && grep -q '101' "$dir/history" && break; sleep 0.1; done
 grep -Eq 'x( |\\040)\+( |\\040)101\.0' "$dir/history" || { echo "FAIL: history file lacks the edited line"; cat "$dir/history"; exit 1; }

@@ -14,4 +14,4 @@ void *const spmd_test_runtime_symbols[] = {
     (void *)&spmd_ppermute, (void *)&spmd_all_to_all, (void *)&spmd_reduce_scatter,
     (void *)&spmd_fail, (void *)&spmd_index_error, (void *)&spmd_print_str,
     (void *)&spmd_print_array, (void *)&spmd_print_render, (void *)&spmd_print_end,
-    (void *)&spmd_assert_close};
+    (void *)&spmd_assert_close, (void *)&spmd_poll, (void *)&spmd_interrupt_requested};
