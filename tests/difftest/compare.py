@@ -13,8 +13,9 @@ the same text (trailing spaces aside). Otherwise both outputs are split into tok
 padding and line wrapping do not matter) and must have the same tokens, with integers
 (no '.', 'e', nan or inf) and words exactly equal, and floats equal within
     |a - b| <= ulp_print(a) + ulp_print(b) + atol + rtol * max(|a|, |b|)
-where ulp_print is half a unit in the last printed digit (what printing to 8 digits can
-hide), nan matches only nan, and an infinity only the same infinity.
+where ulp_print is what printing can hide: half a unit in the last digit of a number that
+NumPy cut at 8 digits after the point, else 0 (NumPy prints the fewest digits that identify
+the f32, so '-1.0' is exactly -1.0); nan matches only nan, an infinity only the same one.
 """
 import concurrent.futures
 import difflib
@@ -37,13 +38,16 @@ def is_number(t):
 
 
 def print_unit(t):
-    """Half a unit in the last printed digit of float token t."""
+    """What printing can hide of float token t: half a unit in its last digit where NumPy
+    cut it at 8 fractional digits (positional notation), else 0. NumPy prints each f32 with
+    the fewest digits that identify it (and at most 8 after the point): '-1.0' is exactly
+    -1.0 and '0.5' exactly 0.5, and scientific notation (at most 9 significant digits)
+    always identifies the f32."""
     m = re.fullmatch(r"[-+]?(\d*)\.?(\d*)(?:[eE]([-+]?\d+))?", t)
-    if not m:
+    if not m or m.group(3) is not None:
         return 0.0
     dec = len(m.group(2) or "")
-    ex = int(m.group(3) or 0)
-    return 0.5 * 10.0 ** (ex - dec)
+    return 0.5 * 10.0 ** -dec if dec >= 8 else 0.0
 
 
 def floats_close(a, b, rtol, atol):
