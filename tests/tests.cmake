@@ -54,6 +54,7 @@ include(${CMAKE_SOURCE_DIR}/tests/repl/repl.cmake)
 add_test(NAME vector_code COMMAND ${CMAKE_SOURCE_DIR}/tests/golden/vector_code.sh ${SPMDRUN} ${SPEC_DIR})
 add_test(NAME stats_sharded COMMAND ${CMAKE_SOURCE_DIR}/tests/stats/check.sh ${SPMDRUN} ${CMAKE_SOURCE_DIR}/tests/stats)
 include(${CMAKE_SOURCE_DIR}/tests/bench_smoke.cmake)
+include(${CMAKE_SOURCE_DIR}/tests/difftest/difftest.cmake)
 
 # The GPU backend: every program on cuda:1 and cuda:8 against cpu:1 and cpu:8 (label gpu;
 # skipped, saying why, where no GPU is usable). The same programs run through the GPU's

@@ -175,8 +175,18 @@ std::vector<Ct> powVjp(RuleCtx &c) {
   return r;
 }
 /// max/min: the cotangent goes to the winner, split evenly on ties (JAX's rule).
+/// relu (max with the parameter relu): jax.nn.relu's custom JVP, select(x > 0, g, 0), so a
+/// cotangent of inf or nan at x <= 0 gives 0, and 0 at the kink.
 std::vector<Ct> minMaxVjp(RuleCtx &c) {
   DType d = c.e.out[0].type.dtype;
+  if (c.e.op == Op::Max && c.e.has("relu")) {
+    std::vector<Ct> r(2);
+    Atom g = g0(c), z = zeros(c.b, g.type());
+    Var pos = c.b.binary(Op::Gt, in(c, 0), lit(c, 0));
+    if (c.need[0]) r[0] = unbroadcast(c.b, c.b.emit1(Op::Select, {pos, z, g}), c.e.in[0].type());
+    if (c.need[1]) r[1] = unbroadcast(c.b, zeros(c.b, g.type()), c.e.in[1].type());
+    return r;
+  }
   Op win = c.e.op == Op::Max ? Op::Gt : Op::Lt;
   Var wa = c.b.convert(c.b.binary(win, in(c, 0), in(c, 1)), d);
   Var tie = c.b.convert(c.b.binary(Op::Eq, in(c, 0), in(c, 1)), d);

@@ -2,8 +2,10 @@
 """Compare spmdrun's output with JAX's expected output; check the checked-in corpus.
 
 Pure Python (no NumPy, no JAX), so CI runs it with /usr/bin/python3:
-    compare.py SPMDRUN CORPUS_DIR [-j N]     runs every CORPUS_DIR/*.spmd, exit 1 on any
-                                             disagreement (printed with both outputs)
+    compare.py SPMDRUN CORPUS_DIR [-j N] [--shard K/M]
+        runs every CORPUS_DIR/*.spmd (with --shard, the K-th of M interleaved parts, K from
+        0), exit 1 on any disagreement, each printed with the program's name, the reason,
+        the first differing token or line, and a diff of spmdrun's output against JAX's
 
 The rule (README.md): when a program's expected record has "tol": null the output must be
 the same text (trailing spaces aside). Otherwise both outputs are split into tokens
@@ -11,10 +13,12 @@ the same text (trailing spaces aside). Otherwise both outputs are split into tok
 padding and line wrapping do not matter) and must have the same tokens, with integers
 (no '.', 'e', nan or inf) and words exactly equal, and floats equal within
     |a - b| <= ulp_print(a) + ulp_print(b) + atol + rtol * max(|a|, |b|)
-where ulp_print is half a unit in the last printed digit (what printing to 8 digits can
-hide), nan matches only nan, and an infinity only the same infinity.
+where ulp_print is what printing can hide: half a unit in the last digit of a number that
+NumPy cut at 8 digits after the point, else 0 (NumPy prints the fewest digits that identify
+the f32, so '-1.0' is exactly -1.0); nan matches only nan, an infinity only the same one.
 """
 import concurrent.futures
+import difflib
 import json
 import math
 import os
@@ -34,13 +38,16 @@ def is_number(t):
 
 
 def print_unit(t):
-    """Half a unit in the last printed digit of float token t."""
+    """What printing can hide of float token t: half a unit in its last digit where NumPy
+    cut it at 8 fractional digits (positional notation), else 0. NumPy prints each f32 with
+    the fewest digits that identify it (and at most 8 after the point): '-1.0' is exactly
+    -1.0 and '0.5' exactly 0.5, and scientific notation (at most 9 significant digits)
+    always identifies the f32."""
     m = re.fullmatch(r"[-+]?(\d*)\.?(\d*)(?:[eE]([-+]?\d+))?", t)
-    if not m:
+    if not m or m.group(3) is not None:
         return 0.0
     dec = len(m.group(2) or "")
-    ex = int(m.group(3) or 0)
-    return 0.5 * 10.0 ** (ex - dec)
+    return 0.5 * 10.0 ** -dec if dec >= 8 else 0.0
 
 
 def floats_close(a, b, rtol, atol):
@@ -104,24 +111,35 @@ def check_one(spmdrun, spmd_path):
 
 def main():
     args = sys.argv[1:]
-    jobs = 2
+    jobs, shard, nshards = 2, 0, 1
     if "-j" in args:
         k = args.index("-j")
         jobs = int(args[k + 1])
         del args[k: k + 2]
-    if len(args) != 2:
+    if "--shard" in args:
+        k = args.index("--shard")
+        shard, nshards = map(int, args[k + 1].split("/"))
+        del args[k: k + 2]
+    if len(args) != 2 or not 0 <= shard < nshards:
         print(__doc__, file=sys.stderr)
         return 2
     spmdrun, corpus = os.path.abspath(args[0]), args[1]
     files = sorted(os.path.join(corpus, f) for f in os.listdir(corpus) if f.endswith(".spmd"))
+    files = files[shard::nshards]
     bad = 0
     with concurrent.futures.ThreadPoolExecutor(jobs) as ex:
         for f, (ok, why, out) in zip(files, ex.map(lambda f: check_one(spmdrun, f), files)):
             if not ok:
                 bad += 1
+                want = json.load(open(f[:-5] + ".json"))["expected"]
                 print("DISAGREE %s: %s" % (f, why))
-                print("--- got:\n%s--- want:\n%s" % (out, json.load(open(f[:-5] + ".json"))["expected"]))
-    print("difftest corpus: %d programs, %d agree with JAX, %d disagree" % (len(files), len(files) - bad, bad))
+                print("".join(difflib.unified_diff(
+                    want.splitlines(True), out.splitlines(True),
+                    "JAX (expected, %s)" % os.path.basename(f[:-5] + ".json"),
+                    "spmdrun %s" % os.path.basename(f))) or "(same text: the tolerance differs)\n")
+    part = " (shard %d of %d)" % (shard, nshards) if nshards > 1 else ""
+    print("difftest corpus%s: %d programs, %d agree with JAX, %d disagree"
+          % (part, len(files), len(files) - bad, bad))
     return 1 if bad or not files else 0
 
 

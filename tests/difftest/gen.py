@@ -40,6 +40,15 @@ def fmt(x):
     return str(np.asarray(jnp.asarray(x)))
 def P(*xs):
     print(*[fmt(x) for x in xs])
+def pmap2(f, xs, r, c):
+    # nested pmaps over axes i (size r) and j (size c): a shard_map over an r x c mesh of
+    # devices (JAX 0.10's pmap is built on shard_map and does not nest)
+    from jax.sharding import PartitionSpec as PS, NamedSharding
+    mesh = jax.make_mesh((r, c), ("i", "j"), devices=jax.devices()[:r * c])
+    xs = jax.device_put(xs, NamedSharding(mesh, PS("i", "j")))
+    g = lambda b: jax.tree.map(lambda y: y[None, None], f(b[0, 0]))
+    return jax.shard_map(g, mesh=mesh, in_specs=PS("i", "j"), out_specs=PS("i", "j"),
+                         check_vma=False)(xs)
 """
 
 DT_JAX = {"f32": "jnp.float32", "i32": "jnp.int32", "u32": "jnp.uint32", "bool": "jnp.bool_"}

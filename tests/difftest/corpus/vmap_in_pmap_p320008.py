@@ -1,0 +1,28 @@
+import os
+os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=8")
+import numpy as np, jax, jax.numpy as jnp
+jax.config.update("jax_enable_x64", False)
+def fmt(x):
+    if isinstance(x, tuple):
+        return "(" + ", ".join(fmt(e) for e in x) + ("," if len(x) == 1 else "") + ")"
+    if isinstance(x, (bool, int, str)):
+        return str(x)
+    if hasattr(x, "dtype") and jnp.issubdtype(x.dtype, jax.dtypes.prng_key):
+        return str(x)
+    return str(np.asarray(jnp.asarray(x)))
+def P(*xs):
+    print(*[fmt(x) for x in xs])
+def pmap2(f, xs, r, c):
+    # nested pmaps over axes i (size r) and j (size c): a shard_map over an r x c mesh of
+    # devices (JAX 0.10's pmap is built on shard_map and does not nest)
+    from jax.sharding import PartitionSpec as PS, NamedSharding
+    mesh = jax.make_mesh((r, c), ("i", "j"), devices=jax.devices()[:r * c])
+    xs = jax.device_put(xs, NamedSharding(mesh, PS("i", "j")))
+    g = lambda b: jax.tree.map(lambda y: y[None, None], f(b[0, 0]))
+    return jax.shard_map(g, mesh=mesh, in_specs=PS("i", "j"), out_specs=PS("i", "j"),
+                         check_vma=False)(xs)
+v0 = jnp.asarray(np.array([0.800000011920929, -1.6820000410079956, 1.279148661992302e-12, 0.5922860503196716, 0.06065697968006134, -0.4742994010448456, 3.3299999237060547, 3.0, -2.759999990463257, -2.569999933242798, -1.7690000534057617, 0.8216493725776672, 0.4236466586589813, -3.700000047683716, 1.6402805220853967e-13, float('nan'), -1.0, 0.361859530210495, 0.800000011920929, -2.0, 3.322999954223633, 0.584802508354187, 0.5404595732688904, -2.6600000858306885], dtype=np.float32)).reshape((2, 3, 2, 2))
+v1 = jax.pmap(lambda r: jax.vmap(lambda x: x + jax.lax.axis_index('i'), axis_name='v')(r), axis_name='i')(v0)
+P((v1).shape)
+P(v1)
+P(jnp.sum((v1) * 0 - 1))
