@@ -109,7 +109,9 @@ void addMathBuiltins(Table &m) {
                    DType d;
                    bool weak;
                    auto xs = L.unify({a[0].value, Value::integer(0)}, loc, &d, &weak, "relu");
-                   return Value::array(L.emit1(Op::Max, xs), weak); }};
+                   // jax.nn.relu's custom JVP: the gradient is select(x > 0, g, 0), not max's
+                   // tie split (the "relu" parameter picks that rule in VjpRules).
+                   return Value::array(L.emit1(Op::Max, xs, {{"relu", ir::Param::of(1)}}), weak); }};
     m["maximum"] = binaryElementwise(Op::Max, "maximum");
     m["minimum"] = binaryElementwise(Op::Min, "minimum");
     m["where"] = {{"cond", "a", "b"}, 3, [](Lowering &L, Bound &a, auto &, SrcRange loc) {

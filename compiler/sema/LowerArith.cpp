@@ -163,7 +163,19 @@ ValueP Lowering::binary(BinOp op, ValueP a, ValueP bv, SrcRange loc) {
   switch (op) {
   case BinOp::Add: return Value::array(bin(Op::Add, x, y), weak);
   case BinOp::Sub: return Value::array(bin(Op::Sub, x, y), weak);
-  case BinOp::Mul: return Value::array(bin(Op::Mul, x, y), weak);
+  case BinOp::Mul: {
+    // A float times a bool array of the result's shape is a select, as XLA simplifies
+    // mul(x, convert(pred)) and so JAX gives: 0 where the bool is false, even for -x, inf
+    // or nan. A bool that is broadcast first (convert, then broadcast) is multiplied.
+    auto boolArray = [](const Value &v) { return v.kind == Value::Array && v.type().dtype == DType::Bool; };
+    ir::Shape sh = (x.type().rank() >= y.type().rank() ? x : y).type().shape;  // unify broadcast them
+    if (ir::isFloat(d) && boolArray(*a) != boolArray(*bv) && (boolArray(*a) ? a : bv)->type().shape == sh) {
+      bool left = boolArray(*a);
+      Atom p = toAtom(left ? a : bv, loc), other = left ? y : x;
+      return Value::array(emit1(Op::Select, {p, broadcast(b().lit(d, 0), sh), broadcast(other, sh)}), weak);
+    }
+    return Value::array(bin(Op::Mul, x, y), weak);
+  }
   case BinOp::Div:
     if (!ir::isFloat(d)) {
       // As jnp.true_divide: each operand goes straight to f32 (a weak -1 beside a u32
