@@ -17,10 +17,13 @@ namespace spmd::rt {
 // Note [Launch layout]
 // ~~~~~~~~~~~~~~~~~~~~
 // Device i of the mesh has coordinates c (row-major, so device (r, c) of an R x C mesh
-// is r*C + c). For input k:
-//   in_axis[k] == -1: the whole array (broadcast);
-//   in_axis[k] == m:  the slice in_ptrs[k] + c[m] * (in_bytes[k] / shape[m]).
-// For output k, each replica's result is out_bytes[k] long and stacked row-major over
+// is r*C + c). Input k is split over the mesh axes in the mask in_axes[k] (0: each
+// device sees the whole array): the array is that many blocks stacked row-major over
+// the masked axes, and the device reads block (row-major index of c over the masked
+// axes), of in_bytes[k] / (product of their sizes) bytes; the devices that differ only on
+// the other axes read the same block. A nested pmap whose inner pmaps take their slices
+// of an outer input as they are (in_axes 0 all the way down) splits it over every axis
+// of that chain, so each device reads exactly its own block. For output k, each replica's result is out_bytes[k] long and stacked row-major over
 // the mesh axes in the mask out_axes[k]: the device writes at
 //   out_ptrs[k] + (row-major index of c over the masked axes) * out_bytes[k]
 // when its coordinate on every other axis is 0; the other devices compute the same
@@ -68,7 +71,7 @@ int32_t launch(spmd_host *h, const spmd_launch_desc &d) {
     auto it = h->resident.find(d.in_ptrs[k]);
     if (it == h->resident.end()) continue;
     const auto &l = it->second;
-    if (d.in_axis[k] >= 0 && l.meshShape == meshShape && l.axes == (1u << d.in_axis[k])) {
+    if (d.in_axes[k] != 0 && l.meshShape == meshShape && l.axes == d.in_axes[k]) {
       inPlace[k] = true;
     } else {
       // Into host memory, from where the devices take it like any host array.
@@ -88,16 +91,14 @@ int32_t launch(spmd_host *h, const spmd_launch_desc &d) {
     w.ins.resize(d.num_in);
     w.inBytes.resize(d.num_in);
     for (int k = 0; k < d.num_in; ++k) {
-      char *base = static_cast<char *>(d.in_ptrs[k]);
-      int32_t axis = d.in_axis[k];
-      if (axis < 0) {
-        w.ins[k] = base;
-        w.inBytes[k] = d.in_bytes[k];
-      } else {
-        int64_t slice = d.in_bytes[k] / mesh.shape[axis];
-        w.ins[k] = base + c[axis] * slice;
-        w.inBytes[k] = slice;
-      }
+      int64_t blocks = 1, slot = 0;
+      for (int m = 0; m < mesh.rank; ++m)
+        if (d.in_axes[k] & (1u << m)) {
+          blocks *= mesh.shape[m];
+          slot = slot * mesh.shape[m] + c[m];
+        }
+      w.inBytes[k] = d.in_bytes[k] / blocks;
+      w.ins[k] = static_cast<char *>(d.in_ptrs[k]) + slot * w.inBytes[k];
       if (!inPlace[k]) inBytes += w.inBytes[k];
     }
     w.outs.resize(d.num_out);

@@ -57,7 +57,8 @@ typedef struct spmd_launch_desc {
   int32_t num_in;
   void *const *in_ptrs;      /* host arrays */
   const int64_t *in_bytes;   /* whole size of each input in bytes */
-  const int32_t *in_axis;    /* -1: broadcast; m: sliced along axis 0 by mesh axis m */
+  const uint32_t *in_axes;   /* mask of mesh axes the input is split over, row-major along
+                                its leading bytes like out_axes; 0: the whole array */
   int32_t num_out;
   void *const *out_ptrs;     /* host arrays receiving the stacked results */
   const int64_t *out_bytes;  /* bytes of ONE replica's result */

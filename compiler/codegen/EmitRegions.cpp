@@ -180,6 +180,29 @@ static bool canWriteDirect(const ir::Jaxpr &body, const ir::Atom &ov, size_t q) 
   return true;
 }
 
+/// Note [Inputs split over a nest]: a nested pmap is one launch over the whole mesh. An
+/// input that the outer pmap maps (in_axes 0 once in front) and whose only use in the body
+/// is an inner pmap that maps it again along its first dimension, and so on down, is split
+/// over every axis of that chain: the launch gives device (r, c) block [r, c] itself
+/// (spmd_launch_desc::in_axes) instead of row block r to slice, so a sharded result of an
+/// earlier nest, stacked over the same axes, is read where it is (Note [Sharded arrays]).
+/// Returns the mask of the chain below `depth` and records each value whose buffer is
+/// then already its device's slice.
+static uint32_t splitChain(const ir::Jaxpr &body, int id, size_t depth, std::unordered_set<int> &presliced) {
+  if (depth >= 32 || countUses(body, id) != 1) return 0;
+  for (auto &e : body.eqns) {
+    if (e.op != Op::Pmap) continue;
+    auto inAxes = e.param("in_axes").elems;
+    for (size_t k = 0; k < e.in.size(); ++k) {
+      if (e.in[k].isLit || e.in[k].var.id != id) continue;
+      if (optInt(inAxes.at(k)) != 0) return 0;
+      presliced.insert(id);
+      return 1u << depth | splitChain(e.regions.at(0), e.regions.at(0).invars[k].id, depth + 1, presliced);
+    }
+  }
+  return 0;
+}
+
 void Lowering::emitPmapLaunch(const ir::Eqn &e) {
   const ir::Jaxpr &body = e.regions.at(0);
   std::vector<MeshAxis> mesh{{e.param("axis_name").s, e.intParam("axis_size")}};
@@ -209,6 +232,9 @@ void Lowering::emitPmapLaunch(const ir::Eqn &e) {
   b.SetInsertPoint(start);
   for (size_t k = 0; k < body.invars.size(); ++k)
     ks.buf[body.invars[k].id] = b.CreateLoad(ptr(), b.CreateConstInBoundsGEP1_64(ptr(), kf->getArg(1), k));
+  std::vector<uint32_t> inMasks(e.in.size(), 0);
+  for (size_t k = 0; k < e.in.size(); ++k)
+    if (optInt(inAxes.at(k)) >= 0) inMasks[k] = 1u | splitChain(body, body.invars[k].id, 1, ks.presliced);
   std::vector<Value *> outPtr;
   ks.outMasks.assign(body.outvars.size(), 1u);
   for (size_t k = 0; k < body.outvars.size(); ++k) {
@@ -235,7 +261,6 @@ void Lowering::emitPmapLaunch(const ir::Eqn &e) {
   // ---- the launch ----
   std::vector<Value *> ins, temps;
   std::vector<int64_t> inBytes;
-  std::vector<int32_t> inAxis;
   for (size_t k = 0; k < e.in.size(); ++k) {
     Value *p = bufferOf(e.in[k]);
     int64_t a = optInt(inAxes.at(k));
@@ -252,7 +277,6 @@ void Lowering::emitPmapLaunch(const ir::Eqn &e) {
     }
     ins.push_back(p);
     inBytes.push_back(t.bytes());
-    inAxis.push_back(a < 0 ? -1 : 0);
   }
   std::vector<Value *> outs;
   std::vector<int64_t> outBytes;
@@ -276,7 +300,7 @@ void Lowering::emitPmapLaunch(const ir::Eqn &e) {
   std::vector<int32_t> outMasks(masks.begin(), masks.end());
   std::string label = "pmap " + mesh[0].name + " @ " + where(e);
   Value *fields[] = {kf, cstr(label), c32(int32_t(mesh.size())), constI64s(meshShape),
-                     c32(int32_t(ins.size())), ptrArray(ins), constI64s(inBytes), constI32s(inAxis),
+                     c32(int32_t(ins.size())), ptrArray(ins), constI64s(inBytes), constI32s(std::vector<int32_t>(inMasks.begin(), inMasks.end())),
                      c32(int32_t(outs.size())), ptrArray(outs), constI64s(outBytes), constI32s(outMasks)};
   for (unsigned k = 0; k < 12; ++k) b.CreateStore(fields[k], b.CreateStructGEP(desc, d, k));
   Value *rc = b.CreateCall(rt("spmd_launch"), {fs->host, d});
@@ -306,6 +330,7 @@ void Lowering::emitInnerPmap(const ir::Eqn &e) {
     Value *src = bufferOf(e.in[k]);
     int64_t a = optInt(inAxes.at(k));
     if (a < 0) { fs->buf[iv.id] = src; continue; }
+    if (a == 0 && !e.in[k].isLit && fs->presliced.count(e.in[k].var.id)) { fs->buf[iv.id] = src; continue; }  // Note [Inputs split over a nest]
     if (a == 0) { fs->buf[iv.id] = b.CreateInBoundsGEP(i8(), src, b.CreateMul(me, c64(iv.type.bytes()))); continue; }
     Value *dst = defBuffer(iv);
     const ir::Shape &xs = e.in[k].type().shape;

@@ -68,6 +68,9 @@ struct FnState {
   std::unordered_set<int> unsynced;  ///< host: values that may be shards still on the devices
   std::unordered_map<int, DirectOut> direct;  ///< kernel: var id -> launch output
   std::vector<uint32_t> outMasks;  ///< kernel: the mask of each launch output
+  /// kernel: values whose buffer already is this device's slice for the inner pmap that
+  /// maps them (splitChain in EmitRegions.cpp)
+  std::unordered_set<int> presliced;
   /// Vars defined by the jaxpr being walked, not its outputs, whose last use is the
   /// equation being emitted: their buffers may be taken over (Note [Buffers]).
   const std::vector<int> *dying = nullptr;

@@ -17,5 +17,8 @@ want loop_carry.spmd "host -> device: 64.0 KiB   device -> host: 64.0 KiB"
 want loop_const.spmd "host -> device: 32 B   device -> host: 320 B"
 # Two shard_maps over one mesh and spec: x (256 KiB) goes once, z is read once; y stays.
 want shard_chain.spmd "host -> device: 256.0 KiB   device -> host: 256.0 KiB"
+# The same over a 2-D mesh, and as nested pmaps: each device reads its own block in place.
+want shard_chain_2d.spmd "host -> device: 256.0 KiB   device -> host: 256.0 KiB"
+want nested_chain.spmd "host -> device: 256.0 KiB   device -> host: 256.0 KiB"
 [ $fail -eq 0 ] && echo ok
 exit $fail

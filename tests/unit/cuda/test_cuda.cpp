@@ -198,7 +198,7 @@ TEST_CASE("a device program launches kernels; results stay on the GPU until sync
     gCount = 1000;
     std::vector<float> x = iota(n * gCount, 0.5f), y(n * gCount, -1), z(n * gCount, -1);
     int64_t bytes = n * gCount * 4;
-    REQUIRE(launch(h, scaleProgram, {n}, {{x.data(), bytes, 0}}, {{y.data(), gCount * 4, 1}}) == 0);
+    REQUIRE(launch(h, scaleProgram, {n}, {{x.data(), bytes, 1}}, {{y.data(), gCount * 4, 1}}) == 0);
     for (int i = 0; i < n; ++i) {
       float first;
       std::memcpy(&first, &gRead[i], 4);
@@ -207,7 +207,7 @@ TEST_CASE("a device program launches kernels; results stay on the GPU until sync
     CHECK(y[0] == -1);  // still on the GPU
     // A second launch reads y in place: nothing more goes to the devices.
     int64_t sent = host->stats().host_to_device_bytes;
-    REQUIRE(launch(h, scaleProgram, {n}, {{y.data(), bytes, 0}}, {{z.data(), gCount * 4, 1}}) == 0);
+    REQUIRE(launch(h, scaleProgram, {n}, {{y.data(), bytes, 1}}, {{z.data(), gCount * 4, 1}}) == 0);
     CHECK(host->stats().host_to_device_bytes == sent);
     spmd_host_sync(h, z.data(), bytes);
     spmd_host_sync(h, y.data(), bytes);
@@ -228,10 +228,10 @@ TEST_CASE("host copies, writes and frees of sharded results", "[cuda]") {
   auto *z = static_cast<float *>(spmd_host_alloc(h, bytes));
   std::vector<float> ref = iota(4 * gCount, 1.5f);
   std::memcpy(x, ref.data(), bytes);
-  REQUIRE(launch(h, scaleProgram, {4}, {{x, bytes, 0}}, {{y, gCount * 4, 1}}) == 0);
+  REQUIRE(launch(h, scaleProgram, {4}, {{x, bytes, 1}}, {{y, gCount * 4, 1}}) == 0);
   spmd_host_copy(h, z, y, bytes);  // z shares y's shards
   spmd_host_free(h, y);
-  REQUIRE(launch(h, scaleProgram, {4}, {{z, bytes, 0}}, {{x, gCount * 4, 1}}) == 0);
+  REQUIRE(launch(h, scaleProgram, {4}, {{z, bytes, 1}}, {{x, gCount * 4, 1}}) == 0);
   spmd_host_sync(h, z, bytes);
   spmd_host_sync(h, x, bytes);
   for (int64_t i = 0; i < 4 * gCount; ++i) {
@@ -239,15 +239,15 @@ TEST_CASE("host copies, writes and frees of sharded results", "[cuda]") {
     REQUIRE(x[i] == 4 * ref[i]);
   }
   // Host data copied over a sharded result replaces its shards.
-  REQUIRE(launch(h, scaleProgram, {4}, {{x, bytes, 0}}, {{z, gCount * 4, 1}}) == 0);
+  REQUIRE(launch(h, scaleProgram, {4}, {{x, bytes, 1}}, {{z, gCount * 4, 1}}) == 0);
   std::vector<float> ones(4 * gCount, 1.0f);
   spmd_host_copy(h, z, ones.data(), bytes);
-  REQUIRE(launch(h, scaleProgram, {4}, {{z, bytes, 0}}, {{x, gCount * 4, 1}}) == 0);
+  REQUIRE(launch(h, scaleProgram, {4}, {{z, bytes, 1}}, {{x, gCount * 4, 1}}) == 0);
   // A launch over another mesh gathers its sharded inputs first (x: 2.0 on 4 devices).
   gCount = 2 * 256;
-  REQUIRE(launch(h, scaleProgram, {2}, {{x, bytes, 0}}, {{z, gCount * 4, 1}}) == 0);
+  REQUIRE(launch(h, scaleProgram, {2}, {{x, bytes, 1}}, {{z, gCount * 4, 1}}) == 0);
   gCount = 4 * 256;
-  REQUIRE(launch(h, scaleProgram, {1}, {{z, bytes, -1}}, {{x, bytes, 1}}) == 0);
+  REQUIRE(launch(h, scaleProgram, {1}, {{z, bytes, 0}}, {{x, bytes, 1}}) == 0);
   spmd_host_sync(h, x, bytes);
   for (int64_t i = 0; i < 4 * 256; ++i) REQUIRE(x[i] == 8.0f);
 }
@@ -271,7 +271,7 @@ TEST_CASE("gemm with cuBLAS, or unavailable", "[cuda]") {
     gGemmDtype = dtype;
     gGemmShape[0] = B, gGemmShape[1] = M, gGemmShape[2] = N, gGemmShape[3] = K;
     REQUIRE(launch(host->handle(), gemmProgram, {2},
-                   {{a.data(), int64_t(a.size()), 0}, {b.data(), int64_t(b.size()), 0}},
+                   {{a.data(), int64_t(a.size()), 1}, {b.data(), int64_t(b.size()), 1}},
                    {{c.data(), B * M * N * es, 1}}) == 0);
     spmd_host_sync(host->handle(), c.data(), int64_t(c.size()));
     if (gGemm[0] == 1) {
@@ -293,7 +293,7 @@ TEST_CASE("gemm with cuBLAS, or unavailable", "[cuda]") {
   gGemmDtype = 1;  // i32: never BLAS
   std::vector<int32_t> a(1), b(1), c(1);
   gGemmShape[0] = gGemmShape[1] = gGemmShape[2] = gGemmShape[3] = 1;
-  REQUIRE(launch(host->handle(), gemmProgram, {1}, {{a.data(), 4, -1}, {b.data(), 4, -1}},
+  REQUIRE(launch(host->handle(), gemmProgram, {1}, {{a.data(), 4, 0}, {b.data(), 4, 0}},
                  {{c.data(), 4, 0}}) == 0);
   CHECK(gGemm[0] == 1);
 }
@@ -314,10 +314,10 @@ TEST_CASE("a kernel's index error is reported as on the CPU", "[cuda]") {
   gCount = 4;
   gBadSize = 5;
   std::vector<int64_t> idx = {0, 1, 2, 3, 0, 4, 1, 2, 7, 1, 3, 0};  // 7 on device 2
-  CHECK(launch(host->handle(), badIndexProgram, {3}, {{idx.data(), 96, 0}}, {}) != 0);
+  CHECK(launch(host->handle(), badIndexProgram, {3}, {{idx.data(), 96, 1}}, {}) != 0);
   CHECK(host->lastError() == "test.spmd:7:3: index 7 is out of range for size 5");
   idx[8] = 4;
-  CHECK(launch(host->handle(), badIndexProgram, {3}, {{idx.data(), 96, 0}}, {}) == 0);
+  CHECK(launch(host->handle(), badIndexProgram, {3}, {{idx.data(), 96, 1}}, {}) == 0);
   CHECK(launch(host->handle(), unknownKernelProgram, {1}, {}, {}) != 0);
   CHECK(host->lastError().find("no GPU kernel named 'no_such_kernel'") != std::string::npos);
 }
@@ -371,7 +371,7 @@ std::vector<std::vector<char>> runCollectives(Host &host, const std::vector<int6
     o.push_back({outs[k].data(), outBytes[k], all});
   }
   std::vector<float> in = x;
-  REQUIRE(launch(host.handle(), collectiveProgram, mesh, {{in.data(), n * bytes, -1}}, o) == 0);
+  REQUIRE(launch(host.handle(), collectiveProgram, mesh, {{in.data(), n * bytes, 0}}, o) == 0);
   for (int k = 0; k < kOuts; ++k)
     spmd_host_sync(host.handle(), outs[k].data(), int64_t(outs[k].size()));
   return outs;
@@ -416,7 +416,7 @@ TEST_CASE("a failing device releases the others from collectives", "[cuda]") {
     std::vector<Out> o;
     for (int k = 0; k < kOuts; ++k) o.push_back({outs[k].data(), 8 * gCount * 4, 1});
     auto t0 = std::chrono::steady_clock::now();
-    CHECK(launch(host->handle(), collectiveProgram, {8}, {{x.data(), 8 * gCount * 4, -1}}, o) != 0);
+    CHECK(launch(host->handle(), collectiveProgram, {8}, {{x.data(), 8 * gCount * 4, 0}}, o) != 0);
     CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(10));
     CHECK(host->lastError() == "device failed on purpose");
   }

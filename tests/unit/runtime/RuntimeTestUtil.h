@@ -17,7 +17,7 @@ namespace spmd::rt::test {
 struct In {
   void *ptr;
   int64_t bytes;
-  int32_t axis;  ///< -1 broadcast, m sliced by mesh axis m
+  uint32_t axes;  ///< the mesh axes it is split over (spmd_launch_desc::in_axes); 0 whole
 };
 /// One output: a host buffer, the bytes of one replica, the stacking mask.
 struct Out {
@@ -32,12 +32,12 @@ inline int32_t launch(spmd_host *h, spmd_kernel_fn fn, const std::vector<int64_t
                       const char *name = "test kernel") {
   std::vector<void *> inPtrs, outPtrs;
   std::vector<int64_t> inBytes, outBytes;
-  std::vector<int32_t> inAxis;
+  std::vector<uint32_t> inAxes;
   std::vector<uint32_t> outAxes;
   for (const In &i : ins) {
     inPtrs.push_back(i.ptr);
     inBytes.push_back(i.bytes);
-    inAxis.push_back(i.axis);
+    inAxes.push_back(i.axes);
   }
   for (const Out &o : outs) {
     outPtrs.push_back(o.ptr);
@@ -52,7 +52,7 @@ inline int32_t launch(spmd_host *h, spmd_kernel_fn fn, const std::vector<int64_t
   d.num_in = static_cast<int32_t>(ins.size());
   d.in_ptrs = inPtrs.data();
   d.in_bytes = inBytes.data();
-  d.in_axis = inAxis.data();
+  d.in_axes = inAxes.data();
   d.num_out = static_cast<int32_t>(outs.size());
   d.out_ptrs = outPtrs.data();
   d.out_bytes = outBytes.data();

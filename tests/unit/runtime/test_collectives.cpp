@@ -160,8 +160,8 @@ std::vector<char> runCollective(Host &host, const std::vector<int64_t> &mesh, Pa
   std::vector<char> out(n * p.outBytes + 1, char(0x5a));
   uint32_t all = (1u << mesh.size()) - 1;
   int32_t rc = launch(host.handle(), collectiveKernel, mesh,
-                      {{const_cast<char *>(input.data()), int64_t(input.size()), -1},
-                       {&p, sizeof p, -1}},
+                      {{const_cast<char *>(input.data()), int64_t(input.size()), 0},
+                       {&p, sizeof p, 0}},
                       {{out.data(), p.outBytes, all}});
   REQUIRE(rc == 0);
   REQUIRE(out.back() == char(0x5a));  // nothing written past the stacked outputs

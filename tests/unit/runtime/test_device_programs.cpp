@@ -74,7 +74,7 @@ TEST_CASE("CPU devices run a device program's host kernels in place", "[runtime]
   gCount = 100;
   std::vector<float> x(4 * gCount), y(4 * gCount, -1);
   for (size_t i = 0; i < x.size(); ++i) x[i] = 0.5f * float(i) - 7;
-  REQUIRE(launch(host->handle(), scaleProgram, {4}, {{x.data(), int64_t(x.size()) * 4, 0}},
+  REQUIRE(launch(host->handle(), scaleProgram, {4}, {{x.data(), int64_t(x.size()) * 4, 1}},
                  {{y.data(), gCount * 4, 1}}) == 0);
   for (size_t i = 0; i < x.size(); ++i) REQUIRE(y[i] == 2 * x[i]);
   for (int i = 0; i < 4; ++i) {
@@ -86,10 +86,10 @@ TEST_CASE("CPU devices run a device program's host kernels in place", "[runtime]
 
   gCount = 3;
   std::vector<int64_t> idx = {0, 4, 1, 2, 9, 3};  // 9 on device 1
-  CHECK(launch(host->handle(), indexProgram, {2}, {{idx.data(), 48, 0}}, {}) != 0);
+  CHECK(launch(host->handle(), indexProgram, {2}, {{idx.data(), 48, 1}}, {}) != 0);
   CHECK(host->lastError() == "prog.spmd:3:14: index 9 is out of range for size 5");
   idx[4] = 4;
-  CHECK(launch(host->handle(), indexProgram, {2}, {{idx.data(), 48, 0}}, {}) == 0);
+  CHECK(launch(host->handle(), indexProgram, {2}, {{idx.data(), 48, 1}}, {}) == 0);
 
   CHECK(launch(host->handle(), missingProgram, {1}, {}, {}) != 0);
   CHECK(host->lastError().find("no kernel named 'not_loaded'") != std::string::npos);

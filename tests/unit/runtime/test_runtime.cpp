@@ -39,7 +39,7 @@ TEST_CASE("a launch slices inputs and stacks outputs per the mesh", "[runtime]")
   int32_t out0[8], out1[4], out2[2], out3[1];
   std::fill(std::begin(out1), std::end(out1), -1);
   REQUIRE(launch(host->handle(), layoutKernel, {4, 2},
-                 {{A, sizeof A, 0}, {B, sizeof B, 1}, {&C, sizeof C, -1}},
+                 {{A, sizeof A, 1}, {B, sizeof B, 2}, {&C, sizeof C, 0}},
                  {{out0, 4, 3}, {out1, 4, 1}, {out2, 4, 2}, {out3, 4, 0}}) == 0);
   for (int r = 0; r < 4; ++r)
     for (int c = 0; c < 2; ++c) CHECK(out0[r * 2 + c] == 1000 * A[r] + 100 * B[c] + 7);
@@ -54,7 +54,7 @@ TEST_CASE("a launch may use fewer devices than the host has, but not more", "[ru
   int32_t out[8] = {};
   int32_t zero = 0;
   REQUIRE(launch(host->handle(), layoutKernel, {2},
-                 {{&zero, 4, -1}, {&zero, 4, -1}, {&zero, 4, -1}},
+                 {{&zero, 4, 0}, {&zero, 4, 0}, {&zero, 4, 0}},
                  {{out, 4, 1}, {out + 2, 4, 1}, {out + 4, 4, 1}, {out + 6, 4, 1}}) == 0);
   CHECK(out[3] == 1);
   CHECK(launch(host->handle(), layoutKernel, {2, 2}, {}, {}, "pmap i @ f.spmd:3:9") != 0);
@@ -88,12 +88,12 @@ TEST_CASE("spmd_dev_alloc gives aligned scratch of any size, freed per launch",
   auto host = Host::create({"cpu", 2});
   int32_t ok[2] = {0, 0};
   int64_t big = int64_t(1) << 30;  // 1 GiB per device, barely touched
-  REQUIRE(launch(host->handle(), allocKernel, {2}, {{&big, 8, -1}}, {{ok, 4, 1}}) == 0);
+  REQUIRE(launch(host->handle(), allocKernel, {2}, {{&big, 8, 0}}, {{ok, 4, 1}}) == 0);
   CHECK(ok[0] == 1);
   CHECK(ok[1] == 1);
   big = 100;  // and again, reusing the arenas
   for (int rep = 0; rep < 100; ++rep)
-    REQUIRE(launch(host->handle(), allocKernel, {2}, {{&big, 8, -1}}, {{ok, 4, 1}}) == 0);
+    REQUIRE(launch(host->handle(), allocKernel, {2}, {{&big, 8, 0}}, {{ok, 4, 1}}) == 0);
   CHECK(ok[0] + ok[1] == 2);
 }
 
@@ -125,7 +125,7 @@ TEST_CASE("a device error releases the others and the launch fails", "[runtime]"
         int32_t useIndex = bad == 5;
         auto t0 = std::chrono::steady_clock::now();
         int32_t rc = launch(host->handle(), failingKernel, mesh,
-                            {{&bad, 4, -1}, {&useIndex, 4, -1}, {&rounds, 4, -1}}, {});
+                            {{&bad, 4, 0}, {&useIndex, 4, 0}, {&rounds, 4, 0}}, {});
         CHECK(rc != 0);
         CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(5));
         if (useIndex)
@@ -142,7 +142,7 @@ TEST_CASE("a device error releases the others and the launch fails", "[runtime]"
     spmd_allreduce(d, &v, 1, 3, 0, 1);
     *static_cast<float *>(outs[0]) = v;
   };
-  REQUIRE(launch(host->handle(), sum, {8}, {{buf, sizeof buf, 0}}, {{out, 4, 1}}) == 0);
+  REQUIRE(launch(host->handle(), sum, {8}, {{buf, sizeof buf, 1}}, {{out, 4, 1}}) == 0);
   for (float o : out) CHECK(o == 36.0f);
   CHECK(host->lastError() == "");
 }
@@ -154,11 +154,11 @@ void hostLaunches(spmd_host *h) {
   int32_t bad = 2, useIndex = 0, rounds = 1;
   void *ins[3] = {&bad, &useIndex, &rounds};
   int64_t bytes[3] = {4, 4, 4};
-  int32_t axis[3] = {-1, -1, -1};
+  uint32_t axes[3] = {0, 0, 0};
   int64_t mesh[1] = {4};
   spmd_print_str(h, "before");
   spmd_print_end(h);
-  spmd_launch_desc d{gKernel, "k", 1, mesh, 3, ins, bytes, axis, 0, nullptr, nullptr, nullptr};
+  spmd_launch_desc d{gKernel, "k", 1, mesh, 3, ins, bytes, axes, 0, nullptr, nullptr, nullptr};
   spmd_launch(h, &d);
   spmd_print_str(h, "after");  // not reached: a failed launch ends the run
   spmd_print_end(h);
@@ -255,7 +255,7 @@ TEST_CASE("stats count launches, transfers and collective bytes", "[runtime]") {
   auto host = Host::create({"cpu", 4});
   double in[8] = {}, out[4 * 4];
   for (int rep = 0; rep < 3; ++rep)
-    REQUIRE(launch(host->handle(), statsKernel, {4}, {{in, sizeof in, 0}, {in, 8, -1}},
+    REQUIRE(launch(host->handle(), statsKernel, {4}, {{in, sizeof in, 1}, {in, 8, 0}},
                    {{out, 32, 1}}, "pmap i @ s.spmd:1:1") == 0);
   REQUIRE(launch(host->handle(), statsKernel, {1}, {}, {{out, 32, 1}}, "other") == 0);
   CHECK(out[3] == 4.0);  // a group of one
@@ -286,15 +286,44 @@ TEST_CASE("stats count launches, transfers and collective bytes", "[runtime]") {
 TEST_CASE("a chain of launches over the same sharded array moves nothing through the host", "[runtime]") {
   auto host = Host::create({"cpu", 4});
   double in[8] = {}, mid[4 * 4], out[4 * 4];
-  REQUIRE(launch(host->handle(), statsKernel, {4}, {{in, sizeof in, 0}, {in, 8, -1}}, {{mid, 32, 1}}, "a") == 0);
+  REQUIRE(launch(host->handle(), statsKernel, {4}, {{in, sizeof in, 1}, {in, 8, 0}}, {{mid, 32, 1}}, "a") == 0);
   int64_t sent = host->stats().host_to_device_bytes;
   // `mid` is mapped over the same mesh axis it was stacked over: read in place.
-  REQUIRE(launch(host->handle(), statsKernel, {4}, {{mid, sizeof mid, 0}, {in, 8, -1}}, {{out, 32, 1}}, "b") == 0);
+  REQUIRE(launch(host->handle(), statsKernel, {4}, {{mid, sizeof mid, 1}, {in, 8, 0}}, {{out, 32, 1}}, "b") == 0);
   CHECK(host->stats().host_to_device_bytes == sent + 4 * 8);  // only the broadcast input
   CHECK(host->stats().device_to_host_bytes == 0);
   // Broadcasting it instead needs a gather first, then a copy to every device.
-  REQUIRE(launch(host->handle(), statsKernel, {4}, {{in, sizeof in, 0}, {mid, sizeof mid, -1}}, {{out, 32, 1}}, "c") == 0);
+  REQUIRE(launch(host->handle(), statsKernel, {4}, {{in, sizeof in, 1}, {mid, sizeof mid, 0}}, {{out, 32, 1}}, "c") == 0);
   CHECK(host->stats().device_to_host_bytes == int64_t(sizeof mid));
+}
+
+namespace {
+/// outs[0] = 10 * ins[0][0] + the device index: which block of the input it was given.
+void blockKernel(spmd_dev *d, void **ins, void **outs) {
+  *static_cast<int32_t *>(outs[0]) = 10 * *static_cast<int32_t *>(ins[0]) + spmd_dev_index(d);
+}
+} // namespace
+
+TEST_CASE("an input split over two mesh axes gives each device its own block, in place", "[runtime]") {
+  auto host = Host::create({"cpu", 8});
+  int32_t x[8] = {0, 1, 2, 3, 4, 5, 6, 7}, rows[4] = {0, 1, 2, 3}, y[8], z[8];
+  // Over both axes of a 4 x 2 mesh: device (r, c) reads block r * 2 + c.
+  REQUIRE(launch(host->handle(), blockKernel, {4, 2}, {{x, sizeof x, 3}}, {{y, 4, 3}}, "a") == 0);
+  for (int i = 0; i < 8; ++i) CHECK(y[i] == 10 * i + i);
+  int64_t sent = host->stats().host_to_device_bytes;
+  CHECK(sent == int64_t(sizeof x));  // each block once
+  // Over the outer axis only: devices (r, 0) and (r, 1) read the same block.
+  REQUIRE(launch(host->handle(), blockKernel, {4, 2}, {{rows, sizeof rows, 1}}, {{z, 4, 3}}, "b") == 0);
+  for (int i = 0; i < 8; ++i) CHECK(z[i] == 10 * (i / 2) + i);
+  // y, stacked over both axes, read back over both axes: in place, nothing sent.
+  sent = host->stats().host_to_device_bytes;
+  REQUIRE(launch(host->handle(), blockKernel, {4, 2}, {{y, sizeof y, 3}}, {{z, 4, 3}}, "c") == 0);
+  CHECK(host->stats().host_to_device_bytes == sent);
+  CHECK(host->stats().device_to_host_bytes == 0);
+  for (int i = 0; i < 8; ++i) CHECK(z[i] == 10 * (11 * i) + i);
+  // z read over the outer axis only: another layout, so gathered first.
+  REQUIRE(launch(host->handle(), blockKernel, {4, 2}, {{z, sizeof z, 1}}, {{y, 4, 3}}, "d") == 0);
+  CHECK(host->stats().device_to_host_bytes == int64_t(sizeof z));
 }
 
 TEST_CASE("--devices values parse, and cuda needs a usable GPU", "[runtime]") {
