@@ -145,7 +145,7 @@ int runScript(SourceManager &sm, int file, const Config &cfg) {
   } catch (const ErrorsReported &) {
     return 1;
   } catch (const InternalError &e) {
-    std::cerr << e.what() << "\nthis is a bug in spmdrun, not in your program; please report it\n";
+    reportBug(e.what());
     return 3;
   }
 }

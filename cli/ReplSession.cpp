@@ -103,8 +103,7 @@ bool ReplSession::run(const std::string &text, const std::string &name, bool ech
     return false;
   } catch (const InternalError &e) {
     session_->rollback();
-    std::cout << std::flush;
-    std::cerr << e.what() << "\nthis is a bug in spmdrun, not in your program; please report it\n";
+    reportBug(e.what());
     return false;
   }
   std::vector<void *> ins, outs(m.main.outvars.size(), nullptr);
@@ -112,9 +111,7 @@ bool ReplSession::run(const std::string &text, const std::string &name, bool ech
     auto it = buffers_.find(v.id);
     if (it == buffers_.end()) {
       session_->rollback();
-      std::cout << std::flush;
-      std::cerr << "internal error: no buffer kept for a value of type " << v.type.str()
-                << "\nthis is a bug in spmdrun, not in your program; please report it\n";
+      reportBug("internal error: no buffer kept for a value of type " + v.type.str());
       return false;
     }
     ins.push_back(it->second);
@@ -292,8 +289,7 @@ bool ReplSession::dump(const std::string &stage, const std::string &text) {
     report(e);
     return false;
   } catch (const InternalError &e) {
-    std::cout << std::flush;
-    std::cerr << e.what() << "\nthis is a bug in spmdrun, not in your program; please report it\n";
+    reportBug(e.what());
     return false;
   }
   return true;

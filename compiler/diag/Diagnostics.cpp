@@ -141,4 +141,9 @@ void internalError(const char *file, int line, const std::string &what) {
   throw InternalError(os.str());
 }
 
+void reportBug(const std::string &what) {
+  std::cout << std::flush;
+  std::cerr << what << "\nthis is a bug in spmdrun, not in your program; please report it\n";
+}
+
 } // namespace spmd

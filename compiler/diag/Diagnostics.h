@@ -77,6 +77,10 @@ struct InternalError : std::logic_error {
   using std::logic_error::logic_error;
 };
 [[noreturn]] void internalError(const char *file, int line, const std::string &what);
+/// Tells the user that spmdrun itself failed (an InternalError's `what`, or another broken
+/// invariant) and that it is our bug, not theirs: the one place that words it, for the
+/// driver and the REPL. Flushes standard output first so the message comes last.
+void reportBug(const std::string &what);
 
 #define internal_assert(cond, msg)                                                  \
   do {                                                                              \

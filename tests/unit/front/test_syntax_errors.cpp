@@ -6,6 +6,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <iostream>
+#include <sstream>
+
 #include <random>
 
 using namespace spmd;
@@ -168,4 +171,22 @@ TEST_CASE("inputIsIncomplete: open brackets ask the REPL for more", "[repl]") {
   CHECK(!inputIsIncomplete("print(\"abc"));  // strings do not span lines
   CHECK(!inputIsIncomplete("# (\n"));
   CHECK(!inputIsIncomplete(""));
+}
+
+TEST_CASE("an internal error is reported as spmdrun's bug, after the program's output", "[diag]") {
+  std::ostringstream out, err;
+  auto *oldOut = std::cout.rdbuf(out.rdbuf());
+  auto *oldErr = std::cerr.rdbuf(err.rdbuf());
+  std::cout << "partial";
+  try {
+    internal_assert(1 + 1 == 3, "arithmetic");
+  } catch (const InternalError &e) {
+    reportBug(e.what());
+  }
+  std::cout.rdbuf(oldOut);
+  std::cerr.rdbuf(oldErr);
+  CHECK(out.str() == "partial");
+  CHECK(err.str().find("internal compiler error at ") == 0);
+  CHECK(err.str().find("1 + 1 == 3: arithmetic\nthis is a bug in spmdrun, not in your program; please report it\n") !=
+        std::string::npos);
 }
