@@ -5,6 +5,7 @@
 // and exit code 1 instead of a crash (Note [Unwinding kernels] in Device.cpp). This
 // file also holds the host-memory and error entry points of spmdrt.h.
 #include <cstring>
+#include "BufferPool.h"
 #include "HostState.h"
 #include "Trace.h"
 #include "mpi/Mpi.h"
@@ -50,10 +51,15 @@ int defaultCpuDevices() {
   return n > 0 ? n : 1;
 }
 
-Host::Host() : state_(std::make_unique<spmd_host>()) {}
+Host::Host() : state_(std::make_unique<spmd_host>()) { BufferPool::global().resetStats(); }
 
 Host::~Host() {
-  for (void *p : state_->allocations) ::operator delete(p, std::align_val_t(64));
+  BufferPool &pool = BufferPool::global();
+  for (void *p : state_->allocations) pool.free(p);
+  state_->allocations.clear();
+  // The devices (threads) go first, then their arenas' blocks are back in the pool too.
+  state_->backend.reset();
+  pool.trim();
 }
 
 std::unique_ptr<Host> Host::create(const DeviceSpec &spec) {
@@ -157,6 +163,7 @@ Host::Stats Host::stats() const { return state_->stats; }
 void Host::resetStats() {
   state_->stats = Stats();
   state_->statIndex.clear();
+  BufferPool::global().resetStats();
 }
 
 static std::string humanBytes(int64_t b) {
@@ -203,6 +210,11 @@ std::string Host::formatStats() const {
     os << "\n";
   }
   os << state_->backend->extraStats();
+  // Note [Buffer pool]: host arrays and the CPU devices' scratch blocks.
+  BufferPool::Stats m = BufferPool::global().stats();
+  os << "memory: " << m.allocs << " allocations, " << m.osAllocs << " from the OS, "
+     << m.allocs - m.osAllocs << " reused   peak in use: " << humanBytes(m.peakInUse)
+     << "   peak held: " << humanBytes(m.peakHeld) << "\n";
   return os.str();
 }
 
@@ -224,8 +236,9 @@ using namespace spmd::rt;
 extern "C" {
 
 void *spmd_host_alloc_at(spmd_host *h, int64_t bytes, const char *where) {
-  size_t n = static_cast<size_t>(bytes > 0 ? bytes : 1);
-  void *p = bytes < 0 ? nullptr : ::operator new(n, std::align_val_t(64), std::nothrow);
+  // From the pool (Note [Buffer pool] in BufferPool.h): a loop of launches gets the
+  // previous step's freed buffers back instead of fresh pages.
+  void *p = BufferPool::global().alloc(bytes);
   if (!p) {
     h->errors.record((where ? std::string(where) + ": " : std::string()) + "out of host memory (allocating " +
                      std::to_string(bytes) + " bytes)");
@@ -244,7 +257,7 @@ void spmd_host_free(spmd_host *h, void *p) {
     h->backend->release(p, it->second.bytes);
     h->resident.erase(it);
   }
-  ::operator delete(p, std::align_val_t(64));
+  BufferPool::global().free(p);
 }
 
 // CPU devices write the host buffers themselves: nothing to copy, but a read by the host

@@ -2,9 +2,6 @@
 #include "cpu/Arena.h"
 
 #include <algorithm>
-#include <new>
-
-#include <sys/mman.h>
 
 namespace spmd::rt {
 
@@ -13,22 +10,14 @@ Arena::~Arena() {
 }
 
 bool Arena::addBlock(int64_t size) {
-  void *p;
-  if (size >= kMapBytes) {
-    p = mmap(nullptr, static_cast<size_t>(size), PROT_READ | PROT_WRITE,
-             MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-    if (p == MAP_FAILED) return false;
-  } else {
-    p = ::operator new(static_cast<size_t>(size), std::align_val_t(kAlign), std::nothrow);
-    if (!p) return false;
-  }
+  void *p = pool_.alloc(size);
+  if (!p) return false;
   blocks_.push_back({static_cast<char *>(p), size, 0});
   return true;
 }
 
 void Arena::freeBlock(Block &b) {
-  if (b.size >= kMapBytes) munmap(b.data, static_cast<size_t>(b.size));
-  else ::operator delete(b.data, std::align_val_t(kAlign));
+  pool_.free(b.data);
   b.data = nullptr;
 }
 

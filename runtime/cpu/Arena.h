@@ -3,10 +3,13 @@
 // `spmd_dev_alloc` on a CPU device takes memory from its arena: bump allocation in
 // 64-byte-aligned blocks, any size (a request larger than a block gets a block of its
 // own, so gigabyte buffers work), everything released at once by reset() when the
-// launch ends. Only the device's own thread touches its arena. Blocks of kMapBytes or
-// more are mapped with their pages populated up front: a kernel writing fresh memory a
-// page fault at a time runs at a fraction of memory bandwidth.
+// launch ends. Only the device's own thread touches its arena. Blocks come from the
+// buffer pool (Note [Buffer pool] in BufferPool.h), so that a launch that needs more
+// than the block the arena keeps gets the same memory back next time instead of fresh
+// pages that fault on first touch.
 #pragma once
+
+#include "BufferPool.h"
 
 #include <cstdint>
 #include <vector>
@@ -15,7 +18,7 @@ namespace spmd::rt {
 
 class Arena {
 public:
-  Arena() = default;
+  explicit Arena(BufferPool &pool = BufferPool::global()) : pool_(pool) {}
   Arena(const Arena &) = delete;
   Arena &operator=(const Arena &) = delete;
   ~Arena();
@@ -31,7 +34,6 @@ public:
   static constexpr int64_t kAlign = 64;
   static constexpr int64_t kBlockBytes = int64_t(1) << 20;
   static constexpr int64_t kKeepBytes = int64_t(64) << 20;
-  static constexpr int64_t kMapBytes = int64_t(4) << 20;
 
 private:
   struct Block {
@@ -41,6 +43,7 @@ private:
   };
   bool addBlock(int64_t size);
   void freeBlock(Block &b);
+  BufferPool &pool_;
   std::vector<Block> blocks_;
   int64_t used_ = 0;
 };

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Usage: check.sh SPMDRUN DIR. --stats shows that sharded results stay on the devices:
 # a chain of pmaps, a chain of shard_maps and a pmap in a loop send their input once and
-# read the result once.
+# read the result once; and a loop of pmaps takes memory from the OS for its first step
+# only (the buffer pool).
 # DEVICES (default cpu:8) picks the devices: the GPU test runs it with cuda:8.
 set -u
 bin=$1; dir=$2; fail=0
@@ -20,5 +21,18 @@ want shard_chain.spmd "host -> device: 256.0 KiB   device -> host: 256.0 KiB"
 # The same over a 2-D mesh, and as nested pmaps: each device reads its own block in place.
 want shard_chain_2d.spmd "host -> device: 256.0 KiB   device -> host: 256.0 KiB"
 want nested_chain.spmd "host -> device: 256.0 KiB   device -> host: 256.0 KiB"
+# pool_loop.spmd: 2 steps and 20 steps take the same number of blocks from the OS (the
+# 18 more steps only reuse blocks). Only on CPU devices (a GPU's memory is its own).
+os_allocs() {  # STEPS -> "ALLOCS OS" from the memory line
+  "$bin" --devices ${DEVICES:-cpu:8} --stats --arg steps=$1 "$dir/pool_loop.spmd" 2>&1 >/dev/null |
+    sed -n 's/^memory: \([0-9]*\) allocations, \([0-9]*\) from the OS.*/\1 \2/p'
+}
+if [[ ${DEVICES:-cpu:8} == cpu* ]]; then
+  read -r a2 os2 <<<"$(os_allocs 2)"; read -r a20 os20 <<<"$(os_allocs 20)"
+  if [ -z "${os2:-}" ] || [ -z "${os20:-}" ]; then echo "pool_loop.spmd: no memory line in --stats"; fail=1
+  elif [ "$os2" != "$os20" ] || [ "$a20" -le "$a2" ]; then
+    echo "pool_loop.spmd: 2 steps: $a2 allocations, $os2 from the OS; 20 steps: $a20, $os20 from the OS"; fail=1
+  fi
+fi
 [ $fail -eq 0 ] && echo ok
 exit $fail

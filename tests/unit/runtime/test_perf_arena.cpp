@@ -1,16 +1,20 @@
-// ===- test_perf_arena.cpp - the CPU device arena's large, pre-populated blocks ===//
+// ===- test_perf_arena.cpp - the CPU device arena and the buffer pool under it ===//
+#include "BufferPool.h"
 #include "cpu/Arena.h"
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
 using spmd::rt::Arena;
+using spmd::rt::BufferPool;
 
 TEST_CASE("arena blocks past kMapBytes are mapped, aligned, writable and reusable", "[arena]") {
-  Arena a;
-  const int64_t big = Arena::kMapBytes + 12345;
+  BufferPool pool;
+  Arena a(pool);
+  const int64_t big = BufferPool::kMapBytes + 12345;
   char *p = static_cast<char *>(a.alloc(big));
   REQUIRE(p != nullptr);
   CHECK(reinterpret_cast<uintptr_t>(p) % Arena::kAlign == 0);
@@ -28,12 +32,111 @@ TEST_CASE("arena blocks past kMapBytes are mapped, aligned, writable and reusabl
   REQUIRE(r != nullptr);
   std::memset(r, 1, size_t(big));
   CHECK(r[big / 2] == 1);
-  // A block larger than kKeepBytes is unmapped at reset and mapped afresh.
+  // A block larger than kKeepBytes goes back to the pool at reset and comes back from it
+  // for the next launch: no new memory from the OS.
   a.reset();
   char *huge = static_cast<char *>(a.alloc(Arena::kKeepBytes + 1));
   REQUIRE(huge != nullptr);
   huge[Arena::kKeepBytes] = 7;
   a.reset();
   CHECK(a.used() == 0);
+  int64_t os = pool.stats().osAllocs;
+  for (int launch = 0; launch < 3; ++launch) {
+    char *again = static_cast<char *>(a.alloc(Arena::kKeepBytes + 1));
+    REQUIRE(again != nullptr);
+    again[Arena::kKeepBytes] = 8;
+    a.reset();
+  }
+  CHECK(pool.stats().osAllocs == os);
   CHECK(a.alloc(0) != nullptr);
+}
+
+TEST_CASE("buffer pool size classes", "[pool]") {
+  CHECK(BufferPool::sizeClass(-1) == -1);
+  CHECK(BufferPool::sizeClass(0) == 64);
+  CHECK(BufferPool::sizeClass(1) == 64);
+  CHECK(BufferPool::sizeClass(64) == 64);
+  CHECK(BufferPool::sizeClass(65) == 128);
+  CHECK(BufferPool::sizeClass(256) == 256);
+  CHECK(BufferPool::sizeClass(257) == 320);
+  CHECK(BufferPool::sizeClass(int64_t(1) << 28) == int64_t(1) << 28);
+  CHECK(BufferPool::sizeClass((int64_t(1) << 28) + 1) == (int64_t(5) << 26));
+  CHECK(BufferPool::sizeClass(int64_t(1) << 62) == -1);
+  // Every class is a multiple of 64, at least the request, and at most 25% (or 63 B) more.
+  for (int64_t b = 0; b < (int64_t(1) << 40); b = b * 3 / 2 + 7) {
+    int64_t c = BufferPool::sizeClass(b);
+    CHECK(c >= b);
+    CHECK(c % 64 == 0);
+    CHECK(c <= std::max<int64_t>(std::max<int64_t>(b, 1) + 63, b + b / 4 + 1));
+    CHECK(BufferPool::sizeClass(c) == c);
+    if (c >= BufferPool::kMapBytes) CHECK(c % 4096 == 0);
+  }
+}
+
+TEST_CASE("buffer pool reuses freed blocks of the same class, aligned", "[pool]") {
+  BufferPool pool(int64_t(1) << 30);
+  for (int64_t bytes : {int64_t(0), int64_t(100), int64_t(5000), int64_t(3) << 20, int64_t(40) << 20}) {
+    INFO(bytes);
+    void *p = pool.alloc(bytes);
+    REQUIRE(p != nullptr);
+    CHECK(reinterpret_cast<uintptr_t>(p) % BufferPool::kAlign == 0);
+    if (bytes >= BufferPool::kHugeBytes) CHECK(reinterpret_cast<uintptr_t>(p) % BufferPool::kHugeBytes == 0);
+    std::memset(p, 3, size_t(bytes));
+    int64_t os = pool.stats().osAllocs;
+    pool.free(p);
+    // The same class (a slightly different size) gets the same block, from the cache.
+    void *q = pool.alloc(bytes > 8 ? bytes - 8 : bytes);
+    CHECK(q == p);
+    CHECK(pool.stats().osAllocs == os);
+    // A second live block of the class is new memory.
+    void *r = pool.alloc(bytes);
+    REQUIRE(r != nullptr);
+    CHECK(r != q);
+    CHECK(pool.stats().osAllocs == os + 1);
+    pool.free(q);
+    pool.free(r);
+  }
+  // Another class does not take a cached block.
+  BufferPool::Stats s = pool.stats();
+  void *other = pool.alloc(int64_t(7) << 20);
+  CHECK(pool.stats().osAllocs == s.osAllocs + 1);
+  pool.free(other);
+  CHECK(pool.stats().inUse == 0);
+  CHECK(pool.stats().peakInUse >= (int64_t(80) << 20));
+}
+
+TEST_CASE("buffer pool stays within its limit and gives memory back", "[pool]") {
+  const int64_t mib = int64_t(1) << 20;
+  BufferPool pool(10 * mib);
+  void *a = pool.alloc(4 * mib), *b = pool.alloc(5 * mib), *c = pool.alloc(6 * mib);
+  REQUIRE((a && b && c));
+  CHECK(pool.stats().held == 15 * mib);
+  pool.free(a);
+  pool.free(b);
+  CHECK(pool.stats().held == 15 * mib);  // 9 MiB cached, within the limit
+  pool.free(c);                          // 15 MiB cached: the largest go first
+  BufferPool::Stats s = pool.stats();
+  CHECK(s.held <= 10 * mib);
+  CHECK(s.osFrees >= 1);
+  CHECK(s.peakHeld == 15 * mib);
+  // A block larger than the limit is never cached.
+  void *big = pool.alloc(16 * mib);
+  REQUIRE(big != nullptr);
+  int64_t frees = pool.stats().osFrees;
+  pool.free(big);
+  CHECK(pool.stats().osFrees == frees + 1);
+  pool.trim();
+  CHECK(pool.stats().held == 0);
+  // resetStats keeps what is held as the new peak and zeroes the counts.
+  void *d = pool.alloc(100);
+  pool.resetStats();
+  CHECK(pool.stats().allocs == 0);
+  CHECK(pool.stats().peakInUse == 64 * 2);
+  pool.free(d);
+  // Out of memory: null, not a throw, and nothing counted.
+  CHECK(pool.alloc(int64_t(1) << 47) == nullptr);
+  CHECK(pool.alloc(-5) == nullptr);
+  CHECK(pool.stats().allocs == 0);
+  // A pointer the pool did not hand out (or null) is ignored.
+  pool.free(nullptr);
 }

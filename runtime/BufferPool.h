@@ -1,0 +1,92 @@
+// ===- BufferPool.h - a caching allocator for host and CPU-device buffers -----===//
+//
+// Note [Buffer pool]
+// ~~~~~~~~~~~~~~~~~~
+// Every pmap launch needs fresh outputs (spmd_host_alloc) and the CPU devices' scratch
+// (Arena). Taken from the OS each time, a large buffer is a new mapping whose every
+// 4 KiB page the kernel zero-fills on first touch: a 256 MiB result costs 65,536 page
+// faults, more than the kernel that writes it (bench/notes.md). The pool keeps freed
+// blocks and hands them out again, so that a loop of launches allocates nothing per
+// step after the first.
+//
+//  - Size classes: a request is rounded up to one of four steps per power of two (at
+//    most 25% more; 64-byte multiples), and a freed block serves only requests of its
+//    own class. Blocks of kMapBytes or more are their own mappings (mmap), 2 MiB aligned
+//    and advised MADV_HUGEPAGE from kHugeBytes on, so first touch faults once per 2 MiB;
+//    an untouched tail costs address space, not memory. Smaller ones come from
+//    operator new. Every block is 64-byte aligned.
+//  - Bounded: the cached (free) blocks total at most the limit (default: a quarter of
+//    physical memory, at most 4 GiB); beyond it the largest go back to the OS. trim()
+//    returns all of them (the Host does at its end).
+//  - Thread-safe (a mutex): the host thread and every device thread share the pool.
+//  - AddressSanitizer: a cached block is poisoned (ASAN_POISON_MEMORY_REGION) until it
+//    is handed out again, so that a use after free is still reported.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+namespace spmd::rt {
+
+class BufferPool {
+public:
+  explicit BufferPool(int64_t cacheLimit = defaultCacheLimit());
+  BufferPool(const BufferPool &) = delete;
+  BufferPool &operator=(const BufferPool &) = delete;
+  /// Frees every block, cached or still handed out.
+  ~BufferPool();
+
+  /// `bytes` (0 allowed: a unique pointer) of 64-byte-aligned memory, its contents
+  /// unspecified; null when the system is out of memory or `bytes` is negative.
+  void *alloc(int64_t bytes);
+  /// Gives back a block from alloc() (null is ignored); it is cached for reuse or, past
+  /// the limit, freed.
+  void free(void *p);
+  /// Frees every cached block.
+  void trim();
+
+  struct Stats {
+    int64_t allocs = 0;     ///< alloc() calls that succeeded
+    int64_t osAllocs = 0;   ///< of those, how many took new memory from the OS
+    int64_t osFrees = 0;    ///< blocks given back to the OS
+    int64_t inUse = 0;      ///< bytes handed out now (class sizes)
+    int64_t peakInUse = 0;  ///< most bytes handed out at once
+    int64_t held = 0;       ///< bytes taken from the OS now: in use + cached
+    int64_t peakHeld = 0;   ///< most bytes taken from the OS at once
+  };
+  Stats stats() const;
+  /// Zeroes the counts and starts the peaks again from what is held now.
+  void resetStats();
+
+  /// The size class of a request: what alloc(bytes) takes (>= bytes, >= 64); -1 when
+  /// `bytes` is negative or too large to be a size.
+  static int64_t sizeClass(int64_t bytes);
+  /// A quarter of physical memory, at most 4 GiB.
+  static int64_t defaultCacheLimit();
+  int64_t cacheLimit() const { return limit_; }
+
+  /// The process's pool, shared by the Host (spmd_host_alloc) and the CPU devices.
+  static BufferPool &global();
+
+  static constexpr int64_t kAlign = 64;
+  static constexpr int64_t kMapBytes = int64_t(1) << 20;
+  static constexpr int64_t kHugeBytes = int64_t(2) << 20;
+
+private:
+  void *osAlloc(int64_t size);
+  void osFree(void *p, int64_t size);
+  /// Frees cached blocks, largest first, until they total at most `limit`. Holds mu_.
+  void shrinkTo(int64_t limit);
+
+  int64_t limit_;
+  mutable std::mutex mu_;
+  std::unordered_map<void *, int64_t> live_;      ///< handed out: block -> class size
+  std::map<int64_t, std::vector<void *>> free_;   ///< cached, by class size
+  int64_t cached_ = 0;                            ///< bytes in free_
+  Stats stats_;
+};
+
+} // namespace spmd::rt
