@@ -7,12 +7,16 @@
 #include <algorithm>
 #include <cstring>
 #include <new>
+#include <thread>
 
 namespace spmd::rt {
 
 // Note [Collective protocol]
 // ~~~~~~~~~~~~~~~~~~~~~~~~~~
-// Every collective of a group of G > 1 members runs in three phases:
+// A collective of a group of G > 1 members takes one of two paths, chosen by the size
+// of each member's input (the same on every member: all run the same program).
+//
+// Large inputs (pointer path), three phases:
 //
 //   1. publish: each member stores a pointer to its input in its Member slot (a
 //      staged copy when the input overlaps its own output, so that writing the output
@@ -22,8 +26,10 @@ namespace spmd::rt {
 //      outputs. allreduce: each member owns a 1/G slice [lo, hi) of the buffers (empty
 //      when count < G); it folds that slice of every member's buffer in group order,
 //      a cache-sized chunk at a time into a private buffer, and writes the chunk back
-//      into every member's buffer. No other member reads or writes [lo, hi) of any
-//      buffer, so nothing needs staging, and the work is split G ways;
+//      into every member's buffer: a reduce-scatter and an all-gather in one pass,
+//      reading and writing the members' buffers in place. No other member reads or
+//      writes [lo, hi) of any buffer, so nothing needs staging, and the work is split
+//      G ways;
 //   3. barrier B2, after which nobody reads or writes another member's memory, so every
 //      member may return and reuse its buffers.
 //
@@ -31,11 +37,31 @@ namespace spmd::rt {
 // arrives there. B2 does not, because every member that passed B1 reaches B2 in a
 // bounded time (phase 2 cannot fail or wait), and a member released early could unwind
 // while others still read its buffers or write into them (they may be on its stack).
-//
 // A member's stage buffer is rewritten only before B1 of its next collective, when
 // every reader of the previous one (whatever group comes next) has passed B2.
-// Reductions fold members in group order (Reduce.h), so results are bit-identical
-// whatever the timing. Groups of one member just copy.
+//
+// Small inputs (at most kMailboxBytes; mailbox path), one barrier: each member that
+// someone will read copies its input into the next of its two mailboxes (used in
+// turn), sets the mailbox's `readers` to the number of members that will read it, and
+// leaves a pointer to it in the group barrier's `posted[g % 2]`, g being the barrier
+// generation of this round (the same on every member: the previous round ended before
+// any member could arrive at this one). After the barrier each member reads what it
+// needs from the posted mailboxes, decrements their `readers`, and returns at once:
+// its input and output are free to reuse, since nobody else touches them.
+//  - `posted[g % 2]` is written again for round g + 2 only after round g + 1 ended,
+//    that is after every member arrived there, done with round g.
+//  - Before writing a mailbox again, its owner waits until the readers of its previous
+//    use are done. The wait is bounded: the owner passed that round's barrier, so every
+//    reader did too, and a reader that passed a barrier reads and decrements without
+//    failing or waiting. With two mailboxes the wait is rarely a real one.
+//  - A round aborted at its barrier leaves `readers` set; the aborting launch does no
+//    further collectives, and begin() clears them.
+// Groups of other masks (or, under MPI, collectives across processes, which never come
+// here) may come in between on some members and not others: nothing above counts
+// collectives per device.
+//
+// Reductions fold members in group order (Reduce.h) on both paths, so results are
+// bit-identical whatever the timing and whichever path. Groups of one member just copy.
 
 CpuCommunicator::Buffer::~Buffer() {
   if (data) ::operator delete(data, std::align_val_t(64));
@@ -55,8 +81,49 @@ bool CpuCommunicator::Buffer::reserve(int64_t bytes) {
 CpuCommunicator::CpuCommunicator(int devices) : members_(devices) {}
 CpuCommunicator::~CpuCommunicator() = default;
 
+/// The most pause iterations a waiter spins before it sleeps (spin_ set): tens of
+/// microseconds.
+static constexpr int kMaxSpin = 2000;
+/// The fewest: a waiter whose spins keep failing still looks briefly.
+static constexpr int kMinSpin = 8;
+
+static inline void cpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+// Note [Adaptive spinning]
+// ~~~~~~~~~~~~~~~~~~~~~~~~
+// A waiter that sleeps on the futex at once pays a system call and a wake-up (several
+// microseconds) per collective even when its peers arrive a moment later; spinning
+// avoids that when every device has a core of its own, but burns the core a peer is
+// waiting for when the machine is busy (other processes, or a launch whose threads are
+// still waking up). So each device keeps a spin budget: a spin that sees the word
+// change grows it, one that runs out halves it, and only launches with no more devices
+// than cores spin at all. bench/notes.md (2026-11-23) has the measurements.
+
+void CpuCommunicator::await(const std::atomic<uint32_t> &word, uint32_t seen, int &spin) const {
+  if (spin_) {
+    for (int k = 0; k < spin; ++k) {
+      if (word.load(std::memory_order_acquire) != seen) {
+        spin = std::min(kMaxSpin, spin + spin / 4 + kMinSpin);
+        return;
+      }
+      cpuRelax();
+    }
+    spin = std::max(kMinSpin, spin / 2);
+  }
+  word.wait(seen);
+}
+
 void CpuCommunicator::begin(const Mesh &mesh) {
   aborted_.store(false);
+  spin_ = mesh.size <= int64_t(std::thread::hardware_concurrency());
+  for (Member &m : members_)
+    for (Mailbox &box : m.mail) box.readers.store(0);
   if (!(mesh == mesh_) || masks_.empty()) {
     mesh_ = mesh;
     masks_.clear();
@@ -69,6 +136,7 @@ void CpuCommunicator::begin(const Mesh &mesh) {
       for (int64_t id = 0; id < groups; ++id) {
         auto b = std::make_unique<Barrier>();
         b->size = mg.groupSize;
+        for (auto &posted : b->posted) posted.assign(size_t(mg.groupSize), nullptr);
         mg.barriers.push_back(std::move(b));
         for (int64_t i = 0; i < mg.groupSize; ++i)
           mg.members[id * mg.groupSize + i] = memberOf(mesh, mask, id, i);
@@ -107,7 +175,7 @@ std::optional<uint32_t> CpuCommunicator::arrive(Barrier &b) {
   return std::nullopt;
 }
 
-bool CpuCommunicator::sync(Barrier &b) {
+bool CpuCommunicator::sync(Barrier &b, int &spin) {
   if (aborted_.load()) return false;
   std::optional<uint32_t> gen = arrive(b);
   if (!gen) return true;
@@ -115,16 +183,16 @@ bool CpuCommunicator::sync(Barrier &b) {
     uint32_t seen = b.wake.load();
     if (b.generation.load() != *gen) return true;
     if (aborted_.load()) return false;
-    b.wake.wait(seen);
+    await(b.wake, seen, spin);
   }
 }
 
-bool CpuCommunicator::finish(Barrier &b) {
+bool CpuCommunicator::finish(Barrier &b, int &spin) {
   if (std::optional<uint32_t> gen = arrive(b)) {
     for (;;) {
       uint32_t seen = b.wake.load();
       if (b.generation.load() != *gen) break;
-      b.wake.wait(seen);
+      await(b.wake, seen, spin);
     }
   }
   return !aborted_.load();
@@ -145,6 +213,38 @@ bool CpuCommunicator::publish(Member &me, const void *in, int64_t inBytes, const
   return true;
 }
 
+bool CpuCommunicator::post(int64_t dev, const View &v, const void *in, int64_t bytes,
+                           uint32_t readers) {
+  if (aborted_.load()) return false;
+  Member &me = members_[dev];
+  // This round's generation: the previous round of the group ended (this member saw
+  // it end), and this one cannot end before this member arrives.
+  uint32_t slot = v.barrier->generation.load() & 1;
+  Mailbox *box = nullptr;
+  if (readers > 0) {
+    box = &me.mail[me.posts++ & 1];
+    // Its readers two posts ago (Note [Collective protocol]).
+    for (uint32_t r; (r = box->readers.load(std::memory_order_acquire)) != 0;)
+      await(box->readers, r, me.spin);
+    if (!box->data.reserve(std::max<int64_t>(bytes, 64))) return false;
+    if (bytes > 0) std::memcpy(box->data.data, in, size_t(bytes));
+    box->readers.store(readers, std::memory_order_relaxed);  // published by the barrier
+  }
+  v.barrier->posted[slot][v.index] = box;
+  if (!sync(*v.barrier, me.spin)) return false;
+  me.boxes.resize(v.size);
+  me.srcs.resize(v.size);
+  for (int64_t j = 0; j < v.size; ++j) {
+    me.boxes[j] = v.barrier->posted[slot][j];
+    me.srcs[j] = me.boxes[j] ? me.boxes[j]->data.data : nullptr;
+  }
+  return true;
+}
+
+void CpuCommunicator::doneReading(Mailbox *box) {
+  if (box->readers.fetch_sub(1, std::memory_order_acq_rel) == 1) box->readers.notify_all();
+}
+
 bool CpuCommunicator::allreduce(int64_t dev, void *buf, int64_t count, DType dt, RedOp op,
                                 uint32_t axes, int64_t &bytesMoved) {
   trace::Span span("psum (allreduce)", "collective", trace::kDevicePid, int(dev));
@@ -152,8 +252,17 @@ bool CpuCommunicator::allreduce(int64_t dev, void *buf, int64_t count, DType dt,
   if (v.size == 1 || count == 0) return !aborted_.load();
   int64_t esize = dtypeSize(int32_t(dt));
   Member &me = members_[dev];
+  // What a ring allreduce moves into each device (NCCL's "bus bytes").
+  int64_t moved = 2 * (v.size - 1) * count * esize / v.size;
+  if (count * esize <= kMailboxBytes) {
+    if (!post(dev, v, buf, count * esize, uint32_t(v.size))) return false;
+    reduceInto(buf, me.srcs.data(), v.size, 0, count, dt, op);
+    for (int64_t j = 0; j < v.size; ++j) doneReading(me.boxes[j]);
+    bytesMoved += moved;
+    return true;
+  }
   me.dst = buf;
-  if (!sync(*v.barrier)) return false;
+  if (!sync(*v.barrier, me.spin)) return false;
   // Member `index` alone reads and writes elements [lo, hi) of every buffer (Note
   // [Collective protocol]), a chunk at a time through a small buffer that stays in cache.
   int64_t lo = count * v.index / v.size, hi = count * (v.index + 1) / v.size;
@@ -167,9 +276,8 @@ bool CpuCommunicator::allreduce(int64_t dev, void *buf, int64_t count, DType dt,
     for (int64_t j = 0; j < v.size; ++j)
       std::memcpy(static_cast<char *>(members_[v.members[j]].dst) + at * esize, chunk, n * esize);
   }
-  if (!finish(*v.barrier)) return false;
-  // What a ring allreduce moves into each device (NCCL's "bus bytes").
-  bytesMoved += 2 * (v.size - 1) * count * esize / v.size;
+  if (!finish(*v.barrier, me.spin)) return false;
+  bytesMoved += moved;
   return true;
 }
 
@@ -182,11 +290,20 @@ bool CpuCommunicator::allGather(int64_t dev, const void *in, void *out, int64_t 
     return !aborted_.load();
   }
   Member &me = members_[dev];
+  if (bytes <= kMailboxBytes) {
+    if (!post(dev, v, in, bytes, uint32_t(v.size))) return false;
+    for (int64_t j = 0; j < v.size; ++j) {
+      std::memcpy(static_cast<char *>(out) + j * bytes, me.srcs[j], size_t(bytes));
+      doneReading(me.boxes[j]);
+    }
+    bytesMoved += (v.size - 1) * bytes;
+    return true;
+  }
   if (!publish(me, in, bytes, out, bytes * v.size)) return false;
-  if (!sync(*v.barrier)) return false;
+  if (!sync(*v.barrier, me.spin)) return false;
   for (int64_t j = 0; j < v.size; ++j)
     std::memcpy(static_cast<char *>(out) + j * bytes, members_[v.members[j]].src, bytes);
-  if (!finish(*v.barrier)) return false;
+  if (!finish(*v.barrier, me.spin)) return false;
   bytesMoved += (v.size - 1) * bytes;
   return true;
 }
@@ -206,11 +323,29 @@ bool CpuCommunicator::ppermute(int64_t dev, const void *in, void *out, int64_t b
     return !aborted_.load();
   }
   Member &me = members_[dev];
+  if (bytes <= kMailboxBytes) {
+    // Every member reads the source of its own destination: count this member's readers.
+    me.sources.assign(size_t(v.size), -1);
+    for (int32_t p = 0; p < npairs; ++p) {
+      int32_t s = pairs[2 * p], t = pairs[2 * p + 1];
+      if (s >= 0 && s < v.size && t >= 0 && t < v.size) me.sources[t] = s;
+    }
+    uint32_t readers = uint32_t(std::count(me.sources.begin(), me.sources.end(), v.index));
+    if (!post(dev, v, in, bytes, readers)) return false;
+    if (source >= 0) {
+      std::memcpy(out, me.srcs[source], size_t(bytes));
+      doneReading(me.boxes[source]);
+      if (source != v.index) bytesMoved += bytes;
+    } else {
+      std::memset(out, 0, size_t(bytes));
+    }
+    return true;
+  }
   if (!publish(me, in, bytes, out, bytes)) return false;
-  if (!sync(*v.barrier)) return false;
+  if (!sync(*v.barrier, me.spin)) return false;
   if (source >= 0) std::memcpy(out, members_[v.members[source]].src, bytes);
   else std::memset(out, 0, bytes);
-  if (!finish(*v.barrier)) return false;
+  if (!finish(*v.barrier, me.spin)) return false;
   if (source >= 0 && source != v.index) bytesMoved += bytes;
   return true;
 }
@@ -225,13 +360,23 @@ bool CpuCommunicator::allToAll(int64_t dev, const void *in, void *out, int64_t c
   }
   Member &me = members_[dev];
   int64_t total = chunkBytes * v.size;
+  if (total <= kMailboxBytes) {
+    if (!post(dev, v, in, total, uint32_t(v.size))) return false;
+    for (int64_t j = 0; j < v.size; ++j) {
+      std::memcpy(static_cast<char *>(out) + j * chunkBytes,
+                  static_cast<const char *>(me.srcs[j]) + v.index * chunkBytes, size_t(chunkBytes));
+      doneReading(me.boxes[j]);
+    }
+    bytesMoved += (v.size - 1) * chunkBytes;
+    return true;
+  }
   if (!publish(me, in, total, out, total)) return false;
-  if (!sync(*v.barrier)) return false;
+  if (!sync(*v.barrier, me.spin)) return false;
   for (int64_t j = 0; j < v.size; ++j)
     std::memcpy(static_cast<char *>(out) + j * chunkBytes,
                 static_cast<const char *>(members_[v.members[j]].src) + v.index * chunkBytes,
                 chunkBytes);
-  if (!finish(*v.barrier)) return false;
+  if (!finish(*v.barrier, me.spin)) return false;
   bytesMoved += (v.size - 1) * chunkBytes;
   return true;
 }
@@ -247,12 +392,19 @@ bool CpuCommunicator::reduceScatter(int64_t dev, const void *in, void *out, int6
     return !aborted_.load();
   }
   Member &me = members_[dev];
+  if (count * esize * v.size <= kMailboxBytes) {
+    if (!post(dev, v, in, count * esize * v.size, uint32_t(v.size))) return false;
+    reduceInto(out, me.srcs.data(), v.size, count * v.index, count, dt, op);
+    for (int64_t j = 0; j < v.size; ++j) doneReading(me.boxes[j]);
+    bytesMoved += (v.size - 1) * count * esize;
+    return true;
+  }
   if (!publish(me, in, count * esize * v.size, out, count * esize)) return false;
-  if (!sync(*v.barrier)) return false;
+  if (!sync(*v.barrier, me.spin)) return false;
   me.srcs.resize(v.size);
   for (int64_t j = 0; j < v.size; ++j) me.srcs[j] = members_[v.members[j]].src;
   reduceInto(out, me.srcs.data(), v.size, count * v.index, count, dt, op);
-  if (!finish(*v.barrier)) return false;
+  if (!finish(*v.barrier, me.spin)) return false;
   bytesMoved += (v.size - 1) * count * esize;
   return true;
 }

@@ -1,10 +1,14 @@
 // ===- CpuCommunicator.h - collectives between device threads -----------------===//
 //
-// The CPU backend's Communicator. Devices are threads of one process, so a collective
+// The CPU backend's Communicator. Devices are threads of one process. A large collective
 // exchanges pointers, not bytes: every member publishes its input, waits at the group's
 // barrier, reads what it needs straight from the other members' buffers, and waits
-// again before returning (Note [Collective protocol] in CpuCommunicator.cpp). Waiting
-// threads sleep (on a futex) without spinning: many devices share few cores.
+// again before returning. A small one goes through mailboxes: every member copies its
+// input into one of its two mailboxes, waits at the barrier once, reads the others'
+// mailboxes and returns (Note [Collective protocol] in CpuCommunicator.cpp). Waiting
+// threads spin for an adaptive while when the launch has no more devices than the
+// machine has cores (Note [Adaptive spinning]), then sleep on a futex: many devices may
+// share few cores.
 #pragma once
 
 #include "Device.h"
@@ -39,6 +43,20 @@ public:
 private:
   /// allreduce folds this many bytes at a time into a buffer on the stack.
   static constexpr int64_t kReduceChunkBytes = 16384;
+  /// Collectives whose input is at most this many bytes per member go through mailboxes.
+  static constexpr int64_t kMailboxBytes = 16384;
+  /// A growable 64-byte-aligned buffer owned by one member.
+  struct Buffer {
+    void *data = nullptr;
+    int64_t capacity = 0;
+    ~Buffer();
+    bool reserve(int64_t bytes);
+  };
+  /// A copy of a member's input for one small collective, read by `readers` members.
+  struct Mailbox {
+    Buffer data;
+    std::atomic<uint32_t> readers{0};  ///< members that have yet to read it
+  };
   /// A reusable barrier for the members of one group; counts generations so that a
   /// fast thread cannot overtake a slow one into the next round. Waiters sleep on the
   /// futex word `wake` (std::atomic::wait), which every release and every abort bumps.
@@ -47,13 +65,9 @@ private:
     std::atomic<int64_t> arrived{0};
     std::atomic<uint32_t> generation{0};
     std::atomic<uint32_t> wake{0};
-  };
-  /// A growable 64-byte-aligned buffer owned by one member.
-  struct Buffer {
-    void *data = nullptr;
-    int64_t capacity = 0;
-    ~Buffer();
-    bool reserve(int64_t bytes);
+    /// Mailbox path: posted[g % 2][index] is the mailbox member `index` posted for the
+    /// round of generation g (null when nobody reads it).
+    std::vector<Mailbox *> posted[2];
   };
   /// What one device publishes to its group for the collective in progress.
   struct Member {
@@ -61,6 +75,11 @@ private:
     void *dst = nullptr;             ///< allreduce: its buffer, which others read and write
     Buffer stage;                    ///< the staged copy of an input that overlaps the output
     std::vector<const void *> srcs;  ///< gathered pointers, reused between calls
+    std::vector<Mailbox *> boxes;    ///< mailbox path: the members' mailboxes, reused
+    std::vector<int64_t> sources;    ///< ppermute: the source of each destination
+    Mailbox mail[2];                 ///< used in turn
+    uint64_t posts = 0;              ///< mailboxes written so far
+    int spin = 64;                   ///< spin budget (Note [Adaptive spinning])
   };
   /// The groups of one axis mask: barrier per group, flat device of each member.
   struct MaskGroups {
@@ -80,16 +99,27 @@ private:
   /// arrival, to wait for its end; none when this member released the round.
   static std::optional<uint32_t> arrive(Barrier &b);
   /// B1: waits for all members of the group; false when the launch was aborted.
-  bool sync(Barrier &b);
+  bool sync(Barrier &b, int &spin);
   /// B2: waits for all members even after an abort; then false when aborted.
-  bool finish(Barrier &b);
+  bool finish(Barrier &b, int &spin);
   /// Publishes `in`, staged through a private copy when it overlaps `out`.
   bool publish(Member &me, const void *in, int64_t inBytes, const void *out, int64_t outBytes);
+  /// The mailbox protocol's one barrier: copies `bytes` of `in` into dev's next mailbox
+  /// for `readers` members to read (nothing when none will), waits for the group, then
+  /// points me.boxes[j] at member j's mailbox of this round and me.srcs[j] at its data.
+  /// False when aborted or out of memory.
+  bool post(int64_t dev, const View &v, const void *in, int64_t bytes, uint32_t readers);
+  /// Tells the owner of `box` that this device has read it.
+  static void doneReading(Mailbox *box);
+  /// Waits until `word` differs from `seen`, first spinning up to `spin` iterations when
+  /// spin_ is set; adapts the device's `spin` budget (Note [Adaptive spinning]).
+  void await(const std::atomic<uint32_t> &word, uint32_t seen, int &spin) const;
 
   Mesh mesh_;
   std::vector<MaskGroups> masks_;  ///< indexed by axis mask, 2^rank entries
   std::vector<Member> members_;    ///< by flat device index
   std::atomic<bool> aborted_{false};
+  bool spin_ = false;  ///< no more devices than cores: spin briefly before sleeping
 };
 
 } // namespace spmd::rt

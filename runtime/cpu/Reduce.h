@@ -53,10 +53,20 @@ struct And {
   static uint8_t apply(uint8_t a, uint8_t b) { return (a != 0) & (b != 0); }
 };
 
+// GCC at -O2 (the default RelWithDebInfo build) vectorises only loops that need no
+// run-time alias check, which fold's inner loop does: with its cheap cost model the
+// fold stays scalar (addss), at a third of the speed of the -O3 code (addps). The
+// vector code folds each element in the same order, so results are unchanged.
+#if defined(__GNUC__) && !defined(__clang__)
+#define SPMD_VECTORISE __attribute__((optimize("vect-cost-model=dynamic")))
+#else
+#define SPMD_VECTORISE
+#endif
+
 /// dst[0, n) = fold of op over srcs[j][first, first + n), j = 0..nsrc-1, processed in
 /// blocks so that the running result stays in cache.
 template <typename T, typename Op>
-void fold(void *dst, const void *const *srcs, int64_t nsrc, int64_t first, int64_t n) {
+SPMD_VECTORISE void fold(void *dst, const void *const *srcs, int64_t nsrc, int64_t first, int64_t n) {
   constexpr int64_t kBlock = 2048;
   T *out = static_cast<T *>(dst);
   for (int64_t b = 0; b < n; b += kBlock) {

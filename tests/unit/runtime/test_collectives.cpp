@@ -7,14 +7,17 @@
 // so float results must match bit for bit).
 #include "Device.h"
 #include "RuntimeTestUtil.h"
+#include "cpu/CpuCommunicator.h"
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
 #include <random>
 #include <string>
+#include <thread>
 
 using namespace spmd::rt;
 using namespace spmd::rt::test;
@@ -419,6 +422,125 @@ TEST_CASE("allreduce of buffers much larger than its reduction chunk", "[collect
           CHECK(got == want);
         }
       }
+    }
+  }
+}
+
+namespace {
+/// Arguments of sequenceKernel.
+struct SeqParams {
+  int64_t len;   ///< elements per device
+  int32_t iters;
+};
+
+/// Group sizes of the 4 x 2 mesh used below, by axis mask.
+int64_t groupSize42(uint32_t axes) { return (axes & 1 ? 4 : 1) * (axes & 2 ? 2 : 1); }
+
+/// A chain of collectives over alternating groups, each step's result feeding the next:
+/// allreduce (sum or max), a local mix that makes the devices differ again, then a
+/// ppermute shift on another group, added in. Exercises mailboxes reused across rounds
+/// of different groups, members that run ahead of slow readers, and members nobody
+/// reads (Note [Collective protocol]).
+void sequenceKernel(spmd_dev *d, void **ins, void **outs) {
+  const SeqParams *p = static_cast<const SeqParams *>(ins[0]);
+  int64_t dev = spmd_dev_index(d);
+  uint32_t *v = static_cast<uint32_t *>(outs[0]);
+  uint32_t *w = static_cast<uint32_t *>(spmd_dev_alloc(d, p->len * 4 + 4));
+  int32_t pairs[2 * 8];
+  for (int64_t e = 0; e < p->len; ++e) v[e] = uint32_t(dev * 7 + e);
+  for (int32_t it = 0; it < p->iters; ++it) {
+    uint32_t axes = 1u + uint32_t(it % 3);
+    spmd_allreduce(d, v, p->len, 2, it % 2 ? 1 : 0, axes);
+    for (int64_t e = 0; e < p->len; ++e) v[e] = v[e] * 3u + uint32_t(dev + e);
+    uint32_t shiftAxes = it % 2 ? 1u : 2u;
+    int64_t g = groupSize42(shiftAxes);
+    for (int32_t k = 0; k + 1 < g; ++k) pairs[2 * k] = k, pairs[2 * k + 1] = k + 1;
+    spmd_ppermute(d, v, w, p->len * 4, shiftAxes, int32_t(g - 1), pairs);
+    for (int64_t e = 0; e < p->len; ++e) v[e] += w[e];
+  }
+}
+} // namespace
+
+TEST_CASE("chains of collectives over alternating groups, either side of the mailbox size",
+          "[collectives]") {
+  auto host = Host::create({"cpu", 8});
+  std::vector<int64_t> mesh = {4, 2};
+  // 4096 elements are exactly the mailbox size (16 KiB), 4097 just over it.
+  for (int64_t len : {int64_t(1), int64_t(5), int64_t(4096), int64_t(4097), int64_t(10001)}) {
+    INFO("len " << len);
+    SeqParams p{len, 40};
+    std::vector<uint32_t> got(8 * len);
+    REQUIRE(launch(host->handle(), sequenceKernel, mesh, {{&p, sizeof p, -1}},
+                   {{got.data(), len * 4, 3}}) == 0);
+    // The same chain on the host.
+    std::vector<std::vector<uint32_t>> v(8, std::vector<uint32_t>(len));
+    for (int64_t i = 0; i < 8; ++i)
+      for (int64_t e = 0; e < len; ++e) v[i][e] = uint32_t(i * 7 + e);
+    for (int32_t it = 0; it < p.iters; ++it) {
+      uint32_t axes = 1u + uint32_t(it % 3);
+      auto r = v;
+      for (int64_t i = 0; i < 8; ++i) {
+        auto members = groupMembers(mesh, axes, i);
+        for (int64_t e = 0; e < len; ++e) {
+          uint32_t acc = v[members[0]][e];
+          for (size_t j = 1; j < members.size(); ++j)
+            acc = it % 2 ? std::max(acc, v[members[j]][e]) : acc + v[members[j]][e];
+          r[i][e] = acc * 3u + uint32_t(i + e);
+        }
+      }
+      uint32_t shiftAxes = it % 2 ? 1u : 2u;
+      for (int64_t i = 0; i < 8; ++i) {
+        auto members = groupMembers(mesh, shiftAxes, i);
+        int64_t me = positionIn(members, i);
+        for (int64_t e = 0; e < len; ++e)
+          v[i][e] = r[i][e] + (me > 0 ? r[members[me - 1]][e] : 0u);
+      }
+    }
+    bool same = true;
+    for (int64_t i = 0; i < 8; ++i)
+      same = same && std::memcmp(got.data() + i * len, v[i].data(), len * 4) == 0;
+    CHECK(same);
+  }
+}
+
+TEST_CASE("CpuCommunicator: groups whose members ran different numbers of collectives",
+          "[collectives]") {
+  // Under MPI a process's CpuCommunicator sees only the collectives of groups inside the
+  // process, so on a 2 x 2 mesh devices 0 and 1 may run collectives over axis 1 that
+  // devices 2 and 3 run elsewhere; then a group over axis 0 pairs device 0 with 2.
+  CpuCommunicator comm(4);
+  int64_t shape[] = {2, 2};
+  Mesh mesh(2, shape);
+  for (int64_t count : {int64_t(3), int64_t(5000)}) {  // the mailbox and the pointer path
+    INFO("count " << count);
+    comm.begin(mesh);
+    std::vector<std::vector<int32_t>> bufs(4, std::vector<int32_t>(count));
+    std::vector<int> ok(4, 0);
+    std::vector<std::thread> threads;
+    for (int64_t dev = 0; dev < 4; ++dev) {
+      threads.emplace_back([&, dev] {
+        std::vector<int32_t> &b = bufs[dev];
+        for (int64_t e = 0; e < count; ++e) b[e] = int32_t(dev * 100 + e);
+        int64_t moved = 0;
+        bool good = true;
+        if (dev < 2) {
+          for (int rep = 0; rep < 3; ++rep)  // over axis 1: {0, 1}; sums double each time
+            good = good && comm.allreduce(dev, b.data(), count, DType::I32, RedOp::Sum, 2u, moved);
+        }
+        // Over axis 0: {0, 2} and {1, 3}.
+        good = good && comm.allreduce(dev, b.data(), count, DType::I32, RedOp::Sum, 1u, moved);
+        ok[dev] = good;
+      });
+    }
+    for (auto &t : threads) t.join();
+    CHECK(ok == std::vector<int>{1, 1, 1, 1});
+    for (int64_t e = 0; e < count; e += 997) {
+      // After three sums over {0, 1}, devices 0 and 1 hold 4 * (100 + 2e).
+      int32_t first = 4 * (100 + 2 * int32_t(e));
+      CHECK(bufs[0][e] == first + 200 + int32_t(e));
+      CHECK(bufs[1][e] == first + 300 + int32_t(e));
+      CHECK(bufs[2][e] == bufs[0][e]);
+      CHECK(bufs[3][e] == bufs[1][e]);
     }
   }
 }
