@@ -470,7 +470,7 @@ TEST_CASE("chains of collectives over alternating groups, either side of the mai
     INFO("len " << len);
     SeqParams p{len, 40};
     std::vector<uint32_t> got(8 * len);
-    REQUIRE(launch(host->handle(), sequenceKernel, mesh, {{&p, sizeof p, -1}},
+    REQUIRE(launch(host->handle(), sequenceKernel, mesh, {{&p, sizeof p, 0}},
                    {{got.data(), len * 4, 3}}) == 0);
     // The same chain on the host.
     std::vector<std::vector<uint32_t>> v(8, std::vector<uint32_t>(len));
