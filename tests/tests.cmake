@@ -31,6 +31,14 @@ foreach(f ${GOLDEN})
   add_test(NAME golden_${name} COMMAND ${CMAKE_SOURCE_DIR}/tests/golden/run.sh ${SPMDRUN} ${CMAKE_SOURCE_DIR}/tests/golden/${f})
 endforeach()
 
+# Transform tests as files: tests/transforms/*.spmd, each with the IR it must dump after
+# the passes its header names in a .ir beside it (tests/transforms/README.md).
+file(GLOB TRANSFORM_TESTS RELATIVE ${CMAKE_SOURCE_DIR}/tests/transforms CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/transforms/*.spmd)
+foreach(f ${TRANSFORM_TESTS})
+  string(REGEX REPLACE "\\.spmd$" "" name ${f})
+  add_test(NAME transform_${name} COMMAND ${CMAKE_SOURCE_DIR}/tests/transforms/run.sh ${SPMDRUN} ${CMAKE_SOURCE_DIR}/tests/transforms/${f})
+endforeach()
+
 # The shard_map examples, whose .out files examples/shard_map_jax.py writes with JAX.
 foreach(name shard_matmul shard_scatter_gather shard_normalize)
   add_test(NAME example_${name} COMMAND ${CMAKE_SOURCE_DIR}/tests/golden/run.sh ${SPMDRUN} ${CMAKE_SOURCE_DIR}/examples/${name}.spmd)

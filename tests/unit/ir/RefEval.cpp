@@ -1,9 +1,8 @@
-// ===- RefEval.cpp - the reference interpreter behind the vmap tests ------------===//
+// ===- RefEval.cpp - the reference interpreter: replicas, regions, collectives --===//
 //
-// The replica logic: every equation runs on all replicas of the axes bound around it in
-// lock step (a vector of per-replica values), so collectives can group replicas by axis
-// index; pmap and vmap enter a body with one more axis. Per-replica primitives are in
-// RefEvalPrims.cpp.
+// Walks a jaxpr equation by equation for every replica at once. Maps, loops and conds
+// are handled here across replicas, and so are collectives (Note [Replicas]); every other
+// primitive runs replica by replica through refEvalPrim (RefEvalPrims.cpp).
 #include "RefEval.h"
 
 #include "RefEvalArrays.h"
@@ -22,12 +21,23 @@ int64_t Arr::numel() const {
   return n;
 }
 
+Arr full(const Type &t, double fill) {
+  Arr a = make(t.dtype, t.shape);
+  std::fill(a.v.begin(), a.v.end(), fill);
+  return a;
+}
+
 namespace {
 
-/// Where host ops (print, assert_close) put their operands during one refEval.
-std::vector<Arr> *gHostLog = nullptr;
-
-/// The replicas of the axes bound around an equation, in lock step.
+// Note [Replicas]: every equation runs on all replicas of the map axes bound around it, in
+// lock step: a value is a vector with one array per replica (`Multi`). `Ctx::axes` lists
+// those axes outermost first; replica r's index along axis k is its row-major digit k, so
+// a map of size n over R replicas makes R * n, replica r's examples being r * n + i.
+// A collective over named axes groups the replicas that agree on every other axis; within
+// a group a replica's rank is its row-major index over the named axes, in the order named.
+// A cond whose predicate differs between replicas runs both branches on every replica and
+// keeps each replica's own (JAX's vmap of cond: a select), so a collective inside a branch
+// still sees every replica; when all replicas agree only the branch taken runs.
 struct Ctx {
   std::vector<std::pair<std::string, int64_t>> axes;  ///< outermost first
   int64_t replicas() const {
@@ -50,186 +60,199 @@ std::vector<std::string> axisNames(const Param &p) {
   return r;
 }
 
-std::vector<Multi> evalJaxpr(const Jaxpr &j, const Ctx &c, const std::vector<Multi> &ins);
+class Interp {
+public:
+  explicit Interp(const EvalOptions &o) : opts(o) {}
 
-/// A collective: replicas grouped by their indices on the other axes, ranked over the
-/// named ones (in the order named).
-Multi collective(const Eqn &e, const Ctx &c, const std::vector<Multi> &in) {
-  bool sum = e.op == Op::Psum || e.op == Op::Pmax || e.op == Op::Pmin;
-  auto names = axisNames(e.param(sum ? "axes" : "axis_name"));
-  std::vector<size_t> named;
-  for (auto &n : names)
-    for (size_t k = 0; k < c.axes.size(); ++k)
-      if (c.axes[k].first == n) named.push_back(k);
-  internal_assert(named.size() == names.size(), "RefEval: collective over an unbound axis");
-  int64_t R = c.replicas();
-  std::map<std::vector<int64_t>, std::vector<int64_t>> groups;  // key -> members by rank
-  std::vector<int64_t> rank(static_cast<size_t>(R));
-  int64_t gsize = 1;
-  for (auto k : named) gsize *= c.axes[k].second;
-  for (int64_t r = 0; r < R; ++r) {
-    std::vector<int64_t> key;
-    for (size_t k = 0; k < c.axes.size(); ++k)
-      if (std::find(named.begin(), named.end(), k) == named.end()) key.push_back(c.indexOf(r, k));
-    int64_t rk = 0;
-    for (auto k : named) rk = rk * c.axes[k].second + c.indexOf(r, k);
-    rank[r] = rk;
-    auto &g = groups[key];
-    g.resize(size_t(gsize), -1);
-    g[rk] = r;
+  std::vector<Multi> run(const Jaxpr &j, const Ctx &c, const std::vector<Multi> &ins) {
+    internal_assert(ins.size() == j.invars.size(), "RefEval: wrong number of inputs");
+    std::unordered_map<int, Multi> env;
+    int64_t R = c.replicas();
+    for (size_t k = 0; k < ins.size(); ++k) env[j.invars[k].id] = ins[k];
+    auto read = [&](const Atom &a) -> Multi {
+      if (!a.isLit) return env.at(a.var.id);
+      return Multi(size_t(R), Arr{a.lit.dtype, {}, {a.lit.asDouble()}});
+    };
+    for (auto &e : j.eqns) {
+      std::vector<Multi> in;
+      for (auto &a : e.in) in.push_back(read(a));
+      auto out = eqn(e, c, in);
+      for (size_t k = 0; k < e.out.size(); ++k) env[e.out[k].id] = out[k];
+    }
+    std::vector<Multi> r;
+    for (auto &a : j.outvars) r.push_back(read(a));
+    return r;
   }
-  Multi out(static_cast<size_t>(R));
-  for (int64_t r = 0; r < R; ++r) {
-    auto key = std::vector<int64_t>();
-    for (size_t k = 0; k < c.axes.size(); ++k)
-      if (std::find(named.begin(), named.end(), k) == named.end()) key.push_back(c.indexOf(r, k));
-    auto &g = groups[key];
-    int64_t me = rank[r];
-    const Arr &x = e.op == Op::AxisIndex ? Arr{} : in[0][r];
+
+private:
+  const EvalOptions &opts;
+  int anon = 0;  ///< unnamed map axes get private names
+
+  std::vector<Multi> eqn(const Eqn &e, const Ctx &c, const std::vector<Multi> &in) {
     switch (e.op) {
-    case Op::AxisIndex: out[r] = Arr{DType::I32, {}, {double(me)}}; break;
-    case Op::Psum: case Op::Pmax: case Op::Pmin: {
-      Arr a = in[0][g[0]];
-      Op op = e.op == Op::Psum ? Op::Add : e.op == Op::Pmax ? Op::Max : Op::Min;
-      for (size_t m = 1; m < g.size(); ++m)
-        for (size_t i = 0; i < a.v.size(); ++i) a.v[i] = wrap(a.dtype, binary(op, a.dtype, a.v[i], in[0][g[m]].v[i]));
-      out[r] = a;
-      break;
+    case Op::Pmap: case Op::Vmap: return map(e, c, in);
+    case Op::ForLoop: return forLoop(e, c, in);
+    case Op::Cond: return cond(e, c, in);
+    default: break;
     }
-    case Op::AllGather: {
-      std::vector<Arr> xs;
-      for (auto m : g) xs.push_back(in[0][m]);
-      int64_t d = e.intParam("all_gather_dimension");
-      out[r] = e.param("tiled").i ? concat(xs, d) : stack(xs, d);
-      break;
+    auto cat = info(e.op).category;
+    if (cat == OpCategory::Host) {  // operands go to the host log
+      if (opts.hostLog)
+        for (auto &m : in) opts.hostLog->push_back(m[0]);
+      return {};
     }
-    case Op::Ppermute: {
-      out[r] = make(x.dtype, x.shape);
-      for (auto &pr : e.param("perm").elems) {
-        auto sd = pr.toInts();
-        if (sd[1] == me) out[r] = in[0][g[sd[0]]];
-      }
-      break;
+    if (cat == OpCategory::Collective) return {collective(e, c, in)};
+    int64_t R = c.replicas();
+    std::vector<Multi> out(e.out.size(), Multi(size_t(R)));
+    for (int64_t r = 0; r < R; ++r) {
+      std::vector<Arr> args;
+      for (auto &m : in) args.push_back(m[r]);
+      out[0][r] = refEvalPrim(e, args, opts.precision);
     }
-    case Op::AllToAll: {
-      int64_t sa = e.intParam("split_axis"), ca = e.intParam("concat_axis"), n = gsize;
-      int64_t blk = x.shape[sa] / n;
-      std::vector<Arr> parts;
-      for (auto m : g) parts.push_back(sliceDim(in[0][m], sa, me * blk, (me + 1) * blk));
-      out[r] = concat(parts, ca);
-      break;
-    }
-    case Op::ReduceScatter: {
-      Arr a = in[0][g[0]];
-      for (size_t m = 1; m < g.size(); ++m)
-        for (size_t i = 0; i < a.v.size(); ++i) a.v[i] += in[0][g[m]].v[i];
-      int64_t d = e.intParam("scatter_dimension");
-      if (e.param("tiled").i) {
-        int64_t blk = a.shape[d] / gsize;
-        out[r] = sliceDim(a, d, me * blk, (me + 1) * blk);
-      } else {
-        out[r] = take(a, d, me);
-      }
-      break;
-    }
-    default: internal_assert(false, "RefEval: not a collective");
-    }
+    return out;
   }
-  return out;
-}
 
-std::vector<Multi> evalMap(const Eqn &e, const Ctx &c, const std::vector<Multi> &in) {
-  static int anon = 0;
-  const Param &nm = e.param("axis_name");
-  int64_t n = e.intParam("axis_size");
-  Ctx inner = c;
-  inner.axes.push_back({nm.kind == Param::Str ? nm.s : "<anon" + std::to_string(anon++) + ">", n});
-  auto &inAxes = e.param("in_axes").elems;
-  int64_t R = c.replicas();
-  std::vector<Multi> bodyIn(in.size(), Multi(size_t(R * n)));
-  for (size_t k = 0; k < in.size(); ++k)
-    for (int64_t r = 0; r < R; ++r)
-      for (int64_t i = 0; i < n; ++i)
-        bodyIn[k][r * n + i] = inAxes[k].kind == Param::Int ? take(in[k][r], inAxes[k].i, i) : in[k][r];
-  auto bodyOut = evalJaxpr(e.regions[0], inner, bodyIn);
-  auto outAxes = e.intsParam("out_axes");
-  std::vector<Multi> out(bodyOut.size(), Multi(size_t(R)));
-  for (size_t k = 0; k < bodyOut.size(); ++k)
-    for (int64_t r = 0; r < R; ++r)
-      out[k][r] = stack(std::vector<Arr>(bodyOut[k].begin() + r * n, bodyOut[k].begin() + (r + 1) * n), outAxes[k]);
-  return out;
-}
+  std::vector<Multi> map(const Eqn &e, const Ctx &c, const std::vector<Multi> &in) {
+    const Param &nm = e.param("axis_name");
+    int64_t n = e.intParam("axis_size");
+    Ctx inner = c;
+    inner.axes.push_back({nm.kind == Param::Str ? nm.s : "<anon" + std::to_string(anon++) + ">", n});
+    auto &inAxes = e.param("in_axes").elems;
+    int64_t R = c.replicas();
+    std::vector<Multi> bodyIn(in.size(), Multi(size_t(R * n)));
+    for (size_t k = 0; k < in.size(); ++k)
+      for (int64_t r = 0; r < R; ++r)
+        for (int64_t i = 0; i < n; ++i)
+          bodyIn[k][r * n + i] = inAxes[k].kind == Param::Int ? take(in[k][r], inAxes[k].i, i) : in[k][r];
+    auto bodyOut = run(e.regions[0], inner, bodyIn);
+    auto outAxes = e.intsParam("out_axes");
+    std::vector<Multi> out(bodyOut.size(), Multi(size_t(R)));
+    for (size_t k = 0; k < bodyOut.size(); ++k)
+      for (int64_t r = 0; r < R; ++r)
+        out[k][r] = stack(std::vector<Arr>(bodyOut[k].begin() + r * n, bodyOut[k].begin() + (r + 1) * n), outAxes[k]);
+    return out;
+  }
 
-std::vector<Multi> evalEqn(const Eqn &e, const Ctx &c, const std::vector<Multi> &in) {
-  int64_t R = c.replicas();
-  switch (e.op) {
-  case Op::Pmap: case Op::Vmap: return evalMap(e, c, in);
-  case Op::ForLoop: {
+  /// for_loop: the body's invars are (index?, consts, carries).
+  std::vector<Multi> forLoop(const Eqn &e, const Ctx &c, const std::vector<Multi> &in) {
     const Jaxpr &body = e.regions[0];
     size_t nc = size_t(e.intParam("num_consts"));
     bool withIndex = body.invars.size() == in.size() + 1;
     std::vector<Multi> carries(in.begin() + nc, in.end());
     for (int64_t t = 0; t < e.intParam("trip_count"); ++t) {
       std::vector<Multi> bin;
-      if (withIndex) bin.push_back(Multi(size_t(R), Arr{DType::I32, {}, {double(t)}}));
+      if (withIndex) bin.push_back(Multi(size_t(c.replicas()), Arr{DType::I32, {}, {double(t)}}));
       bin.insert(bin.end(), in.begin(), in.begin() + nc);
       bin.insert(bin.end(), carries.begin(), carries.end());
-      carries = evalJaxpr(body, c, bin);
+      carries = run(body, c, bin);
     }
     return carries;
   }
-  case Op::Cond: {
+
+  /// cond: regions (false, true), operand 0 the predicate (Note [Replicas]).
+  std::vector<Multi> cond(const Eqn &e, const Ctx &c, const std::vector<Multi> &in) {
     std::vector<Multi> ops(in.begin() + 1, in.end());
-    auto f = evalJaxpr(e.regions[0], c, ops), t = evalJaxpr(e.regions[1], c, ops);
+    bool anyTrue = false, anyFalse = false;
+    for (auto &p : in[0]) (p.v[0] != 0 ? anyTrue : anyFalse) = true;
+    if (!anyFalse) return run(e.regions[1], c, ops);
+    if (!anyTrue) return run(e.regions[0], c, ops);
+    auto f = run(e.regions[0], c, ops), t = run(e.regions[1], c, ops);
     for (size_t k = 0; k < f.size(); ++k)
-      for (int64_t r = 0; r < R; ++r)
+      for (size_t r = 0; r < f[k].size(); ++r)
         if (in[0][r].v[0] != 0) f[k][r] = t[k][r];
     return f;
   }
-  default: break;
-  }
-  if (info(e.op).category == OpCategory::Host) {  // operands go to the host log
-    for (auto &m : in)
-      if (gHostLog) gHostLog->push_back(m[0]);
-    return {};
-  }
-  if (info(e.op).category == OpCategory::Collective) return {collective(e, c, in)};
-  std::vector<Multi> out(e.out.size(), Multi(size_t(R)));
-  for (int64_t r = 0; r < R; ++r) {
-    std::vector<Arr> args;
-    for (auto &m : in) args.push_back(m[r]);
-    out[0][r] = refEvalPrim(e, args);
-  }
-  return out;
-}
 
-std::vector<Multi> evalJaxpr(const Jaxpr &j, const Ctx &c, const std::vector<Multi> &ins) {
-  std::unordered_map<int, Multi> env;
-  int64_t R = c.replicas();
-  for (size_t k = 0; k < ins.size(); ++k) env[j.invars[k].id] = ins[k];
-  auto read = [&](const Atom &a) -> Multi {
-    if (!a.isLit) return env.at(a.var.id);
-    return Multi(size_t(R), Arr{a.lit.dtype, {}, {a.lit.asDouble()}});
-  };
-  for (auto &e : j.eqns) {
-    std::vector<Multi> in;
-    for (auto &a : e.in) in.push_back(read(a));
-    auto out = evalEqn(e, c, in);
-    for (size_t k = 0; k < e.out.size(); ++k) env[e.out[k].id] = out[k];
+  /// A collective: replicas grouped by their indices on the other axes, ranked over the
+  /// named ones (Note [Replicas]).
+  Multi collective(const Eqn &e, const Ctx &c, const std::vector<Multi> &in) {
+    auto names = axisNames(e.has("axes") ? e.param("axes") : e.param("axis_name"));
+    std::vector<size_t> named;
+    for (auto &n : names)
+      for (size_t k = 0; k < c.axes.size(); ++k)
+        if (c.axes[k].first == n) named.push_back(k);
+    internal_assert(named.size() == names.size(), "RefEval: collective over an unbound axis");
+    int64_t R = c.replicas(), gsize = 1;
+    for (auto k : named) gsize *= c.axes[k].second;
+    auto keyOf = [&](int64_t r) {
+      std::vector<int64_t> key;
+      for (size_t k = 0; k < c.axes.size(); ++k)
+        if (std::find(named.begin(), named.end(), k) == named.end()) key.push_back(c.indexOf(r, k));
+      return key;
+    };
+    std::map<std::vector<int64_t>, std::vector<int64_t>> groups;  // key -> members by rank
+    std::vector<int64_t> rank(static_cast<size_t>(R));
+    for (int64_t r = 0; r < R; ++r) {
+      int64_t rk = 0;
+      for (auto k : named) rk = rk * c.axes[k].second + c.indexOf(r, k);
+      rank[r] = rk;
+      auto &g = groups[keyOf(r)];
+      g.resize(size_t(gsize), -1);
+      g[rk] = r;
+    }
+    Multi out(static_cast<size_t>(R));
+    for (int64_t r = 0; r < R; ++r)
+      out[r] = e.op == Op::AxisIndex ? Arr{DType::I32, {}, {double(rank[r])}}
+                                     : combine(e, in[0], groups[keyOf(r)], rank[r], gsize);
+    return out;
   }
-  std::vector<Multi> r;
-  for (auto &a : j.outvars) r.push_back(read(a));
-  return r;
-}
+
+  /// One replica's result of a collective over the group `g` (replicas by rank), `me` its rank.
+  Arr combine(const Eqn &e, const Multi &in, const std::vector<int64_t> &g, int64_t me, int64_t gsize) {
+    const Arr &x = in[g[me]];
+    auto reduce = [&](Op op) {
+      Arr a = in[g[0]];
+      for (size_t m = 1; m < g.size(); ++m)
+        for (size_t i = 0; i < a.v.size(); ++i)
+          a.v[i] = wrap(a.dtype, binary(op, a.dtype, a.v[i], in[g[m]].v[i]), opts.precision);
+      return a;
+    };
+    switch (e.op) {
+    case Op::Psum: return reduce(Op::Add);
+    case Op::Pmax: return reduce(Op::Max);
+    case Op::Pmin: return reduce(Op::Min);
+    case Op::AllGather: {
+      std::vector<Arr> xs;
+      for (auto m : g) xs.push_back(in[m]);
+      int64_t d = e.intParam("all_gather_dimension");
+      return e.param("tiled").i ? concat(xs, d) : stack(xs, d);
+    }
+    case Op::Ppermute: {  // a replica no pair sends to receives zeros
+      Arr r = make(x.dtype, x.shape);
+      for (auto &pr : e.param("perm").elems) {
+        auto sd = pr.toInts();
+        if (sd[1] == me) r = in[g[sd[0]]];
+      }
+      return r;
+    }
+    case Op::AllToAll: {  // block `me` of every member's split axis, joined on concat_axis
+      int64_t sa = e.intParam("split_axis"), ca = e.intParam("concat_axis");
+      int64_t blk = x.shape[sa] / gsize;
+      std::vector<Arr> parts;
+      for (auto m : g) parts.push_back(sliceDim(in[m], sa, me * blk, (me + 1) * blk));
+      return concat(parts, ca);
+    }
+    case Op::ReduceScatter: {
+      Arr a = reduce(Op::Add);
+      int64_t d = e.intParam("scatter_dimension");
+      if (!e.param("tiled").i) return take(a, d, me);
+      int64_t blk = a.shape[d] / gsize;
+      return sliceDim(a, d, me * blk, (me + 1) * blk);
+    }
+    default: break;
+    }
+    internal_assert(false, std::string("RefEval: no collective rule for ") + name(e.op));
+    return x;
+  }
+};
 
 } // namespace
 
-std::vector<Arr> refEval(const Jaxpr &j, const std::vector<Arr> &ins, std::vector<Arr> *hostLog) {
-  gHostLog = hostLog;
+std::vector<Arr> refEval(const Jaxpr &j, const std::vector<Arr> &ins, const EvalOptions &opts) {
   std::vector<Multi> in;
   for (auto &a : ins) in.push_back({a});
   std::vector<Arr> out;
-  for (auto &m : evalJaxpr(j, Ctx{}, in)) out.push_back(m[0]);
+  for (auto &m : Interp(opts).run(j, Ctx{}, in)) out.push_back(m[0]);
   return out;
 }
 

@@ -1,10 +1,19 @@
-// ===- RefEval.h - a tiny reference interpreter of the IR, for tests only -------===//
+// ===- RefEval.h - the reference interpreter of the IR, for tests only ---------===//
 //
-// Evaluates a jaxpr on host arrays with plain loops, in double precision. pmap and vmap
-// are evaluated the obvious way: the body runs once per example, all examples in lock
-// step, so collectives see every replica of their axes. That makes it the reference the
-// vmap tests compare the batched program against. Random primitives use a simple hash,
-// not threefry: the tests only need them deterministic and elementwise over keys.
+// Evaluates a jaxpr on host arrays with plain loops, in double precision. The one
+// interpreter behind every IR test: the vmap tests compare a batched program with it, the
+// grad tests take finite differences of it.
+//
+// pmap and vmap are evaluated the obvious way: the body runs once per example, all
+// examples (replicas) in lock step, so a collective sees every replica of its axes and is
+// computed across them; nested maps multiply the replicas (Note [Replicas] in RefEval.cpp).
+// Random primitives use a simple hash, not threefry: the tests only need them
+// deterministic and elementwise over keys.
+//
+// Two precisions: `Declared` rounds every result to its dtype (f32 rounding, 32-bit
+// wraparound), as compiled code does; `Float64` keeps floats in double whatever their
+// declared dtype (ints still wrap), so finite differences of it are accurate enough to
+// check gradients.
 #pragma once
 
 #include "ir/IR.h"
@@ -22,8 +31,21 @@ struct Arr {
   int64_t numel() const;
 };
 
-/// Evaluates `j` (no axes bound) on its inputs. Host ops (print, assert_close) append
-/// their operands to `hostLog` when given.
-std::vector<Arr> refEval(const ir::Jaxpr &j, const std::vector<Arr> &ins, std::vector<Arr> *hostLog = nullptr);
+/// An array of type `t` with every word `fill`.
+Arr full(const ir::Type &t, double fill = 0);
+
+enum class Precision {
+  Declared,  ///< floats rounded to their dtype after every primitive
+  Float64,   ///< floats kept in double (for finite differences)
+};
+
+struct EvalOptions {
+  Precision precision = Precision::Declared;
+  /// Host ops (print, assert_close) append their operands here when given.
+  std::vector<Arr> *hostLog = nullptr;
+};
+
+/// Evaluates `j` (no axes bound) on its inputs, one per invar.
+std::vector<Arr> refEval(const ir::Jaxpr &j, const std::vector<Arr> &ins, const EvalOptions &opts = {});
 
 } // namespace spmd::testing

@@ -44,11 +44,11 @@ void copyElem(Arr &dst, int64_t di, const Arr &src, int64_t si) {
   for (int w = 0; w < W(src); ++w) dst.v[di * W(dst) + w] = src.v[si * W(src) + w];
 }
 
-double wrap(DType d, double x) {
+double wrap(DType d, double x, Precision p) {
   if (d == DType::Bool) return x != 0;
   if (d == DType::I32) return double(int32_t(uint32_t(int64_t(std::trunc(x)))));
   if (d == DType::U32) return double(uint32_t(int64_t(std::trunc(x))));
-  if (d == DType::F32) return double(float(x));
+  if (d == DType::F32 && p == Precision::Declared) return double(float(x));
   return x;
 }
 

@@ -1,4 +1,4 @@
-// ===- RefEvalArrays.h - host-array helpers of the reference interpreter (tests) ===//
+// ===- RefEvalArrays.h - host-array helpers of the reference interpreter (tests) -===//
 //
 // Shared by RefEval.cpp (replicas, maps, collectives) and RefEvalPrims.cpp (one
 // primitive on one replica). Plain loops over row-major arrays; nothing clever.
@@ -17,8 +17,9 @@ std::vector<int64_t> strides(const ir::Shape &s);
 void forEach(const ir::Shape &s, const std::function<void(const std::vector<int64_t> &, int64_t)> &f);
 int64_t flatOf(const std::vector<int64_t> &idx, const ir::Shape &s);
 void copyElem(Arr &dst, int64_t di, const Arr &src, int64_t si);
-/// `x` rounded/wrapped to what dtype `d` can hold (f32 rounding, 32-bit wraparound).
-double wrap(ir::DType d, double x);
+/// `x` rounded/wrapped to what dtype `d` can hold (f32 rounding, 32-bit wraparound);
+/// with Precision::Float64 floats are kept as they are.
+double wrap(ir::DType d, double x, Precision p = Precision::Declared);
 uint32_t u32(double x);
 /// Element `flat` of `a` broadcast to an elementwise result (scalars repeat).
 double at(const Arr &a, int64_t flat);
@@ -32,9 +33,9 @@ Arr sliceDim(const Arr &x, int64_t d, int64_t lo, int64_t hi);
 Arr concat(const std::vector<Arr> &xs, int64_t d);
 Arr reshapeArr(Arr x, ir::Shape s);
 
-/// A binary or compare primitive on two elements of dtype `d`.
+/// A binary or compare primitive on two elements of dtype `d` (not yet wrapped).
 double binary(ir::Op op, ir::DType d, double a, double b);
-/// One non-region, non-collective primitive on one replica's operands.
-Arr refEvalPrim(const ir::Eqn &e, const std::vector<Arr> &in);
+/// One non-region, non-collective, non-host primitive on one replica's operands.
+Arr refEvalPrim(const ir::Eqn &e, const std::vector<Arr> &in, Precision p);
 
 } // namespace spmd::testing::ref

@@ -1,8 +1,9 @@
 // ===- RefEvalPrims.cpp - one primitive on one replica, for the reference interpreter ===//
 //
-// Elementwise math in double precision (rounded to f32 / wrapped to 32 bits after each
-// op), reductions, data movement, dynamic indexing with JAX's clamping, dot_general, and
-// random primitives through a simple hash (not threefry: tests only need determinism).
+// Elementwise math in double precision (rounded to the declared dtype after each op, or
+// only ints wrapped under Precision::Float64), reductions, data movement, dynamic indexing
+// with JAX's clamping, dot_general, and random primitives through a simple hash (not
+// threefry: tests only need determinism).
 #include "RefEvalArrays.h"
 
 #include <algorithm>
@@ -23,6 +24,18 @@ std::pair<double, double> mix(uint64_t a, uint64_t b, uint64_t c) {
   return {double(uint32_t(z)), double(uint32_t(z >> 32))};
 }
 
+/// erf^-1 by Newton's method from 0 (monotone on each side); NaN outside [-1, 1].
+double erfInv(double y) {
+  if (std::isnan(y) || y < -1 || y > 1) return NAN;
+  if (y == -1 || y == 1) return std::copysign(INFINITY, y);
+  double x = 0;
+  for (int it = 0; it < 200; ++it) {
+    double step = (std::erf(x) - y) / (2 / std::sqrt(M_PI) * std::exp(-x * x));
+    x -= step;
+    if (std::fabs(step) <= 1e-16 * std::max(1.0, std::fabs(x))) break;
+  }
+  return x;
+}
 
 double unary(const Eqn &e, DType d, double x) {
   switch (e.op) {
@@ -44,12 +57,7 @@ double unary(const Eqn &e, DType d, double x) {
   case Op::Round: return std::round(x);
   case Op::Not: return d == DType::Bool ? double(x == 0) : double(~int64_t(x));
   case Op::IntegerPow: return std::pow(x, double(e.intParam("y")));
-  case Op::ErfInv: {  // bisection: slow and plain
-    if (x <= -1 || x >= 1) return x == 0 ? 0 : std::copysign(INFINITY, x);
-    double lo = -10, hi = 10;
-    for (int k = 0; k < 100; ++k) (std::erf((lo + hi) / 2) < x ? lo : hi) = (lo + hi) / 2;
-    return (lo + hi) / 2;
-  }
+  case Op::ErfInv: return erfInv(x);
   default: break;
   }
   internal_assert(false, std::string("RefEval: no unary ") + name(e.op));
@@ -58,7 +66,7 @@ double unary(const Eqn &e, DType d, double x) {
 
 
 /// Reductions, shapes, indexing, dot_general and random: `r` is the zeroed result.
-Arr refEvalShapePrim(const Eqn &e, const std::vector<Arr> &in, Arr r) {
+Arr refEvalShapePrim(const Eqn &e, const std::vector<Arr> &in, Arr r, Precision p) {
   const Arr &x = in.empty() ? r : in[0];
   switch (e.op) {
   case Op::ReduceSum: case Op::ReduceMax: case Op::ReduceMin: case Op::ReduceProd:
@@ -76,8 +84,8 @@ Arr refEvalShapePrim(const Eqn &e, const std::vector<Arr> &in, Arr r) {
       bool first = !seen[of];
       seen[of] = true;
       switch (e.op) {
-      case Op::ReduceSum: acc = wrap(r.dtype, acc + v); break;
-      case Op::ReduceProd: acc = first ? v : wrap(r.dtype, acc * v); break;
+      case Op::ReduceSum: acc = wrap(r.dtype, acc + v, p); break;
+      case Op::ReduceProd: acc = first ? v : wrap(r.dtype, acc * v, p); break;
       case Op::ReduceMax: acc = first ? v : std::max(acc, v); break;
       case Op::ReduceMin: acc = first ? v : std::min(acc, v); break;
       case Op::ReduceAnd: acc = first ? v != 0 : (acc != 0 && v != 0); break;
@@ -88,12 +96,14 @@ Arr refEvalShapePrim(const Eqn &e, const std::vector<Arr> &in, Arr r) {
     });
     return r;
   }
-  case Op::Constant:
+  case Op::Constant: {  // a scalar value fills the array; a tuple gives every element
+    const Param &val = e.param("value");
     for (size_t i = 0; i < r.v.size(); ++i) {
-      const Param &p = e.param("value").elems[i];
-      r.v[i] = p.kind == Param::Float ? p.f : double(p.i);
+      const Param &c = val.elems.empty() ? val : val.elems[i];
+      r.v[i] = c.kind == Param::Float ? c.f : double(c.i);
     }
     return r;
+  }
   case Op::Iota:
     forEach(r.shape, [&](const std::vector<int64_t> &idx, int64_t f) { r.v[f] = double(idx[e.intParam("dimension")]); });
     return r;
@@ -174,16 +184,16 @@ Arr refEvalShapePrim(const Eqn &e, const std::vector<Arr> &in, Arr r) {
     for (auto d : lc) cs.push_back(x.shape[d]);
     forEach(r.shape, [&](const std::vector<int64_t> &idx, int64_t f) {
       std::vector<int64_t> li(x.shape.size()), ri(in[1].shape.size());
-      size_t p = 0;
-      for (size_t k = 0; k < lb.size(); ++k, ++p) li[lb[k]] = ri[rb[k]] = idx[p];
-      for (auto d : lf) li[d] = idx[p++];
-      for (auto d : rf) ri[d] = idx[p++];
+      size_t o = 0;
+      for (size_t k = 0; k < lb.size(); ++k, ++o) li[lb[k]] = ri[rb[k]] = idx[o];
+      for (auto d : lf) li[d] = idx[o++];
+      for (auto d : rf) ri[d] = idx[o++];
       double acc = 0;
       forEach(cs, [&](const std::vector<int64_t> &c, int64_t) {
         for (size_t k = 0; k < lc.size(); ++k) li[lc[k]] = ri[rc[k]] = c[k];
         acc += x.v[flatOf(li, x.shape)] * in[1].v[flatOf(ri, in[1].shape)];
       });
-      r.v[f] = wrap(r.dtype, acc);
+      r.v[f] = wrap(r.dtype, acc, p);
     });
     return r;
   }
@@ -214,7 +224,7 @@ Arr refEvalShapePrim(const Eqn &e, const std::vector<Arr> &in, Arr r) {
 
 } // namespace
 
-Arr refEvalPrim(const Eqn &e, const std::vector<Arr> &in) {
+Arr refEvalPrim(const Eqn &e, const std::vector<Arr> &in, Precision p) {
   Type outT;
   {
     std::vector<Type> ts;
@@ -227,31 +237,35 @@ Arr refEvalPrim(const Eqn &e, const std::vector<Arr> &in) {
   case OpCategory::Unary:
     for (int64_t i = 0; i < r.numel(); ++i) {
       double x = in[0].v[i];
-      if (e.op == Op::Convert) r.v[i] = outT.dtype == DType::Bool ? x != 0 : wrap(outT.dtype, isFloat(outT.dtype) ? x : std::trunc(x));
+      if (e.op == Op::Convert) r.v[i] = outT.dtype == DType::Bool ? x != 0 : wrap(outT.dtype, isFloat(outT.dtype) ? x : std::trunc(x), p);
       else if (e.op == Op::BitcastConvert) {
         uint32_t bits;
         if (isFloat(in[0].dtype)) { float f = float(x); std::memcpy(&bits, &f, 4); }
         else bits = u32(x);
         if (isFloat(outT.dtype)) { float f; std::memcpy(&f, &bits, 4); r.v[i] = f; }
         else r.v[i] = wrap(outT.dtype, double(outT.dtype == DType::I32 ? double(int32_t(bits)) : double(bits)));
-      } else r.v[i] = wrap(outT.dtype, unary(e, outT.dtype, x));
+      } else r.v[i] = wrap(outT.dtype, unary(e, outT.dtype, x), p);
     }
     return r;
   case OpCategory::Binary: case OpCategory::Compare:
     for (int64_t i = 0; i < r.numel(); ++i)
-      r.v[i] = wrap(outT.dtype, binary(e.op, in[0].dtype, at(in[0], i), at(in[1], i)));
+      r.v[i] = wrap(outT.dtype, binary(e.op, in[0].dtype, at(in[0], i), at(in[1], i)), p);
     return r;
-  case OpCategory::Select:
-    for (int64_t i = 0; i < r.numel(); ++i) r.v[i] = at(in[0], i) != 0 ? at(in[2], i) : at(in[1], i);
+  case OpCategory::Select:  // scalar operands repeat; keys move both words
+    for (int64_t i = 0; i < r.numel(); ++i) {
+      const Arr &src = at(in[0], i) != 0 ? in[2] : in[1];
+      copyElem(r, i, src, src.shape.empty() ? 0 : i);
+    }
     return r;
   case OpCategory::Ternary:  // fma, rounded once in the operands' precision
     for (int64_t i = 0; i < r.numel(); ++i)
-      r.v[i] = outT.dtype == DType::F32 ? double(std::fmaf(float(at(in[0], i)), float(at(in[1], i)), float(at(in[2], i))))
-                                        : std::fma(at(in[0], i), at(in[1], i), at(in[2], i));
+      r.v[i] = outT.dtype == DType::F32 && p == Precision::Declared
+                   ? double(std::fmaf(float(at(in[0], i)), float(at(in[1], i)), float(at(in[2], i))))
+                   : std::fma(at(in[0], i), at(in[1], i), at(in[2], i));
     return r;
   default: break;
   }
-  return refEvalShapePrim(e, in, std::move(r));
+  return refEvalShapePrim(e, in, std::move(r), p);
 }
 
 

@@ -1,11 +1,11 @@
 // ===- grad_util.h - building jaxprs and checking gradients, for test_grad ----===//
 //
 // `buildJaxpr` makes a closed jaxpr from a lambda over a Builder; `checkGradient`
-// compares valueAndGrad's result, evaluated by the float64 interpreter (grad_eval.h),
-// with central finite differences of the function itself.
+// compares valueAndGrad's result, evaluated by the reference interpreter in float64
+// (RefEval.h, Precision::Float64), with central finite differences of the function itself.
 #pragma once
 
-#include "grad_eval.h"
+#include "RefEval.h"
 #include "ir/IR.h"
 
 #include <functional>
@@ -14,6 +14,11 @@
 #include <vector>
 
 namespace spmd::gradtest {
+
+using testing::Arr;
+
+/// Runs `j` on `args` in float64 (the reference interpreter, Precision::Float64).
+std::vector<Arr> evalF64(const ir::Jaxpr &j, const std::vector<Arr> &args);
 
 using BodyFn = std::function<std::vector<ir::Atom>(ir::Builder &, const std::vector<ir::Var> &)>;
 
@@ -24,13 +29,13 @@ ir::Jaxpr buildJaxpr(ir::Module &m, const std::vector<ir::Type> &types, const Bo
 void verifyJaxpr(const ir::Jaxpr &j);
 
 /// Random values of type `t`, uniform in [lo, hi) (ints and bools rounded).
-Value randomValue(std::mt19937 &rng, const ir::Type &t, double lo, double hi);
+Arr randomValue(std::mt19937 &rng, const ir::Type &t, double lo, double hi);
 
 /// valueAndGrad(f, argnums) checked at `args`: the value equals f's, every gradient
 /// element matches a central difference of f within `tol` (relative to 1 + |fd|).
 /// Returns the gradient jaxpr (already verified).
 ir::Jaxpr checkGradient(ir::Module &m, const ir::Jaxpr &f, const std::vector<int> &argnums,
-                        const std::vector<Value> &args, double tol = 1e-6);
+                        const std::vector<Arr> &args, double tol = 1e-6);
 
 /// The scalar sum(y * w) of `y` weighted by a new invar `w` appended to `j`'s invars.
 /// Turns an array-valued body into a scalar loss whose gradient is not all ones.

@@ -101,7 +101,7 @@ TEST_CASE("fma: VJP matches finite differences, first and second order", "[fma][
     Builder b(m, f);
     Var y = b.emit1(Op::Fma, {b.unary(Op::Sin, f.invars[0]), f.invars[1], f.invars[2]});
     gradtest::weightedSum(m, f, b.binary(Op::Mul, y, y));
-    std::vector<gradtest::Value> args;
+    std::vector<gradtest::Arr> args;
     for (auto &v : f.invars) args.push_back(gradtest::randomValue(rng, v.type, -2, 2));
     gradtest::checkGradient(m, f, {0, 1, 2}, args);
     bool emitsFma = false;

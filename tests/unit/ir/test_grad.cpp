@@ -1,7 +1,7 @@
 // ===- test_grad.cpp - reverse-mode differentiation against finite differences -===//
 //
 // Every differentiable primitive's VJP rule is checked against central differences of
-// the function itself, evaluated in float64 by grad_eval; then pmaps of 1, 2, 3 and 8
+// the function itself, evaluated in float64 by the reference interpreter; then pmaps of 1, 2, 3 and 8
 // replicas with each collective, a for_loop, a cond, second order (the gradient of a
 // gradient, which exercises the rules of everything a backward pass emits), and the
 // user errors. Every result is ir::verify'd (checkGradient does it).
@@ -141,8 +141,8 @@ Jaxpr caseJaxpr(Module &m, const Case &c) {
   return j;
 }
 
-std::vector<Value> caseArgs(std::mt19937 &rng, const Case &c, const Jaxpr &f) {
-  std::vector<Value> args;
+std::vector<Arr> caseArgs(std::mt19937 &rng, const Case &c, const Jaxpr &f) {
+  std::vector<Arr> args;
   for (size_t k = 0; k < c.ins.size(); ++k) args.push_back(randomValue(rng, c.ins[k], c.ranges[k].first, c.ranges[k].second));
   args.push_back(randomValue(rng, f.invars.back().type, -1, 1));
   return args;
@@ -282,7 +282,7 @@ TEST_CASE("grad: pmap with each collective, 1 2 3 and 8 replicas", "[grad]") {
       SECTION(cc.name + " n=" + std::to_string(n)) {
         Module m;
         Jaxpr f = pmapJaxpr(m, cc, n);
-        std::vector<Value> args;
+        std::vector<Arr> args;
         for (auto &v : f.invars) args.push_back(randomValue(rng, v.type, -1.5, 1.5));
         Jaxpr g = checkGradient(m, f, {0, 1}, args);
         // The backward pass of a pmap is a pmap on the same axis.
@@ -320,7 +320,7 @@ TEST_CASE("grad: nested pmaps, psum over both axes", "[grad]") {
   Atom y = f.outvars[0];
   weightedSum(m, f, y);
   std::mt19937 rng(3);
-  std::vector<Value> args;
+  std::vector<Arr> args;
   for (auto &v : f.invars) args.push_back(randomValue(rng, v.type, -1, 1));
   checkGradient(m, f, {0}, args);
 }
@@ -357,7 +357,7 @@ TEST_CASE("grad: for_loop stores residuals and runs backwards", "[grad]") {
       Module m;
       Jaxpr f = loopJaxpr(m, withIndex);
       std::mt19937 rng(5);
-      std::vector<Value> args;
+      std::vector<Arr> args;
       for (auto &v : f.invars) args.push_back(randomValue(rng, v.type, -1.2, 1.2));
       checkGradient(m, f, {0, 1}, args);
       Jaxpr f2 = secondOrder(m, f, 0);
@@ -382,7 +382,7 @@ TEST_CASE("grad: pmap inside a for_loop", "[grad]") {
   Atom y = f.outvars[0];
   weightedSum(m, f, y);
   std::mt19937 rng(9);
-  std::vector<Value> args;
+  std::vector<Arr> args;
   for (auto &v : f.invars) args.push_back(randomValue(rng, v.type, -0.5, 0.5));
   checkGradient(m, f, {0}, args);
 }
@@ -402,9 +402,9 @@ TEST_CASE("grad: cond differentiates the branch taken", "[grad]") {
   weightedSum(m, f, y);
   std::mt19937 rng(13);
   for (double pred : {0.0, 1.0}) {
-    std::vector<Value> args;
+    std::vector<Arr> args;
     for (auto &v : f.invars) args.push_back(randomValue(rng, v.type, -1, 1));
-    args[0].data[0] = pred;
+    args[0].v[0] = pred;
     checkGradient(m, f, {1, 2}, args);
     Jaxpr f2 = secondOrder(m, f, 1);
     args.push_back(randomValue(rng, f2.invars.back().type, -1, 1));
@@ -424,7 +424,7 @@ TEST_CASE("grad: vmaps are batched away first", "[grad]") {
   Atom y = f.outvars[0];
   weightedSum(m, f, y);
   std::mt19937 rng(17);
-  std::vector<Value> args;
+  std::vector<Arr> args;
   for (auto &v : f.invars) args.push_back(randomValue(rng, v.type, -1, 1));
   Jaxpr g = checkGradient(m, f, {0, 1}, args);
   walk(g, [](const Eqn &e) { CHECK(e.op != Op::Vmap); });
@@ -441,9 +441,9 @@ TEST_CASE("grad: second order, d2/dx2 of sin(x) * x", "[grad]") {
   Jaxpr h = transforms::valueAndGrad(m, dg, {0}, SrcRange{});
   verifyJaxpr(h);
   for (double x : {-1.3, 0.0, 0.7, 2.5}) {
-    auto out = evalJaxpr(h, {Value{DType::F32, {}, {x}}});
-    CHECK(out[0].data[0] == Approx(std::sin(x) + x * std::cos(x)).margin(1e-12));
-    CHECK(out[1].data[0] == Approx(2 * std::cos(x) - x * std::sin(x)).margin(1e-12));
+    auto out = evalF64(h, {Arr{DType::F32, {}, {x}}});
+    CHECK(out[0].v[0] == Approx(std::sin(x) + x * std::cos(x)).margin(1e-12));
+    CHECK(out[1].v[0] == Approx(2 * std::cos(x) - x * std::sin(x)).margin(1e-12));
   }
 }
 
@@ -456,10 +456,10 @@ TEST_CASE("grad: reduce_prod is exact where inputs are zero, to second order", "
     return std::vector<Atom>{b.reduce(Op::ReduceProd, x[0], {0})};
   });
   Jaxpr g = transforms::valueAndGrad(m, p, {0}, SrcRange{});
-  auto out = evalJaxpr(g, {Value{DType::F32, {3}, {2, 0, 3}}});
-  CHECK(out[1].data == std::vector<double>{0, 6, 0});
-  out = evalJaxpr(g, {Value{DType::F32, {3}, {0, 0, 3}}});
-  CHECK(out[1].data == std::vector<double>{0, 0, 0});
+  auto out = evalF64(g, {Arr{DType::F32, {3}, {2, 0, 3}}});
+  CHECK(out[1].v == std::vector<double>{0, 6, 0});
+  out = evalF64(g, {Arr{DType::F32, {3}, {0, 0, 3}}});
+  CHECK(out[1].v == std::vector<double>{0, 0, 0});
 
   std::mt19937 rng(11);
   for (std::vector<int64_t> axes : {std::vector<int64_t>{1}, {0, 2}, {0, 1, 2}}) {
@@ -469,8 +469,8 @@ TEST_CASE("grad: reduce_prod is exact where inputs are zero, to second order", "
       });
       weightedSum(m, f, f.outvars[0]);
       // One zero in some groups, two in another, none in the rest.
-      Value x{DType::F32, {2, 3, 2}, {1.5, 0, -2, 0.5, 1.25, 3, 0, 0, 2, -1, 0.75, 1.5}};
-      std::vector<Value> args{x, randomValue(rng, f.invars.back().type, -1, 1)};
+      Arr x{DType::F32, {2, 3, 2}, {1.5, 0, -2, 0.5, 1.25, 3, 0, 0, 2, -1, 0.75, 1.5}};
+      std::vector<Arr> args{x, randomValue(rng, f.invars.back().type, -1, 1)};
       Jaxpr g1 = checkGradient(m, f, {0}, args);
       walk(g1, [](const Eqn &e) { CHECK(e.op != Op::Div); });
       Jaxpr f2 = secondOrder(m, f, 0);
@@ -509,7 +509,7 @@ TEST_CASE("grad: user errors", "[grad]") {
       return std::vector<Atom>{b.reduce(Op::ReduceSum, p, {0, 1})};
     });
     std::mt19937 rng(1);
-    std::vector<Value> args{randomValue(rng, F({2, 3}), -1, 1), randomValue(rng, F({2, 3}), -1, 1)};
+    std::vector<Arr> args{randomValue(rng, F({2, 3}), -1, 1), randomValue(rng, F({2, 3}), -1, 1)};
     checkGradient(m, f, {0}, args);
   }
   SECTION("integer argument") {
