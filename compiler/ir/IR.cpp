@@ -111,6 +111,24 @@ static std::string fmtFloat(double f) {
   return s;
 }
 
+/// A string as Python's repr writes it: in single quotes (double quotes when it holds a
+/// single quote and no double quote), with backslash escapes.
+static std::string pyQuote(const std::string &v) {
+  char q = v.find('\'') != std::string::npos && v.find('"') == std::string::npos ? '"' : '\'';
+  std::string r(1, q);
+  for (unsigned char c : v) {
+    if (c == '\\' || c == q) r += '\\', r += char(c);
+    else if (c == '\n') r += "\\n";
+    else if (c == '\t') r += "\\t";
+    else if (c < 0x20 || c == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      r += buf;
+    } else r += char(c);
+  }
+  return r + q;
+}
+
 std::string Param::str() const {
   switch (kind) {
   case None: return "None";
@@ -121,8 +139,11 @@ std::string Param::str() const {
   case DTypeK: return name(dtype);
   case Tuple:
   case List: {
+    // As a jaxpr prints its params: a string alone bare (axis_name=i), inside a tuple or
+    // list as Python's repr (axes=('i', 'j'), print's segments=['x = ', 0]).
     std::string r = kind == Tuple ? "(" : "[";
-    for (size_t k = 0; k < elems.size(); ++k) r += (k ? ", " : "") + elems[k].str();
+    for (size_t k = 0; k < elems.size(); ++k)
+      r += (k ? ", " : "") + (elems[k].kind == Str ? pyQuote(elems[k].s) : elems[k].str());
     if (kind == Tuple && elems.size() == 1) r += ",";
     return r + (kind == Tuple ? ")" : "]");
   }

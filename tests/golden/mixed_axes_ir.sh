@@ -27,9 +27,10 @@ check "ppermute (i, j)" "$d" 'ppermute' 1
 d=$(ir "let y = reshape(arange(128.0), [2, 2, 2, 8, 2])
 print(pmap r (a in y) { pmap c (b in a) { vmap j (v in b) { all_to_all(v, (c, j, r), 0, 1) } } })
 print(pmap r (a in y) { pmap c (b in a) { vmap j (v in b) { psum_scatter(v, (c, j, r)) } } })") || fail=1
-check "all_to_all" "$d" '= all_to_all\[.*axis_name=(c, r) axis_size=4 concat_axis=0 split_axis=0\]' 1
+flat=$(tr -s ' \n' ' ' <<<"$d")  # params printed over several lines, joined
+check "all_to_all" "$flat" "= all_to_all\\[ axis_index_groups=None axis_name=('c', 'r') axis_size=4 concat_axis=0 split_axis=0 \\]" 1
 check "psum_scatter" "$d" '= reduce_scatter\[' 1
-check "psum_scatter" "$d" '^ *axis_name=(c, r)$' 1
+check "psum_scatter" "$(grep -A2 '= reduce_scatter\[' <<<"$d")" "^ *axis_name=('c', 'r')$" 1
 check "all_to_all, psum_scatter" "$d" 'all_gather\|= vmap\[' 0
 [ $fail -eq 0 ] && echo ok
 exit $fail

@@ -18,18 +18,18 @@ TEST_CASE("closures and lambdas inside a pmap see its axis", "[lower][axes]") {
                        "  g(scaled(v))\n"
                        "}", {4});
   REQUIRE(c.ok());
-  CHECK(has(c.ir(), "psum[axes=(i,)"));
+  CHECK(has(c.ir(), "psum[axes=('i',)"));
   CHECK(has(c.ir(), "mul c 4.0:f32[]"));
 }
 
 TEST_CASE("a function's axis parameters bind in its body", "[lower][axes]") {
   std::string ir = irOf("fn norm[a](x) = x / psum(x, a)\n"
                         "let y = pmap rows (v in ones([4, 2])) { norm[rows](v) }", {4});
-  CHECK(has(ir, "psum[axes=(rows,)"));
+  CHECK(has(ir, "psum[axes=('rows',)"));
   // Two axis parameters, passed a nest's axes, and a tuple of axes in a collective.
   ir = irOf("fn tot[a, b](x) = psum(x, (a, b))\n"
             "let y = pmap r (u in ones([2, 2])) { pmap c (v in u) { tot[r, c](v) } }", {4});
-  CHECK(has(ir, "psum[axes=(r, c)"));
+  CHECK(has(ir, "psum[axes=('r', 'c')"));
   CHECK(err("fn norm[a](x) = x / psum(x, a)\nlet y = pmap i (v in arange(4.0)) { norm(v) }", {4}) ==
         "2:37: 'norm' takes 1 axis argument ([a...]) but 0 were given");
   CHECK(err("fn norm(x) = x\nlet y = pmap i (v in arange(4.0)) { norm[i](v) }", {4}) ==
