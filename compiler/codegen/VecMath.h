@@ -44,7 +44,8 @@ llvm::Value *emitTanhF32(llvm::IRBuilderBase &b, llvm::Value *x);
 /// logistic(x) = 1 / (1 + exp(-x)), as XLA expands it.
 llvm::Value *emitLogisticF32(llvm::IRBuilderBase &b, llvm::Value *x);
 
-/// sin(x), cos(x), tan(x): reduction by pi/2 (Cody-Waite with fma, Payne-Hanek for
+/// sin(x) and cos(x) are glibc's sinf and cosf, bit for bit (Note [glibc sinf and cosf]
+/// in VecMathTrig.cpp). tan(x): reduction by pi/2 (Cody-Waite with fma, Payne-Hanek for
 /// |x| > kTrigMaxArg) and minimax polynomials on [-pi/4, pi/4]; signed zeros kept,
 /// NaN for +-inf and NaN. They add internal helper functions to the insertion
 /// point's module.

@@ -15,6 +15,7 @@
 #include <llvm/Transforms/Utils/ModuleUtils.h>
 
 #include <bit>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,8 @@ using namespace llvm;
 namespace spmd::codegen {
 using namespace vecmath;
 namespace {
+
+constexpr double kNaNf = std::numeric_limits<double>::quiet_NaN();
 
 /// Note [Trig range reduction]: x = n * pi/2 + r, with n the nearest integer to
 /// x * 2/pi (only n mod 4, the quadrant, matters) and |r| <= pi/4 (about).
@@ -98,8 +101,10 @@ Value *tableAt(IRBuilderBase &b, GlobalVariable *table, Value *idx) {
   return b.CreateLoad(i32, p);
 }
 
-/// Payne-Hanek (Note [Trig range reduction]); right for every finite x with |x| >= 1.
-Reduced reduceLarge(IRBuilderBase &b, Value *x) {
+/// Payne-Hanek (Note [Trig range reduction]) of |x|, right for every finite x with
+/// |x| >= 1: r as a double (|r| <= pi/4) and n, so that |x| = n pi/2 + r. This is
+/// glibc's reduce_large (sinf.c) operation for operation.
+Reduced reduceLargeAbs(IRBuilderBase &b, Value *x) {
   Type *ity = like(x, b.getInt32Ty()), *lty = like(x, b.getInt64Ty()), *dty = like(x, b.getDoubleTy());
   Value *bits = b.CreateBitCast(x, ity);
   Value *abits = b.CreateAnd(bits, ic(ity, 0x7fffffff));
@@ -123,11 +128,77 @@ Reduced reduceLarge(IRBuilderBase &b, Value *x) {
   Value *n = b.CreateLShr(b.CreateAdd(y, ic(lty, int64_t(1) << 61)), ic(lty, 62));
   Value *frac = b.CreateSub(y, b.CreateShl(n, ic(lty, 62)));  // in [-2^61, 2^61)
   Value *r = b.CreateFMul(b.CreateSIToFP(frac, dty), fc(dty, 0x1.921fb54442d18p0 * 0x1p-62));
-  r = b.CreateFPTrunc(r, x->getType());
-  Value *q = b.CreateTrunc(n, ity);
+  return {r, b.CreateTrunc(n, ity)};
+}
+
+/// reduceLargeAbs with r in float, for x of either sign.
+Reduced reduceLarge(IRBuilderBase &b, Value *x) {
+  Type *ity = like(x, b.getInt32Ty());
+  Reduced red = reduceLargeAbs(b, x);
+  Value *r = b.CreateFPTrunc(red.r, x->getType()), *q = red.q;
   // sin, cos and tan of -|x|: -r in quadrant -n.
-  Value *neg = b.CreateICmpSLT(bits, ic(ity, 0));
+  Value *neg = b.CreateICmpSLT(b.CreateBitCast(x, ity), ic(ity, 0));
   return {b.CreateSelect(neg, b.CreateFNeg(r), r), b.CreateSelect(neg, b.CreateNeg(q), q)};
+}
+
+/// Note [glibc sinf and cosf]: on the CPU, XLA computes f32 sin and cos by calling the C
+/// library's sinf and cosf, so JAX's results are glibc's, bit for bit (checked over
+/// random bit patterns of every exponent: all equal), and about 20% of them differ by
+/// an ulp from the float polynomials of fromReduced. sin and cos are therefore glibc's
+/// algorithm (Arm's optimized-routines sinf.c, cosf.c, sincosf.h, as glibc builds them
+/// for x86-64 CPUs with FMA, its __sinf_fma/__cosf_fma variants: every a + b * c
+/// contracted into an fma), in double precision: |x| < 2^-12 gives x (sin) or 1 (cos);
+/// |x| < 120 is reduced by n = ((int)(x * 2^24 * 2/pi) + 2^23) >> 24 and r = x - n pi/2
+/// (one fma); larger finite x by reduceLargeAbs, the quadrant then n + sign(x). Then
+/// the sine polynomial of r * (+-1) or the cosine polynomial (negated in quadrants 2
+/// and 3), rounded once to float.
+struct GlibcReduced {
+  Value *r;  ///< the reduced argument, a double
+  Value *n;  ///< the quadrant count (i32)
+  Value *k;  ///< n, plus 1 for a negative x reduced as |x| (the sign and table index)
+};
+
+GlibcReduced glibcReduceFast(IRBuilderBase &b, Value *x) {
+  Type *ity = like(x, b.getInt32Ty()), *dty = like(x, b.getDoubleTy());
+  Value *xd = b.CreateFPExt(x, dty);
+  // Out-of-range lanes (|x| >= 120, inf, NaN) give poison here: frozen, and replaced.
+  Value *t = b.CreateFreeze(b.CreateFPToSI(b.CreateFMul(xd, fc(dty, 0x1.45F306DC9C883p+23)), ity));
+  Value *n = b.CreateAShr(b.CreateAdd(t, ic(ity, 0x800000)), ic(ity, 24));
+  Value *r = fma(b, b.CreateFNeg(b.CreateSIToFP(n, dty)), fc(dty, 0x1.921FB54442D18p0), xd);
+  return {r, n, n};
+}
+
+GlibcReduced glibcReduceLarge(IRBuilderBase &b, Value *x) {
+  Type *ity = like(x, b.getInt32Ty());
+  Reduced red = reduceLargeAbs(b, x);
+  Value *sign = b.CreateLShr(b.CreateBitCast(x, ity), ic(ity, 31));
+  return {red.r, red.q, b.CreateAdd(red.q, sign)};
+}
+
+/// sinf_poly of glibc (with fma), rounded to float: sin for even n + cos, else cos.
+Value *glibcPoly(IRBuilderBase &b, GlibcReduced red, bool cosine, Type *fty) {
+  Type *dty = red.r->getType(), *ity = red.n->getType();
+  auto bit = [&](Value *v, int m) { return b.CreateICmpNE(b.CreateAnd(v, ic(ity, m)), ic(ity, 0)); };
+  Value *k1 = bit(red.k, 1), *k2 = bit(red.k, 2);
+  Value *x = b.CreateSelect(b.CreateXor(k1, k2), b.CreateFNeg(red.r), red.r);  // r * sign[k & 3]
+  Value *x2 = b.CreateFMul(red.r, red.r);
+  // The sine polynomial.
+  Value *x3 = b.CreateFMul(x2, x);
+  Value *s1 = fma(b, x2, fc(dty, -0x1.994eb3774cf24p-13), fc(dty, 0x1.1107605230bc4p-7));
+  Value *x7 = b.CreateFMul(x2, x3);
+  Value *s = fma(b, x3, fc(dty, -0x1.555545995a603p-3), x);
+  Value *sinv = fma(b, s1, x7, s);
+  // The cosine polynomial (glibc's second table negates its coefficients: the same
+  // value negated, as rounding is symmetric).
+  Value *x4 = b.CreateFMul(x2, x2);
+  Value *c1 = fma(b, x2, fc(dty, -0x1.ffffffd0c621cp-2), fc(dty, 1.0));
+  Value *c2 = fma(b, x2, fc(dty, 0x1.99343027bf8c3p-16), fc(dty, -0x1.6c087e89a359dp-10));
+  Value *x6 = b.CreateFMul(x2, x4);
+  Value *c = fma(b, x4, fc(dty, 0x1.55553e1068f19p-5), c1);
+  Value *cosv = fma(b, c2, x6, c);
+  cosv = b.CreateSelect(k2, b.CreateFNeg(cosv), cosv);
+  Value *odd = bit(cosine ? b.CreateAdd(red.n, ic(ity, 1)) : red.n, 1);
+  return b.CreateFPTrunc(b.CreateSelect(odd, cosv, sinv), fty);
 }
 
 /// sin(r) and cos(r) for |r| <= pi/4: Cephes' single-precision minimax polynomials.
@@ -143,7 +214,9 @@ Value *cosPoly(IRBuilderBase &b, Value *r) {
   return fma(b, b.CreateFMul(z, z), p, fma(b, fc(ty, -0.5), z, fc(ty, 1.0)));
 }
 
-enum class Trig { Sin, Cos, Tan };
+enum class Trig { Sin, Cos, Tan, GlibcSin, GlibcCos };
+
+bool isGlibc(Trig k) { return k == Trig::GlibcSin || k == Trig::GlibcCos; }
 
 /// The function of the reduced argument: sin(x) = sin(r + n pi/2) and so on.
 Value *fromReduced(IRBuilderBase &b, Trig k, Reduced red) {
@@ -166,10 +239,11 @@ Value *fromReduced(IRBuilderBase &b, Trig k, Reduced red) {
 }
 
 /// Whether x is finite with |x| > kTrigMaxArg: one unsigned compare of its bits.
-Value *needsLargeReduction(IRBuilderBase &b, Value *x) {
+/// (For glibc's sinf and cosf: finite with |x| >= 120, as far as its abstop12 test tells.)
+Value *needsLargeReduction(IRBuilderBase &b, Value *x, Trig k) {
   Type *ity = like(x, b.getInt32Ty());
   Value *abits = b.CreateAnd(b.CreateBitCast(x, ity), ic(ity, 0x7fffffff));
-  const int64_t lo = int64_t(std::bit_cast<uint32_t>(kTrigMaxArg)) + 1, inf = 0x7f800000;
+  const int64_t lo = isGlibc(k) ? 0x42f00000 : int64_t(std::bit_cast<uint32_t>(kTrigMaxArg)) + 1, inf = 0x7f800000;
   return b.CreateICmpULT(b.CreateSub(abits, ic(ity, lo)), ic(ity, inf - lo));
 }
 
@@ -191,6 +265,12 @@ Value *needsLargeReduction(IRBuilderBase &b, Value *x) {
 /// until the vectoriser has seen them. Widths: x86's loop vectoriser sizes vectors by
 /// the widest type in the loop (f32 here), so 16 lanes at most (AVX-512); a width
 /// without a variant would scalarise the call, still correct.
+/// The result for an x that needs the large reduction.
+Value *largeResult(IRBuilderBase &b, Trig k, Value *x) {
+  if (isGlibc(k)) return glibcPoly(b, glibcReduceLarge(b, x), k == Trig::GlibcCos, x->getType());
+  return fromReduced(b, k, reduceLarge(b, x));
+}
+
 constexpr unsigned kVariantWidths[] = {2, 4, 8, 16};
 
 /// Sets the attributes every helper has: it reads only the constant table, so no
@@ -213,12 +293,12 @@ Function *slowVariant(Module &m, Trig k, unsigned vf, const std::string &name) {
   f->addFnAttr(Attribute::NoInline);
   IRBuilder<> b(BasicBlock::Create(m.getContext(), "entry", f));
   Value *x = f->getArg(0);
-  b.CreateRet(b.CreateSelect(needsLargeReduction(b, x), fromReduced(b, k, reduceLarge(b, x)), f->getArg(1)));
+  b.CreateRet(b.CreateSelect(needsLargeReduction(b, x, k), largeResult(b, k, x), f->getArg(1)));
   return f;
 }
 
 Function *largeHelper(Module &m, Trig k, MathTarget target, unsigned vf) {
-  static const char *const names[] = {"sin", "cos", "tan"};
+  static const char *const names[] = {"sin", "cos", "tan", "gsin", "gcos"};
   std::string name = std::string("spmd.vecmath.") + names[int(k)] + ".large" +
                      (target == MathTarget::Gpu ? ".gpu" : "") + (vf ? ".v" + std::to_string(vf) : "");
   if (Function *f = m.getFunction(name)) return f;
@@ -232,7 +312,7 @@ Function *largeHelper(Module &m, Trig k, MathTarget target, unsigned vf) {
        *done = BasicBlock::Create(c, "done", f);
   IRBuilder<> b(entry);
   Value *x = f->getArg(0), *fast = f->getArg(1);
-  Value *need = needsLargeReduction(b, x);
+  Value *need = needsLargeReduction(b, x, k);
   MDBuilder md(c);
   b.CreateCondBr(vf ? b.CreateOrReduce(need) : need, large, done, md.createUnlikelyBranchWeights());
   b.SetInsertPoint(large);
@@ -240,9 +320,9 @@ Function *largeHelper(Module &m, Trig k, MathTarget target, unsigned vf) {
   if (vf && target == MathTarget::Cpu)
     v = b.CreateCall(slowVariant(m, k, vf, name + ".slow"), {x, fast});
   else if (vf)
-    v = b.CreateSelect(need, fromReduced(b, k, reduceLarge(b, x)), fast);
+    v = b.CreateSelect(need, largeResult(b, k, x), fast);
   else
-    v = fromReduced(b, k, reduceLarge(b, x));
+    v = largeResult(b, k, x);
   b.CreateBr(done);
   b.SetInsertPoint(done);
   PHINode *phi = b.CreatePHI(ty, 2);
@@ -273,6 +353,14 @@ Value *withLargeReduction(IRBuilderBase &b, Trig k, MathTarget target, Value *x,
 }
 
 Value *sinCosTan(IRBuilderBase &b, Trig k, Value *x, MathTarget target) {
+  if (isGlibc(k)) {  // Note [glibc sinf and cosf]
+    Type *ty = x->getType(), *ity = like(x, b.getInt32Ty());
+    bool cosine = k == Trig::GlibcCos;
+    Value *v = withLargeReduction(b, k, target, x, glibcPoly(b, glibcReduceFast(b, x), cosine, ty));
+    Value *abits = b.CreateAnd(b.CreateBitCast(x, ity), ic(ity, 0x7fffffff));
+    v = b.CreateSelect(b.CreateICmpULT(abits, ic(ity, 0x39800000)), cosine ? static_cast<Value *>(fc(ty, 1.0)) : x, v);
+    return b.CreateSelect(b.CreateICmpUGE(abits, ic(ity, 0x7f800000)), fc(ty, kNaNf), v);
+  }
   Value *v = withLargeReduction(b, k, target, x, fromReduced(b, k, reduceSmall(b, x)));
   if (k == Trig::Cos) return v;
   // The reduction turns -0 into +0: keep the sign of a zero input.
@@ -313,8 +401,8 @@ void registerVecMathPasses(PassBuilder &pb) {
   });
 }
 
-Value *emitSinF32(IRBuilderBase &b, Value *x, MathTarget t) { return sinCosTan(b, Trig::Sin, x, t); }
-Value *emitCosF32(IRBuilderBase &b, Value *x, MathTarget t) { return sinCosTan(b, Trig::Cos, x, t); }
+Value *emitSinF32(IRBuilderBase &b, Value *x, MathTarget t) { return sinCosTan(b, Trig::GlibcSin, x, t); }
+Value *emitCosF32(IRBuilderBase &b, Value *x, MathTarget t) { return sinCosTan(b, Trig::GlibcCos, x, t); }
 Value *emitTanF32(IRBuilderBase &b, Value *x, MathTarget t) { return sinCosTan(b, Trig::Tan, x, t); }
 
 } // namespace spmd::codegen

@@ -196,7 +196,11 @@ void addMathBuiltins(Table &m) {
     m["all"] = reduction(Red::All, "all");
     m["any"] = reduction(Red::Any, "any");
     m["logsumexp"] = reduction(Red::LogSumExp, "logsumexp");
-    m["dot"] = {{"a", "b"}, 2, [](Lowering &L, Bound &a, auto &, SrcRange loc) { return L.matmul(a[0].value, a[1].value, loc); }};
+    // np.dot: a scalar operand multiplies (where `@` refuses it, as np.matmul does).
+    m["dot"] = {{"a", "b"}, 2, [](Lowering &L, Bound &a, auto &, SrcRange loc) {
+                  auto scalar = [](const Value &v) { return v.isNumber() || (v.kind == Value::Array && v.type().rank() == 0); };
+                  if (scalar(*a[0].value) || scalar(*a[1].value)) return L.binary(ast::BinOp::Mul, a[0].value, a[1].value, loc);
+                  return L.matmul(a[0].value, a[1].value, loc); }};
 }
 
 } // namespace spmd::sema::builtins

@@ -23,6 +23,19 @@ ValueP Lowering::gradCall(const Value &g, std::vector<ArgV> args, SrcRange loc) 
   std::vector<std::vector<ValueP>> argLeaves(args.size());
   std::vector<Atom> outerAtoms;
   std::vector<int> leafArg;
+  // A list of numbers is the array it spells (`grad(f)([1.0, 2.0])` differentiates with
+  // respect to an f32[2] and returns one), also inside a tuple argument.
+  auto lists = [&](auto &&self, ValueP v, SrcRange at) -> ValueP {
+    if (v->kind != Value::Tuple) return v;
+    if (v->isList) {
+      ValueP a = listAsArray(v, at);
+      if (a != v) return a;
+    }
+    std::vector<ValueP> e;
+    for (auto &x : v->elems) e.push_back(self(self, x, at));
+    return Value::tuple(e, v->isList);
+  };
+  for (auto &a : args) a.value = lists(lists, a.value, a.loc);
   for (size_t k = 0; k < args.size(); ++k) {
     std::vector<ValueP> ls;
     leaves(args[k].value, ls);

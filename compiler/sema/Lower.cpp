@@ -218,6 +218,9 @@ ValueP Lowering::stmt(const Stmt &s) {
                 {{bd->loc, "declare it with 'var' to make it mutable"}});
     ValueP nv = expr(*a->value);
     bd = scope->lookup(a->name.name);
+    // Note [Vars of lists]: a list of numbers meeting an array is that array.
+    if (bd->value->kind == Value::Array) nv = listAsArray(nv, a->value->loc);
+    else if (nv->kind == Value::Array) bd->value = listAsArray(bd->value, bd->loc);
     // The type of a var is fixed by its declaration (so loops can carry it).
     std::vector<ValueP> oldL, newL;
     leaves(bd->value, oldL);

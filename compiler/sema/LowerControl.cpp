@@ -75,6 +75,7 @@ void Lowering::forStmt(const ForStmt &f) {
     Scope::Binding *bd = scope->lookup(nm);
     if (!bd || !bd->mutable_) continue;
     carried.push_back(nm);
+    bd->value = listAsArray(bd->value, bd->loc);  // Note [Vars of lists]
     std::vector<ValueP> ls;
     leaves(bd->value, ls);
     std::vector<ValueP> arrs;
@@ -166,6 +167,7 @@ ValueP Lowering::ifExpr(const IfExpr &e) {
     Scope::Binding *bd = scope->lookup(nm);
     if (!bd || !bd->mutable_) continue;
     carried.push_back(nm);
+    bd->value = listAsArray(bd->value, bd->loc);  // Note [Vars of lists]
     std::vector<ValueP> ls, arrs;
     leaves(bd->value, ls);
     for (auto &l : ls) arrs.push_back(l->kind == Value::Array ? l : toArray(l, bd->loc));

@@ -181,6 +181,25 @@ ValueP Lowering::toArray(ValueP v, SrcRange loc) {
   userError(loc, "expected an array, but this is a " + describe(*v));
 }
 
+// Note [Vars of lists]
+// `var w = [1.0, 2.0]` keeps the static list (so `var s = [2, 3]; zeros(s)` works), but a
+// JAX user writing it means jnp.array([1.0, 2.0]): once the var meets an array (`w = w *
+// 2.0`, or a loop or run-time `if` that carries it), the list is converted to the array it
+// spells, and a list assigned to a var holding an array is converted too. Lists of keys,
+// tuples and strings stay as they are.
+ValueP Lowering::listAsArray(ValueP v, SrcRange loc) {
+  if (v->kind != Value::Tuple || !v->isList || v->elems.empty()) return v;
+  auto numeric = [](auto &&self, const Value &x) -> bool {
+    if (x.kind == Value::Array) return x.type().dtype != DType::Key;
+    if (x.isNumber()) return true;
+    if (x.kind != Value::Tuple || !x.isList || x.elems.empty()) return false;
+    for (auto &e : x.elems)
+      if (!self(self, *e)) return false;
+    return true;
+  };
+  return numeric(numeric, *v) ? toArray(v, loc) : v;
+}
+
 Atom Lowering::toAtom(ValueP v, SrcRange loc, bool *weak) {
   ValueP a = toArray(v, loc);
   if (weak) *weak = a->weak;

@@ -100,6 +100,10 @@ public:
   /// The array a value stands for (static numbers and lists become constants).
   ir::Atom toAtom(ValueP v, SrcRange loc, bool *weak = nullptr);
   ValueP toArray(ValueP v, SrcRange loc);
+  /// A `var` holding a list of numbers (`var w = [1.0, 2.0]`) is the array it spells once
+  /// the var meets an array: in an assignment, or carried by a loop or a run-time `if`
+  /// (Note [Vars of lists]). Any other value is returned as it is.
+  ValueP listAsArray(ValueP v, SrcRange loc);
   /// Promotes and broadcasts operands to a common dtype and shape.
   std::vector<ir::Atom> unify(const std::vector<ValueP> &vs, SrcRange loc, ir::DType *dt, bool *weak,
                               const char *what);

@@ -295,6 +295,8 @@ Split splitVjp(Module &m, const Jaxpr &body, const std::vector<bool> &inActive,
                           " for " + e.in[k].type().str());
       accumulate(bb, ct, e.in[k].var.id, *inCts[k]);
     }
+    for (auto &[k, v] : c.extra)
+      if (tape[t].need[k]) accumulate(bb, ct, e.in[k].var.id, v);
   }
   for (size_t k = 0; k < body.invars.size(); ++k) {
     if (!inActive[k]) continue;

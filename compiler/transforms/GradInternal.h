@@ -68,6 +68,10 @@ struct RuleCtx {
   std::vector<bool> need;       ///< which inputs of `e` want a cotangent
   const RegionTape *tape = nullptr;
   SrcRange loc;                 ///< the grad call, for user errors
+  /// Further cotangents (input index, value) that the sweep adds to the inputs' totals
+  /// after the returned ones, in order: for a JVP rule that uses the tangent twice, as
+  /// tanh's does, JAX's transpose adds each use to the total separately.
+  std::vector<std::pair<int, ir::Atom>> extra = {};
 };
 
 /// A rule returns a cotangent per input of the equation (nullopt: none).

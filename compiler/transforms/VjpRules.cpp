@@ -86,14 +86,21 @@ std::vector<Ct> logVjp(RuleCtx &c) { return {c.b.binary(Op::Div, g0(c), in(c, 0)
 std::vector<Ct> log1pVjp(RuleCtx &c) {
   return {c.b.binary(Op::Div, g0(c), c.b.binary(Op::Add, in(c, 0), lit(c, 1)))};
 }
-std::vector<Ct> sqrtVjp(RuleCtx &c) { return {c.b.binary(Op::Div, g0(c), mul(c, out0(c), lit(c, 2)))}; }
+// As JAX's JVP rules transposed, operation for operation, so the gradients round as
+// JAX's do: sqrt g * (0.5 / ans); tanh (g + g * ans) * (1 - ans), whose transpose adds
+// t and then t * ans (t = g * (1 - ans)) to x's total cotangent, one after the other.
+std::vector<Ct> sqrtVjp(RuleCtx &c) { return times(c, c.b.binary(Op::Div, lit(c, 0.5), out0(c))); }
 std::vector<Ct> rsqrtVjp(RuleCtx &c) {
   return times(c, mul(c, c.b.binary(Op::Div, out0(c), in(c, 0)), lit(c, -0.5)));
 }
 std::vector<Ct> sinVjp(RuleCtx &c) { return times(c, c.b.unary(Op::Cos, in(c, 0))); }
 std::vector<Ct> cosVjp(RuleCtx &c) { return times(c, c.b.unary(Op::Neg, c.b.unary(Op::Sin, in(c, 0)))); }
 std::vector<Ct> tanVjp(RuleCtx &c) { return times(c, c.b.binary(Op::Add, lit(c, 1), mul(c, out0(c), out0(c)))); }
-std::vector<Ct> tanhVjp(RuleCtx &c) { return times(c, c.b.binary(Op::Sub, lit(c, 1), mul(c, out0(c), out0(c)))); }
+std::vector<Ct> tanhVjp(RuleCtx &c) {
+  Var t = mul(c, g0(c), c.b.binary(Op::Sub, lit(c, 1), out0(c)));
+  c.extra.push_back({0, mul(c, t, out0(c))});
+  return {t};
+}
 std::vector<Ct> logisticVjp(RuleCtx &c) {
   return times(c, mul(c, out0(c), c.b.binary(Op::Sub, lit(c, 1), out0(c))));
 }
@@ -142,8 +149,9 @@ std::vector<Ct> fmaVjp(RuleCtx &c) {
 std::vector<Ct> divVjp(RuleCtx &c) {
   std::vector<Ct> r(2);
   if (c.need[0]) r[0] = unbroadcast(c.b, c.b.binary(Op::Div, g0(c), in(c, 1)), c.e.in[0].type());
-  if (c.need[1]) {
-    Var t = c.b.binary(Op::Div, mul(c, g0(c), out0(c)), in(c, 1));
+  if (c.need[1]) {  // JAX: -g * x * y**-2, transposed: -((g * y**-2) * x)
+    Var yinv2 = c.b.emit1(Op::IntegerPow, {in(c, 1)}, {{"y", Param::of(int64_t(-2))}});
+    Var t = mul(c, mul(c, g0(c), yinv2), in(c, 0));
     r[1] = unbroadcast(c.b, c.b.unary(Op::Neg, t), c.e.in[1].type());
   }
   return r;
