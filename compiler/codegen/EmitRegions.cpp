@@ -514,7 +514,7 @@ void Lowering::emitCollective(const ir::Eqn &e) {
   case Op::Psum: case Op::Pmax: case Op::Pmin: {
     Value *dst = defBuffer(out);
     copyAtom(x, dst);
-    int32_t op = e.op == Op::Psum ? 0 : e.op == Op::Pmax ? 1 : 2;
+    int32_t op = e.op == Op::Psum ? SPMD_REDUCE_SUM : e.op == Op::Pmax ? SPMD_REDUCE_MAX : SPMD_REDUCE_MIN;
     b.CreateCall(rt("spmd_allreduce"), {fs->dev, dst, c64(out.type.numel()), c32(dtypeCode(d)), c32(op),
                                         c32(int32_t(axisMask(e.param("axes"))))});
     return;
@@ -564,7 +564,7 @@ void Lowering::emitCollective(const ir::Eqn &e) {
     Value *in = reorderGroup(e.param("axis_name"), d, chunkMajor(x, e.intParam("scatter_dimension"), G),
                              x.type().numel() / G, true);
     b.CreateCall(rt("spmd_reduce_scatter"), {fs->dev, in, defBuffer(out), c64(x.type().numel() / G),
-                                             c32(dtypeCode(d)), c32(0), c32(int32_t(m))});
+                                             c32(dtypeCode(d)), c32(SPMD_REDUCE_SUM), c32(int32_t(m))});
     return;
   }
   default: break;

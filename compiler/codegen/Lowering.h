@@ -16,6 +16,7 @@
 #pragma once
 
 #include "ir/IR.h"
+#include "spmdrt.h"
 
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Instructions.h>
@@ -285,7 +286,7 @@ public:
 ir::Op reduceCombiner(ir::Op reduce);
 double reduceIdentity(ir::Op reduce, ir::DType d);
 
-/// The runtime's dtype code (spmdrt.h).
+/// The runtime's dtype code (a spmd_dtype): ir::DType's own value (spmdrt.def).
 int32_t dtypeCode(ir::DType d);
 
 } // namespace spmd::codegen
