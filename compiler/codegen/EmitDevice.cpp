@@ -613,31 +613,56 @@ void Lowering::deviceCollective(const ir::Eqn &e) {
 
 void Lowering::emitDeviceEqn(const ir::Eqn &e) {
   if (e.out.size() == 1 && fs->fused.count(e.out[0].id)) return;
-  switch (e.op) {
-  case Op::Pmap: return emitInnerPmap(e);
-  case Op::ForLoop: return emitForLoop(e);
-  case Op::Cond: return emitCond(e);
-  case Op::Reshape: case Op::RandomWrap: case Op::RandomUnwrap: return emitReshape(e);
-  case Op::DotGeneral: return deviceDot(e);
-  case Op::ReduceSum: case Op::ReduceMax: case Op::ReduceMin: case Op::ReduceProd:
-  case Op::ReduceAnd: case Op::ReduceOr: return deviceReduce(e);
-  case Op::CheckIndex: return deviceCheckIndex(e);
-  case Op::DynamicSlice: case Op::DynamicUpdateSlice:
-    // Note [Index errors]: with no valid start every index fails, even where the result
-    // has no elements (so no thread of the kernel below would see the index).
-    if (sliceHasNoStart(e)) {
-      size_t first = e.op == Op::DynamicUpdateSlice ? 2 : 1;
-      std::vector<ir::Atom> idx(e.in.begin() + first, e.in.end());
-      launchKernel("index_error", 1, leavesOf(idx), {}, [&](Value *, const std::vector<Value *> &) { dynamicStarts(e); });
+  EqnEmitter emit = deviceEmitters()[size_t(e.op)];
+  internal_assert(emit, std::string("device programs do not support primitive ") + ir::name(e.op));
+  emit(*this, e);
+}
+
+const std::array<EqnEmitter, ir::kNumOps> &deviceEmitters() {
+  static const std::array<EqnEmitter, ir::kNumOps> table = [] {
+    std::array<EqnEmitter, ir::kNumOps> t{};
+    auto set = [&](Op op, EqnEmitter f) { t[size_t(op)] = f; };
+    // What the host computes element by element (fused) becomes one kernel here.
+    for (int k = 0; k < ir::kNumOps; ++k) {
+      Op op = Op(k);
+      if (ir::info(op).category == ir::OpCategory::Collective)
+        set(op, [](Lowering &l, const ir::Eqn &e) { l.deviceCollective(e); });
+      else if (Lowering::indexableOp(op))
+        set(op, [](Lowering &l, const ir::Eqn &e) { l.deviceMaterialize(e); });
     }
-    return deviceMaterialize(e);
-  case Op::Argmax: case Op::Argmin: case Op::Concatenate: case Op::Pad: case Op::Constant:
-    return deviceMaterialize(e);
-  default: break;
-  }
-  if (ir::info(e.op).category == ir::OpCategory::Collective) return deviceCollective(e);
-  if (indexable(e)) return deviceMaterialize(e);
-  internal_assert(false, std::string("device programs do not support primitive ") + ir::name(e.op));
+    set(Op::Pmap, [](Lowering &l, const ir::Eqn &e) { l.emitInnerPmap(e); });
+    set(Op::ForLoop, [](Lowering &l, const ir::Eqn &e) { l.emitForLoop(e); });
+    set(Op::Cond, [](Lowering &l, const ir::Eqn &e) { l.emitCond(e); });
+    for (Op op : {Op::Reshape, Op::RandomWrap, Op::RandomUnwrap})
+      set(op, [](Lowering &l, const ir::Eqn &e) { l.emitReshape(e); });
+    set(Op::DotGeneral, [](Lowering &l, const ir::Eqn &e) { l.deviceDot(e); });
+    for (Op op : {Op::ReduceSum, Op::ReduceMax, Op::ReduceMin, Op::ReduceProd, Op::ReduceAnd, Op::ReduceOr})
+      set(op, [](Lowering &l, const ir::Eqn &e) { l.deviceReduce(e); });
+    set(Op::CheckIndex, [](Lowering &l, const ir::Eqn &e) { l.deviceCheckIndex(e); });
+    for (Op op : {Op::DynamicSlice, Op::DynamicUpdateSlice})
+      set(op, [](Lowering &l, const ir::Eqn &e) {
+        // Note [Index errors]: with no valid start every index fails, even where the result
+        // has no elements (so no thread of the kernel below would see the index).
+        if (l.sliceHasNoStart(e)) {
+          size_t first = e.op == Op::DynamicUpdateSlice ? 2 : 1;
+          std::vector<ir::Atom> idx(e.in.begin() + first, e.in.end());
+          l.launchKernel("index_error", 1, l.leavesOf(idx), {},
+                         [&](Value *, const std::vector<Value *> &) { l.dynamicStarts(e); });
+        }
+        l.deviceMaterialize(e);
+      });
+    for (Op op : {Op::Argmax, Op::Argmin, Op::Concatenate, Op::Pad, Op::Constant})
+      set(op, [](Lowering &l, const ir::Eqn &e) { l.deviceMaterialize(e); });
+    // Explicitly not here: host effects run on the host, never inside a pmap body (sema
+    // refuses them there), and vmaps are gone before codegen.
+    for (Op op : {Op::Print, Op::AssertClose})
+      set(op, [](Lowering &, const ir::Eqn &e) {
+        internal_assert(false, std::string(ir::name(e.op)) + " inside a device program (a host effect)");
+      });
+    set(Op::Vmap, [](Lowering &, const ir::Eqn &) { internal_assert(false, "vmap reached codegen: eliminateVmaps runs first"); });
+    return t;
+  }();
+  return table;
 }
 
 } // namespace spmd::codegen

@@ -415,28 +415,45 @@ void Lowering::emitEqn(const ir::Eqn &e) {
   // A fused value is emitted by its consumers.
   if (fs->deviceProgram) return emitDeviceEqn(e);
   if (e.out.size() == 1 && fs->fused.count(e.out[0].id)) return;
-  if (indexable(e)) return emitIndexable(e);
-  switch (e.op) {
-  case Op::ReduceSum: case Op::ReduceMax: case Op::ReduceMin: case Op::ReduceProd:
-  case Op::ReduceAnd: case Op::ReduceOr: return emitReduce(e);
-  case Op::Argmax: case Op::Argmin: return emitArgReduce(e);
-  case Op::Reshape: case Op::RandomWrap: case Op::RandomUnwrap: return emitReshape(e);
-  case Op::Concatenate: return emitConcatenate(e);
-  case Op::Pad: return emitPad(e);
-  case Op::Constant: return emitConstant(e);
-  case Op::DynamicSlice: return emitDynamicSlice(e, false);
-  case Op::DynamicUpdateSlice: return emitDynamicSlice(e, true);
-  case Op::DotGeneral: return emitDot(e);
-  case Op::Pmap: return fs->kernel ? emitInnerPmap(e) : emitPmapLaunch(e);
-  case Op::ForLoop: return emitForLoop(e);
-  case Op::Cond: return emitCond(e);
-  case Op::Print: return emitPrint(e);
-  case Op::AssertClose: return emitAssertClose(e);
-  case Op::CheckIndex: return emitCheckIndex(e);
-  default: break;
-  }
-  if (ir::info(e.op).category == OpCategory::Collective) return emitCollective(e);
-  internal_assert(false, std::string("codegen does not support primitive ") + ir::name(e.op));
+  EqnEmitter emit = hostEmitters()[size_t(e.op)];
+  internal_assert(emit, std::string("codegen does not support primitive ") + ir::name(e.op));
+  emit(*this, e);
+}
+
+const std::array<EqnEmitter, ir::kNumOps> &hostEmitters() {
+  using ir::Op;
+  using ir::OpCategory;
+  static const std::array<EqnEmitter, ir::kNumOps> table = [] {
+    std::array<EqnEmitter, ir::kNumOps> t{};
+    auto set = [&](Op op, EqnEmitter f) { t[size_t(op)] = f; };
+    for (int k = 0; k < ir::kNumOps; ++k) {
+      Op op = Op(k);
+      // Elementwise and cheap shape ops: one element at a time, fusable (Note [Fusion]).
+      if (Lowering::indexableOp(op)) set(op, [](Lowering &l, const ir::Eqn &e) { l.emitIndexable(e); });
+      if (ir::info(op).category == OpCategory::Collective)
+        set(op, [](Lowering &l, const ir::Eqn &e) { l.emitCollective(e); });
+    }
+    for (Op op : {Op::ReduceSum, Op::ReduceMax, Op::ReduceMin, Op::ReduceProd, Op::ReduceAnd, Op::ReduceOr})
+      set(op, [](Lowering &l, const ir::Eqn &e) { l.emitReduce(e); });
+    for (Op op : {Op::Argmax, Op::Argmin}) set(op, [](Lowering &l, const ir::Eqn &e) { l.emitArgReduce(e); });
+    for (Op op : {Op::Reshape, Op::RandomWrap, Op::RandomUnwrap})
+      set(op, [](Lowering &l, const ir::Eqn &e) { l.emitReshape(e); });
+    set(Op::Concatenate, [](Lowering &l, const ir::Eqn &e) { l.emitConcatenate(e); });
+    set(Op::Pad, [](Lowering &l, const ir::Eqn &e) { l.emitPad(e); });
+    set(Op::Constant, [](Lowering &l, const ir::Eqn &e) { l.emitConstant(e); });
+    set(Op::DynamicSlice, [](Lowering &l, const ir::Eqn &e) { l.emitDynamicSlice(e, false); });
+    set(Op::DynamicUpdateSlice, [](Lowering &l, const ir::Eqn &e) { l.emitDynamicSlice(e, true); });
+    set(Op::DotGeneral, [](Lowering &l, const ir::Eqn &e) { l.emitDot(e); });
+    set(Op::Pmap, [](Lowering &l, const ir::Eqn &e) { l.fs->kernel ? l.emitInnerPmap(e) : l.emitPmapLaunch(e); });
+    set(Op::ForLoop, [](Lowering &l, const ir::Eqn &e) { l.emitForLoop(e); });
+    set(Op::Cond, [](Lowering &l, const ir::Eqn &e) { l.emitCond(e); });
+    set(Op::Print, [](Lowering &l, const ir::Eqn &e) { l.emitPrint(e); });
+    set(Op::AssertClose, [](Lowering &l, const ir::Eqn &e) { l.emitAssertClose(e); });
+    set(Op::CheckIndex, [](Lowering &l, const ir::Eqn &e) { l.emitCheckIndex(e); });
+    set(Op::Vmap, [](Lowering &, const ir::Eqn &) { internal_assert(false, "vmap reached codegen: eliminateVmaps runs first"); });
+    return t;
+  }();
+  return table;
 }
 
 // Note [REPL entry]: a module whose main has invars or outvars (a REPL input, see
