@@ -420,42 +420,6 @@ void Lowering::emitEqn(const ir::Eqn &e) {
   emit(*this, e);
 }
 
-const std::array<EqnEmitter, ir::kNumOps> &hostEmitters() {
-  using ir::Op;
-  using ir::OpCategory;
-  static const std::array<EqnEmitter, ir::kNumOps> table = [] {
-    std::array<EqnEmitter, ir::kNumOps> t{};
-    auto set = [&](Op op, EqnEmitter f) { t[size_t(op)] = f; };
-    for (int k = 0; k < ir::kNumOps; ++k) {
-      Op op = Op(k);
-      // Elementwise and cheap shape ops: one element at a time, fusable (Note [Fusion]).
-      if (Lowering::indexableOp(op)) set(op, [](Lowering &l, const ir::Eqn &e) { l.emitIndexable(e); });
-      if (ir::info(op).category == OpCategory::Collective)
-        set(op, [](Lowering &l, const ir::Eqn &e) { l.emitCollective(e); });
-    }
-    for (Op op : {Op::ReduceSum, Op::ReduceMax, Op::ReduceMin, Op::ReduceProd, Op::ReduceAnd, Op::ReduceOr})
-      set(op, [](Lowering &l, const ir::Eqn &e) { l.emitReduce(e); });
-    for (Op op : {Op::Argmax, Op::Argmin}) set(op, [](Lowering &l, const ir::Eqn &e) { l.emitArgReduce(e); });
-    for (Op op : {Op::Reshape, Op::RandomWrap, Op::RandomUnwrap})
-      set(op, [](Lowering &l, const ir::Eqn &e) { l.emitReshape(e); });
-    set(Op::Concatenate, [](Lowering &l, const ir::Eqn &e) { l.emitConcatenate(e); });
-    set(Op::Pad, [](Lowering &l, const ir::Eqn &e) { l.emitPad(e); });
-    set(Op::Constant, [](Lowering &l, const ir::Eqn &e) { l.emitConstant(e); });
-    set(Op::DynamicSlice, [](Lowering &l, const ir::Eqn &e) { l.emitDynamicSlice(e, false); });
-    set(Op::DynamicUpdateSlice, [](Lowering &l, const ir::Eqn &e) { l.emitDynamicSlice(e, true); });
-    set(Op::DotGeneral, [](Lowering &l, const ir::Eqn &e) { l.emitDot(e); });
-    set(Op::Pmap, [](Lowering &l, const ir::Eqn &e) { l.fs->kernel ? l.emitInnerPmap(e) : l.emitPmapLaunch(e); });
-    set(Op::ForLoop, [](Lowering &l, const ir::Eqn &e) { l.emitForLoop(e); });
-    set(Op::Cond, [](Lowering &l, const ir::Eqn &e) { l.emitCond(e); });
-    set(Op::Print, [](Lowering &l, const ir::Eqn &e) { l.emitPrint(e); });
-    set(Op::AssertClose, [](Lowering &l, const ir::Eqn &e) { l.emitAssertClose(e); });
-    set(Op::CheckIndex, [](Lowering &l, const ir::Eqn &e) { l.emitCheckIndex(e); });
-    set(Op::Vmap, [](Lowering &, const ir::Eqn &) { internal_assert(false, "vmap reached codegen: eliminateVmaps runs first"); });
-    return t;
-  }();
-  return table;
-}
-
 // Note [REPL entry]: a module whose main has invars or outvars (a REPL input, see
 // sema/Session.h) gets the entry `void spmd_main(spmd_host*, void** ins, void** outs)`:
 // ins[k] is the buffer of invar k (kept from an earlier input, possibly still sharded,

@@ -11,6 +11,7 @@
 //   EmitArrays.cpp      reductions, shape ops, dynamic slices, dot_general
 //   EmitRegions.cpp     pmap (launch + kernel, nested flattening), for_loop, cond,
 //                       collectives, host effects
+//   Emitters.cpp        the per-primitive tables of which emitter makes each op
 //   EmitDevice.cpp      with a split: pmap bodies as device programs that launch
 //                       data-parallel kernels (Note [Device programs])
 #pragma once
@@ -286,7 +287,7 @@ public:
 };
 
 /// How codegen emits one primitive: one entry per Op in each of the two tables below
-/// (null: that target does not support it). The op-coverage test
+/// (null: that target does not support it), both in Emitters.cpp. The op-coverage test
 /// (tests/unit/codegen/test_op_coverage.cpp) checks that every op of Ops.def has both.
 using EqnEmitter = void (*)(Lowering &, const ir::Eqn &);
 /// Host code and CPU kernels (Lowering::emitEqn).
