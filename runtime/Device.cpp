@@ -7,31 +7,23 @@
 // Errors unwind the kernel (Note [Unwinding kernels]).
 #include "Device.h"
 
-#include <csetjmp>
+#include <cstdlib>
 #include <string>
 
 namespace spmd::rt {
 
 int64_t dtypeSize(int32_t dtype) {
   switch (static_cast<DType>(dtype)) {
-  case DType::Bool: return 1;
-  case DType::I32:
-  case DType::U32:
-  case DType::F32: return 4;
-  case DType::F64:
-  case DType::Key: return 8;
+#define SPMD_RT_DTYPE(Cxx, C, code, bytes, text) case DType::Cxx: return bytes;
+#include "spmdrt.def"
   }
   return 0;
 }
 
 const char *dtypeName(int32_t dtype) {
   switch (static_cast<DType>(dtype)) {
-  case DType::Bool: return "bool";
-  case DType::I32: return "i32";
-  case DType::U32: return "u32";
-  case DType::F32: return "f32";
-  case DType::F64: return "f64";
-  case DType::Key: return "key";
+#define SPMD_RT_DTYPE(Cxx, C, code, bytes, text) case DType::Cxx: return text;
+#include "spmdrt.def"
   }
   return "?";
 }
@@ -123,8 +115,8 @@ void ErrorState::clear() {
 // ~~~~~~~~~~~~~~~~~~~~~~~~
 // A device that fails (spmd_fail, an index error, out of scratch memory) or that is
 // released from a collective because another device failed cannot go on running its
-// kernel. It unwinds with longjmp to the setjmp in the backend's launch wrapper. The
-// frames in between are jitted code (no destructors) and these entry points, which
+// kernel. It unwinds with longjmp to the setjmp in the backend's launch wrapper (the
+// jmp_buf is the backend's own, not spmd_dev's: Device::unwind). The frames in between are jitted code (no destructors) and these entry points, which
 // build their messages in helper functions that return first, so every frame that
 // longjmp skips holds only trivially destructible locals. C++ exceptions are never
 // thrown through jitted frames.
@@ -139,7 +131,10 @@ void recordDeviceError(spmd_dev *d, const std::string &message) {
   d->comm->abort();
 }
 
-void unwindDevice(spmd_dev *d) { std::longjmp(d->unwind, 1); }
+void unwindDevice(spmd_dev *d) {
+  d->device->unwind();
+  std::abort();  // not reached: unwind() longjmps (GCC does not carry [[noreturn]] through virtuals)
+}
 
 namespace {
 

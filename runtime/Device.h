@@ -21,7 +21,6 @@
 #include "spmdrt.h"
 
 #include <array>
-#include <csetjmp>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -31,10 +30,16 @@
 
 namespace spmd::rt {
 
-/// Dtype codes of spmdrt.h.
-enum class DType : int32_t { Bool = 0, I32 = 1, U32 = 2, F32 = 3, F64 = 4, Key = 5 };
-/// Reduction codes of spmdrt.h.
-enum class RedOp : int32_t { Sum = 0, Max = 1, Min = 2, Prod = 3 };
+/// Dtype codes of spmdrt.h (spmd_dtype, from spmdrt.def).
+enum class DType : int32_t {
+#define SPMD_RT_DTYPE(Cxx, C, code, bytes, text) Cxx = SPMD_DTYPE_##C,
+#include "spmdrt.def"
+};
+/// Reduction codes of spmdrt.h (spmd_reduce, from spmdrt.def).
+enum class RedOp : int32_t {
+#define SPMD_RT_REDUCE(Cxx, C, code, text) Cxx = SPMD_REDUCE_##C,
+#include "spmdrt.def"
+};
 
 /// Bytes per element of a dtype code, or 0 for an unknown code.
 int64_t dtypeSize(int32_t dtype);
@@ -122,6 +127,10 @@ public:
   /// events on its stream), or -1 when the backend does not measure it (CPU: the host's
   /// wall time is the device's).
   virtual double deviceSeconds() const { return -1; }
+  /// Ends the kernel this device is running: longjmps back to where the backend called
+  /// it (its own jmp_buf, set around that call), which then reports the launch failed.
+  /// Called only from the device's own kernel (Note [Unwinding kernels] in Device.cpp).
+  [[noreturn]] virtual void unwind() = 0;
 
   // Device programs (spmdrt.h): what a kernel of a backend with its own memory asks
   // its device to do. Each is called only from the device's own kernel, with its
@@ -247,7 +256,6 @@ struct spmd_dev {
   int64_t index = 0;               ///< flat index in the mesh
   int64_t collectiveBytes = 0;     ///< bytes received in collectives during this launch
   const char *launch = nullptr;    ///< the launch's name, "pmap i @ file:line:col" (messages)
-  std::jmp_buf unwind;             ///< set by the backend around the kernel call
 };
 
 namespace spmd::rt {
@@ -256,7 +264,7 @@ std::string indexErrorMessage(int64_t index, int64_t size, const char *where);
 /// Records a device error (unless one is already recorded) and aborts the launch's
 /// collectives, so that no device keeps waiting. Returns; follow it with unwindDevice.
 void recordDeviceError(spmd_dev *d, const std::string &message);
-/// Unwinds the kernel with longjmp to `d->unwind`. Call it from a frame with only
+/// Unwinds the kernel: d->device->unwind(). Call it from a frame with only
 /// trivially destructible locals: the frames it skips run no destructors (Note
 /// [Unwinding kernels] in Device.cpp).
 [[noreturn]] void unwindDevice(spmd_dev *d);

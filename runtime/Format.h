@@ -17,7 +17,7 @@
 namespace spmd::rt {
 
 /// Exactly `str(np.asarray(x))` with NumPy's default print options. `data` holds
-/// the elements row-major; `dtype` is a code of runtime/spmdrt.h: 0 bool (1 byte
+/// the elements row-major; `dtype` is a spmd_dtype code (runtime/abi/spmdrt.def): 0 bool (1 byte
 /// each), 1 i32, 2 u32, 3 f32, 4 f64, 5 key (two u32 words per element, printed
 /// as the u32 array of shape [..., 2]). A rank-0 array prints as its scalar
 /// (`6.0`, `3`, `True`, `1e-05`); an array with no elements as `[]`.

@@ -2,7 +2,7 @@
 //
 // The public face of code generation. One emitter (Lowering.h) turns a Module into an
 // LLVM module: the host jaxpr becomes `void spmd_main(spmd_host*)`, each pmap nest one
-// kernel `void k(spmd_dev*, void** ins, void** outs)` (runtime/spmdrt.h is the contract).
+// kernel `void k(spmd_dev*, void** ins, void** outs)` (runtime/abi/spmdrt.def is the contract).
 // For the CPU the module is optimised for the host and JIT compiled with ORC; for
 // NVIDIA GPUs the kernels alone are compiled to PTX.
 #pragma once

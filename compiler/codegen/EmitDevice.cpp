@@ -613,31 +613,9 @@ void Lowering::deviceCollective(const ir::Eqn &e) {
 
 void Lowering::emitDeviceEqn(const ir::Eqn &e) {
   if (e.out.size() == 1 && fs->fused.count(e.out[0].id)) return;
-  switch (e.op) {
-  case Op::Pmap: return emitInnerPmap(e);
-  case Op::ForLoop: return emitForLoop(e);
-  case Op::Cond: return emitCond(e);
-  case Op::Reshape: case Op::RandomWrap: case Op::RandomUnwrap: return emitReshape(e);
-  case Op::DotGeneral: return deviceDot(e);
-  case Op::ReduceSum: case Op::ReduceMax: case Op::ReduceMin: case Op::ReduceProd:
-  case Op::ReduceAnd: case Op::ReduceOr: return deviceReduce(e);
-  case Op::CheckIndex: return deviceCheckIndex(e);
-  case Op::DynamicSlice: case Op::DynamicUpdateSlice:
-    // Note [Index errors]: with no valid start every index fails, even where the result
-    // has no elements (so no thread of the kernel below would see the index).
-    if (sliceHasNoStart(e)) {
-      size_t first = e.op == Op::DynamicUpdateSlice ? 2 : 1;
-      std::vector<ir::Atom> idx(e.in.begin() + first, e.in.end());
-      launchKernel("index_error", 1, leavesOf(idx), {}, [&](Value *, const std::vector<Value *> &) { dynamicStarts(e); });
-    }
-    return deviceMaterialize(e);
-  case Op::Argmax: case Op::Argmin: case Op::Concatenate: case Op::Pad: case Op::Constant:
-    return deviceMaterialize(e);
-  default: break;
-  }
-  if (ir::info(e.op).category == ir::OpCategory::Collective) return deviceCollective(e);
-  if (indexable(e)) return deviceMaterialize(e);
-  internal_assert(false, std::string("device programs do not support primitive ") + ir::name(e.op));
+  EqnEmitter emit = deviceEmitters()[size_t(e.op)];
+  internal_assert(emit, std::string("device programs do not support primitive ") + ir::name(e.op));
+  emit(*this, e);
 }
 
 } // namespace spmd::codegen

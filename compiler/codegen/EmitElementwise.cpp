@@ -27,14 +27,15 @@ using ir::DType;
 using ir::Op;
 using ir::OpCategory;
 
-bool Lowering::indexable(const ir::Eqn &e) {
-  if (e.out.size() != 1) return false;
-  switch (ir::info(e.op).category) {
+bool Lowering::indexable(const ir::Eqn &e) { return e.out.size() == 1 && indexableOp(e.op); }
+
+bool Lowering::indexableOp(ir::Op op) {
+  switch (ir::info(op).category) {
   case OpCategory::Unary: case OpCategory::Binary: case OpCategory::Compare:
   case OpCategory::Select: case OpCategory::Ternary: return true;
   default: break;
   }
-  switch (e.op) {
+  switch (op) {
   case Op::BroadcastInDim: case Op::Iota: case Op::Transpose: case Op::Slice: case Op::Rev:
   case Op::RandomSeed: case Op::RandomFoldIn: case Op::RandomSplit: case Op::RandomBits:
     return true;

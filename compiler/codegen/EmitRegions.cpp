@@ -519,6 +519,19 @@ Value *Lowering::chunkMajor(const ir::Atom &x, int64_t axis, int64_t G) {
   return dst;
 }
 
+int32_t collectiveReduceCode(Op op) {
+  static const std::array<int32_t, ir::kNumOps> codes = [] {
+    std::array<int32_t, ir::kNumOps> c;
+    c.fill(-1);
+    c[size_t(Op::Psum)] = SPMD_REDUCE_SUM;
+    c[size_t(Op::Pmax)] = SPMD_REDUCE_MAX;
+    c[size_t(Op::Pmin)] = SPMD_REDUCE_MIN;
+    c[size_t(Op::ReduceScatter)] = SPMD_REDUCE_SUM;
+    return c;
+  }();
+  return codes[size_t(op)];
+}
+
 void Lowering::emitCollective(const ir::Eqn &e) {
   internal_assert(fs->kernel, std::string(ir::name(e.op)) + " outside a pmap");
   const ir::Var &out = e.out[0];
@@ -539,8 +552,7 @@ void Lowering::emitCollective(const ir::Eqn &e) {
   case Op::Psum: case Op::Pmax: case Op::Pmin: {
     Value *dst = defBuffer(out);
     copyAtom(x, dst);
-    int32_t op = e.op == Op::Psum ? 0 : e.op == Op::Pmax ? 1 : 2;
-    b.CreateCall(rt("spmd_allreduce"), {fs->dev, dst, c64(out.type.numel()), c32(dtypeCode(d)), c32(op),
+        b.CreateCall(rt("spmd_allreduce"), {fs->dev, dst, c64(out.type.numel()), c32(dtypeCode(d)), c32(collectiveReduceCode(e.op)),
                                         c32(int32_t(axisMask(e.param("axes"))))});
     return;
   }
@@ -589,7 +601,7 @@ void Lowering::emitCollective(const ir::Eqn &e) {
     Value *in = reorderGroup(e.param("axis_name"), d, chunkMajor(x, e.intParam("scatter_dimension"), G),
                              x.type().numel() / G, true);
     b.CreateCall(rt("spmd_reduce_scatter"), {fs->dev, in, defBuffer(out), c64(x.type().numel() / G),
-                                             c32(dtypeCode(d)), c32(0), c32(int32_t(m))});
+                                             c32(dtypeCode(d)), c32(collectiveReduceCode(e.op)), c32(int32_t(m))});
     return;
   }
   default: break;

@@ -1,6 +1,6 @@
 // ===- Lowering.cpp - module set-up, buffers, loops and the jaxpr walk -----===//
 //
-// The skeleton of the emitter: runtime declarations (spmdrt.h, by name), buffer
+// The skeleton of the emitter: runtime declarations (from spmdrt.def), buffer
 // allocation and freeing, loop nests with constant bounds, and the walk over a jaxpr
 // that dispatches each equation to its emitter.
 //
@@ -18,23 +18,19 @@
 #include <llvm/IR/Intrinsics.h>
 
 #include <algorithm>
+#include <type_traits>
 
 namespace spmd::codegen {
 
 using namespace llvm;
 using ir::DType;
 
-int32_t dtypeCode(DType d) {
-  switch (d) {
-  case DType::Bool: return 0;
-  case DType::I32: return 1;
-  case DType::U32: return 2;
-  case DType::F32: return 3;
-  case DType::F64: return 4;
-  case DType::Key: return 5;
-  }
-  return -1;
-}
+// ir::DType's values are spmdrt.def's codes (ir/IR.h); check them against spmd_dtype.
+#define SPMD_RT_DTYPE(Cxx, C, code, bytes, text) \
+  static_assert(int32_t(DType::Cxx) == SPMD_DTYPE_##C, "ir::DType::" #Cxx " is not spmd_dtype's code");
+#include "spmdrt.def"
+
+int32_t dtypeCode(DType d) { return int32_t(d); }
 
 Lowering::Lowering(LLVMContext &c, Target t, std::function<std::string(const SrcRange &)> where, Split s)
     : ctx(c), target(t), b(c), renderLoc(std::move(where)), split(s) {}
@@ -53,51 +49,42 @@ Type *Lowering::regTy(DType d) {
 Type *Lowering::memTy(DType d) { return d == DType::Bool ? b.getInt8Ty() : regTy(d); }
 
 /// The runtime entry points, with their C signatures (spmdrt.h).
-FunctionCallee Lowering::rt(const std::string &name) {
-  Type *P = ptr(), *I32 = i32(), *I64 = i64(), *V = b.getVoidTy(), *D = b.getDoubleTy();
-  static const std::unordered_map<std::string, int> idx = {
-      {"spmd_host_alloc", 0}, {"spmd_host_free", 1}, {"spmd_host_sync", 2},
-      {"spmd_launch", 3}, {"spmd_dev_index", 4}, {"spmd_axis_index", 5},
-      {"spmd_dev_alloc", 6}, {"spmd_allreduce", 7}, {"spmd_all_gather", 8},
-      {"spmd_ppermute", 9}, {"spmd_all_to_all", 10}, {"spmd_reduce_scatter", 11},
-      {"spmd_fail", 12}, {"spmd_index_error", 13}, {"spmd_print_str", 14},
-      {"spmd_print_array", 15}, {"spmd_print_render", 16}, {"spmd_print_end", 17},
-      {"spmd_assert_close", 18}, {"spmd_host_copy", 19}, {"spmd_kernel_launch", 20},
-      {"spmd_dev_copy", 21}, {"spmd_dev_read", 22}, {"spmd_gemm", 23}, {"spmd_host_alloc_at", 24},
-      {"spmd_poll", 25}};
-  auto it = idx.find(name);
-  internal_assert(it != idx.end(), "unknown runtime function " + name);
-  internal_assert(!fs || !fs->gpuKernel, "a kernel cannot call the runtime (" + name + ")");
-  FunctionType *ft = nullptr;
-  switch (it->second) {
-  case 0: ft = FunctionType::get(P, {P, I64}, false); break;
-  case 1: ft = FunctionType::get(V, {P, P}, false); break;
-  case 2: ft = FunctionType::get(V, {P, P, I64}, false); break;
-  case 3: ft = FunctionType::get(I32, {P, P}, false); break;
-  case 4: ft = FunctionType::get(I32, {P}, false); break;
-  case 5: ft = FunctionType::get(I32, {P, I32}, false); break;
-  case 6: ft = FunctionType::get(P, {P, I64}, false); break;
-  case 7: ft = FunctionType::get(V, {P, P, I64, I32, I32, I32}, false); break;
-  case 8: ft = FunctionType::get(V, {P, P, P, I64, I32}, false); break;
-  case 9: ft = FunctionType::get(V, {P, P, P, I64, I32, I32, P}, false); break;
-  case 10: ft = FunctionType::get(V, {P, P, P, I64, I32}, false); break;
-  case 11: ft = FunctionType::get(V, {P, P, P, I64, I32, I32, I32}, false); break;
-  case 12: ft = FunctionType::get(V, {P, P, P}, false); break;
-  case 13: ft = FunctionType::get(V, {P, P, I64, I64, P}, false); break;
-  case 14: ft = FunctionType::get(V, {P, P}, false); break;
-  case 15: ft = FunctionType::get(V, {P, P, I32, I32, P}, false); break;
-  case 16: ft = FunctionType::get(V, {P, P, I64, P, P}, false); break;
-  case 17: ft = FunctionType::get(V, {P}, false); break;
-  case 18: ft = FunctionType::get(V, {P, P, P, I32, I64, D, D, P}, false); break;
-  case 19: ft = FunctionType::get(V, {P, P, P, I64}, false); break;
-  case 20: ft = FunctionType::get(V, {P, P, I64, I32, P}, false); break;
-  case 21: ft = FunctionType::get(V, {P, P, P, I64}, false); break;
-  case 22: ft = FunctionType::get(I64, {P, P, I32}, false); break;
-  case 23: ft = FunctionType::get(I32, {P, I32, I64, I64, I64, I64, P, P, P}, false); break;
-  case 24: ft = FunctionType::get(P, {P, I64, P}, false); break;
-  case 25: ft = FunctionType::get(V, {P, P}, false); break;
+namespace {
+
+/// The LLVM type of a parameter or result of C type T (spmdrt.def's types only).
+template <typename T> Type *llvmTypeOf(LLVMContext &c) {
+  if constexpr (std::is_void_v<T>) return Type::getVoidTy(c);
+  else if constexpr (std::is_pointer_v<T>) return PointerType::get(c, 0);
+  else if constexpr (std::is_same_v<T, double>) return Type::getDoubleTy(c);
+  else {
+    static_assert(std::is_integral_v<T>, "a runtime parameter type codegen cannot declare");
+    return IntegerType::get(c, 8 * sizeof(T));
   }
-  return mod->getOrInsertFunction(name, ft);
+}
+
+template <typename F> struct LlvmFnType;
+template <typename R, typename... A> struct LlvmFnType<R(A...)> {
+  static FunctionType *get(LLVMContext &c) { return FunctionType::get(llvmTypeOf<R>(c), {llvmTypeOf<A>(c)...}, false); }
+};
+
+/// Every entry point of spmdrt.def: its name and how to build its LLVM type, derived
+/// from the C declaration in spmdrt.h (so the two cannot disagree).
+using FnTypeOf = FunctionType *(*)(LLVMContext &);
+const std::unordered_map<std::string, FnTypeOf> &runtimeFunctions() {
+  static const std::unordered_map<std::string, FnTypeOf> fns = {
+#define SPMD_RT_FN(ret, name, params) {#name, &LlvmFnType<decltype(name)>::get},
+#include "spmdrt.def"
+  };
+  return fns;
+}
+
+} // namespace
+
+FunctionCallee Lowering::rt(const std::string &name) {
+  auto it = runtimeFunctions().find(name);
+  internal_assert(it != runtimeFunctions().end(), "unknown runtime function " + name);
+  internal_assert(!fs || !fs->gpuKernel, "a kernel cannot call the runtime (" + name + ")");
+  return mod->getOrInsertFunction(name, it->second(ctx));
 }
 
 Value *Lowering::cstr(const std::string &s) { return b.CreateGlobalStringPtr(s, "str", 0, mod.get()); }
@@ -428,28 +415,9 @@ void Lowering::emitEqn(const ir::Eqn &e) {
   // A fused value is emitted by its consumers.
   if (fs->deviceProgram) return emitDeviceEqn(e);
   if (e.out.size() == 1 && fs->fused.count(e.out[0].id)) return;
-  if (indexable(e)) return emitIndexable(e);
-  switch (e.op) {
-  case Op::ReduceSum: case Op::ReduceMax: case Op::ReduceMin: case Op::ReduceProd:
-  case Op::ReduceAnd: case Op::ReduceOr: return emitReduce(e);
-  case Op::Argmax: case Op::Argmin: return emitArgReduce(e);
-  case Op::Reshape: case Op::RandomWrap: case Op::RandomUnwrap: return emitReshape(e);
-  case Op::Concatenate: return emitConcatenate(e);
-  case Op::Pad: return emitPad(e);
-  case Op::Constant: return emitConstant(e);
-  case Op::DynamicSlice: return emitDynamicSlice(e, false);
-  case Op::DynamicUpdateSlice: return emitDynamicSlice(e, true);
-  case Op::DotGeneral: return emitDot(e);
-  case Op::Pmap: return fs->kernel ? emitInnerPmap(e) : emitPmapLaunch(e);
-  case Op::ForLoop: return emitForLoop(e);
-  case Op::Cond: return emitCond(e);
-  case Op::Print: return emitPrint(e);
-  case Op::AssertClose: return emitAssertClose(e);
-  case Op::CheckIndex: return emitCheckIndex(e);
-  default: break;
-  }
-  if (ir::info(e.op).category == OpCategory::Collective) return emitCollective(e);
-  internal_assert(false, std::string("codegen does not support primitive ") + ir::name(e.op));
+  EqnEmitter emit = hostEmitters()[size_t(e.op)];
+  internal_assert(emit, std::string("codegen does not support primitive ") + ir::name(e.op));
+  emit(*this, e);
 }
 
 // Note [REPL entry]: a module whose main has invars or outvars (a REPL input, see

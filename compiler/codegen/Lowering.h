@@ -11,17 +11,20 @@
 //   EmitArrays.cpp      reductions, shape ops, dynamic slices, dot_general
 //   EmitRegions.cpp     pmap (launch + kernel, nested flattening), for_loop, cond,
 //                       collectives, host effects
+//   Emitters.cpp        the per-primitive tables of which emitter makes each op
 //   EmitDevice.cpp      with a split: pmap bodies as device programs that launch
 //                       data-parallel kernels (Note [Device programs])
 #pragma once
 
 #include "ir/IR.h"
+#include "spmdrt.h"
 
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 
+#include <array>
 #include <functional>
 #include <memory>
 #include <string>
@@ -197,6 +200,8 @@ public:
   llvm::Value *constOf(ir::DType d, double v);
   /// Whether `e`'s output element can be computed from its inputs' elements (fusable).
   static bool indexable(const ir::Eqn &e);
+  /// The same for every equation of `op` (with one output).
+  static bool indexableOp(ir::Op op);
   /// The longest chain of fused values one element read recurses through (Note [Fusion depth]).
   static constexpr int kMaxFusionDepth = 128;
   /// Decides which vars of `j` are fused (Note [Fusion]).
@@ -284,11 +289,24 @@ public:
   void deviceCollective(const ir::Eqn &e);
 };
 
+/// How codegen emits one primitive: one entry per Op in each of the two tables below
+/// (null: that target does not support it), both in Emitters.cpp. The op-coverage test
+/// (tests/unit/codegen/test_op_coverage.cpp) checks that every op of Ops.def has both.
+using EqnEmitter = void (*)(Lowering &, const ir::Eqn &);
+/// Host code and CPU kernels (Lowering::emitEqn).
+const std::array<EqnEmitter, ir::kNumOps> &hostEmitters();
+/// Device programs (Lowering::emitDeviceEqn: GPU kernels, and CPU ones with a split).
+const std::array<EqnEmitter, ir::kNumOps> &deviceEmitters();
+
+/// The reduction code (spmd_reduce) of an all-reduce collective (psum, pmax, pmin,
+/// reduce_scatter), or -1 for another op.
+int32_t collectiveReduceCode(ir::Op op);
+
 /// The reduction a reduce_* primitive folds with, and its identity on dtype `d`.
 ir::Op reduceCombiner(ir::Op reduce);
 double reduceIdentity(ir::Op reduce, ir::DType d);
 
-/// The runtime's dtype code (spmdrt.h).
+/// The runtime's dtype code (a spmd_dtype): ir::DType's own value (spmdrt.def).
 int32_t dtypeCode(ir::DType d);
 
 } // namespace spmd::codegen

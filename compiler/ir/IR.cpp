@@ -17,21 +17,16 @@ const OpInfo &info(Op op) { return kOpInfo[int(op)]; }
 
 const char *name(DType d) {
   switch (d) {
-  case DType::Bool: return "bool";
-  case DType::I32: return "i32";
-  case DType::U32: return "u32";
-  case DType::F32: return "f32";
-  case DType::F64: return "f64";
-  case DType::Key: return "key";
+#define SPMD_RT_DTYPE(Cxx, C, code, bytes, text) case DType::Cxx: return text;
+#include "spmdrt.def"
   }
   return "?";
 }
 
 int byteSize(DType d) {
   switch (d) {
-  case DType::Bool: return 1;
-  case DType::I32: case DType::U32: case DType::F32: return 4;
-  case DType::F64: case DType::Key: return 8;
+#define SPMD_RT_DTYPE(Cxx, C, code, bytes, text) case DType::Cxx: return bytes;
+#include "spmdrt.def"
   }
   return 0;
 }

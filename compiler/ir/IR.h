@@ -38,7 +38,12 @@ constexpr int kNumOps = 0
     ;
 
 // ---- Types ------------------------------------------------------------------------------
-enum class DType : uint8_t { Bool, I32, U32, F32, F64, Key };
+/// The element types; each value is the runtime's dtype code (spmdrt.def, the one list
+/// of them), so codegen passes `int32_t(d)` as a spmd_dtype.
+enum class DType : uint8_t {
+#define SPMD_RT_DTYPE(Cxx, C, code, bytes, text) Cxx = code,
+#include "spmdrt.def"
+};
 const char *name(DType);
 int byteSize(DType);  ///< Key: 8 (two u32 words)
 bool isFloat(DType d);

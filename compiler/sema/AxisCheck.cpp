@@ -10,14 +10,6 @@
 namespace spmd::sema {
 using namespace ast;
 
-int axisArgumentIndex(const std::string &c) {
-  if (c == "psum" || c == "pmean" || c == "pmax" || c == "pmin" || c == "all_gather" ||
-      c == "ppermute" || c == "all_to_all" || c == "psum_scatter")
-    return 1;
-  if (c == "axis_index" || c == "axis_size") return 0;
-  return -1;
-}
-
 namespace {
 
 class Checker {

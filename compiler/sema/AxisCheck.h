@@ -28,6 +28,7 @@ void checkAxes(const ast::Program &p, std::vector<Diagnostic> &errors, MeshNames
 
 /// The builtin collectives and which of their positional arguments (or keyword) name
 /// axes: psum(x, axes) -> 1, axis_index(axis) -> 0, ... Returns -1 for other names.
+/// Read from the builtin table (BuiltinDef::axisParam, sema/BuiltinTable.h).
 int axisArgumentIndex(const std::string &callee);
 
 } // namespace spmd::sema

@@ -32,6 +32,9 @@ struct BuiltinDef {
   std::vector<std::string> params;  ///< a trailing "*" makes it variadic
   size_t required;
   std::function<ValueP(Lowering &, Bound &, const std::vector<AxisP> &, SrcRange)> fn;
+  /// The parameter that names axes (a collective's axis_name), or -1. AxisCheck checks
+  /// that argument's names are in scope (sema/AxisCheck.h, axisArgumentIndex).
+  int axisParam = -1;
 };
 using Table = std::map<std::string, BuiltinDef>;
 

@@ -3,6 +3,7 @@
 // One table: each builtin's parameter names (with defaults) and its lowering, built from
 // one registrar per section (BuiltinTable.h). Arguments are bound by position or keyword
 // against the table here, so arity and unknown-keyword errors come from one place.
+#include "sema/AxisCheck.h"
 #include "sema/BuiltinTable.h"
 
 #include <algorithm>
@@ -29,6 +30,11 @@ const Table &table() {
 } // namespace
 
 bool Lowering::isBuiltin(const std::string &name) { return table().count(name) != 0; }
+
+int axisArgumentIndex(const std::string &callee) {
+  auto it = table().find(callee);
+  return it == table().end() ? -1 : it->second.axisParam;
+}
 
 ValueP Lowering::builtin(const std::string &name, std::vector<ArgV> &args, const std::vector<AxisP> &axes, SrcRange loc) {
   if (name == "mesh") return meshBuiltin(args, axes, loc);  // its keywords are the axis names (ShardMap.cpp)

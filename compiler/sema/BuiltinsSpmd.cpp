@@ -59,7 +59,7 @@ BuiltinDef reduceCollective(Op op, bool mean) {
               if (mean) r = L.emit1(Op::Div, {r, L.b().lit(r.type().dtype, double(n))});
               return Value::array(r, av->weak);
             });
-          }};
+          }, /*axisParam=*/1};
 }
 
 
@@ -136,7 +136,7 @@ void addSpmdBuiltins(Table &m) {
                            return Value::array(L.emit1(Op::AllGather, {x}, {{"all_gather_dimension", Param::of(at)}, {"axis_name", axisNameParam(names)},
                                                                             {"axis_size", Param::of(n)}, {"tiled", Param::ofBool(tiled)},
                                                                             {"axis_index_groups", Param::none()}}), av->weak);
-                         }); }};
+                         }); }, /*axisParam=*/1};
     m["ppermute"] = {{"x", "axis_name", "perm"}, 3, [](Lowering &L, Bound &a, auto &, SrcRange loc) {
                        std::vector<std::string> names;
                        int64_t n = collectiveAxes(a[1], names);
@@ -163,7 +163,7 @@ void addSpmdBuiltins(Table &m) {
                          Atom x = av->atom;
                          if (x.isLit) x = L.broadcast(x, {}), x = L.emit1(Op::Reshape, {x}, {{"new_sizes", Param::tuple({})}, {"dimensions", Param::none()}});
                          return Value::array(L.emit1(Op::Ppermute, {x}, {{"axis_name", axisNameParam(names)}, {"perm", Param::tuple(pairs)}}), av->weak);
-                       }); }};
+                       }); }, /*axisParam=*/1};
     // all_to_all as JAX: untiled (the default), x.shape[split_axis] must be the axis
     // size and the received chunks stack along a new axis at concat_axis; it is the
     // tiled primitive between an expand_dims and a squeeze, as in jax.lax.all_to_all.
@@ -204,7 +204,7 @@ void addSpmdBuiltins(Table &m) {
                            s.erase(s.begin() + sa);
                            y = L.emit1(Op::Reshape, {y}, {{"new_sizes", Param::ints(s)}, {"dimensions", Param::none()}});
                          }
-                         return Value::array(y, av->weak); }};
+                         return Value::array(y, av->weak); }, /*axisParam=*/1};
     m["psum_scatter"] = {{"x", "axis_name", "scatter_dimension", "tiled"}, 2, [](Lowering &L, Bound &a, auto &, SrcRange loc) {
                            std::vector<std::string> names;
                            int64_t n = collectiveAxes(a[1], names);
@@ -223,14 +223,14 @@ void addSpmdBuiltins(Table &m) {
                                                      (tiled ? " divisible by " : " of size ") + std::to_string(n) + ", not " + av->type().str());
                            return Value::array(L.emit1(Op::ReduceScatter, {av->atom}, {{"axis_name", axisNameParam(names)}, {"scatter_dimension", Param::of(d)},
                                                                                        {"axis_size", Param::of(n)}, {"tiled", Param::ofBool(tiled)},
-                                                                                       {"axis_index_groups", Param::none()}}), av->weak); }};
+                                                                                       {"axis_index_groups", Param::none()}}), av->weak); }, /*axisParam=*/1};
     m["axis_index"] = {{"axis_name"}, 1, [](Lowering &L, Bound &a, auto &, SrcRange loc) {
                          std::vector<std::string> names;
                          collectiveAxes(a[0], names);
-                         return Value::array(L.emit1(Op::AxisIndex, {}, {{"axis_name", axisNameParam(names)}})); }};
+                         return Value::array(L.emit1(Op::AxisIndex, {}, {{"axis_name", axisNameParam(names)}})); }, /*axisParam=*/0};
     m["axis_size"] = {{"axis_name"}, 1, [](Lowering &L, Bound &a, auto &, SrcRange loc) {
                         std::vector<std::string> names;
-                        return Value::integer(collectiveAxes(a[0], names)); }};
+                        return Value::integer(collectiveAxes(a[0], names)); }, /*axisParam=*/0};
 }
 
 } // namespace spmd::sema::builtins

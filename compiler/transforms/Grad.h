@@ -17,4 +17,8 @@ namespace spmd::transforms {
 ir::Jaxpr valueAndGrad(ir::Module &m, const ir::Jaxpr &f, const std::vector<int> &argnums,
                        SrcRange loc, const AxisSizes &outer = {});
 
+/// Whether the VJP table has an entry for `op`: a rule, a zero cotangent (integer
+/// results) or an explicit "not differentiable" (the op-coverage test).
+bool hasVjpRule(ir::Op op);
+
 } // namespace spmd::transforms

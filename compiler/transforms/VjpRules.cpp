@@ -10,6 +10,7 @@
 // `c.need[k]` says whether input k wants one. Binary operands may be scalars broadcast
 // implicitly (IR.cpp's elementwiseShape), so their cotangents are summed back
 // (`unbroadcast`).
+#include "transforms/Grad.h"
 #include "transforms/GradInternal.h"
 
 #include <algorithm>
@@ -477,3 +478,5 @@ VjpRule vjpRule(Op op) {
 }
 
 } // namespace spmd::transforms::grad
+
+bool spmd::transforms::hasVjpRule(ir::Op op) { return grad::vjpRule(op) != nullptr; }

@@ -252,8 +252,9 @@ static std::vector<BVal> noNestedVmap(Batcher &, const Eqn &, const std::vector<
 
 // ---- the rule table -------------------------------------------------------------------
 
-/// One rule per primitive; elementwise categories share one rule. Host ops have none:
-/// they never occur inside a vmap.
+/// One rule per primitive; elementwise categories share one rule. Every op has an
+/// entry (the op-coverage test checks it): host effects and ops without operands have
+/// explicit ones that say why they are never batched.
 static const std::array<BatchRule, kNumOps> &ruleTable() {
   static const std::array<BatchRule, kNumOps> table = [] {
     std::array<BatchRule, kNumOps> t{};
@@ -294,7 +295,15 @@ static const std::array<BatchRule, kNumOps> &ruleTable() {
     set(Op::Vmap, noNestedVmap);
     set(Op::ForLoop, batchForLoop);
     set(Op::Cond, batchCond);
-    // Iota and Constant have no operands, so they are never batched (copied).
+    // Iota and Constant have no operands, so they are never batched: Batcher::eqn copies
+    // them before it looks here.
+    for (Op op : {Op::Iota, Op::Constant})
+      set(op, [](Batcher &bt, const Eqn &e, const std::vector<BVal> &ins) { return bt.copy(e, ins); });
+    // Host effects never occur inside a vmap (sema refuses them there).
+    for (Op op : {Op::Print, Op::AssertClose})
+      set(op, [](Batcher &, const Eqn &e, const std::vector<BVal> &) -> std::vector<BVal> {
+        internalError(__FILE__, __LINE__, std::string(name(e.op)) + " inside a vmap (a host effect)");
+      });
     return t;
   }();
   return table;
@@ -336,6 +345,8 @@ std::vector<BVal> Batcher::jaxpr(const Jaxpr &body, const std::vector<BVal> &ins
 }
 
 } // namespace batching
+
+bool hasBatchRule(ir::Op op) { return batching::ruleTable()[size_t(op)] != nullptr; }
 
 // ---- the pass -----------------------------------------------------------------------------
 

@@ -20,6 +20,9 @@ using AxisSizes = std::map<std::string, int64_t>;
 /// with others needs them; the pmaps and vmaps inside `j` add their own.
 void eliminateVmaps(ir::Module &m, ir::Jaxpr &j, const AxisSizes &outer = {});
 
+/// Whether the batching rule table has an entry for `op` (the op-coverage test).
+bool hasBatchRule(ir::Op op);
+
 /// The module pass: eliminateVmaps on `main`.
 inline void vmapPass(ir::Module &m) { eliminateVmaps(m, m.main); }
 

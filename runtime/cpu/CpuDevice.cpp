@@ -103,11 +103,14 @@ int CpuDevice::gemm(spmd_dev *d, int32_t dtype, int64_t batch, int64_t m, int64_
 
 /// Calls the kernel under setjmp. Kept apart so that only this frame is re-entered by
 /// longjmp, and it holds nothing that needs destroying.
-static bool callKernel(spmd_kernel_fn fn, spmd_dev *ctx, void **ins, void **outs) {
-  if (setjmp(ctx->unwind) != 0) return false;
+static bool callKernel(std::jmp_buf &unwind, spmd_kernel_fn fn, spmd_dev *ctx, void **ins,
+                       void **outs) {
+  if (setjmp(unwind) != 0) return false;
   fn(ctx, ins, outs);
   return true;
 }
+
+void CpuDevice::unwind() { std::longjmp(unwind_, 1); }
 
 bool CpuDevice::run(const DeviceWork &work, spmd_dev *ctx) {
   // The previous launch has ended on every device, so nobody reads this arena now.
@@ -124,9 +127,9 @@ bool CpuDevice::run(const DeviceWork &work, spmd_dev *ctx) {
       return false;
     }
   }
-  if (!trace::enabled()) return callKernel(work.fn, ctx, ins.data(), outs.data());
+  if (!trace::enabled()) return callKernel(unwind_, work.fn, ctx, ins.data(), outs.data());
   double t0 = trace::nowMicros();
-  bool ok = callKernel(work.fn, ctx, ins.data(), outs.data());
+  bool ok = callKernel(unwind_, work.fn, ctx, ins.data(), outs.data());
   trace::complete(trace::kDevicePid, index_, trace::currentLaunch(), "kernel", t0, trace::nowMicros() - t0,
                   ok ? "" : "\"failed\":true");
   return ok;

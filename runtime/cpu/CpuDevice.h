@@ -16,6 +16,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <csetjmp>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -62,6 +63,8 @@ public:
   /// 1: no BLAS on CPU devices (generated code runs its own loops).
   int gemm(spmd_dev *d, int32_t dtype, int64_t batch, int64_t m, int64_t n, int64_t k,
            const void *a, const void *b, void *c) override;
+  /// longjmps to run()'s setjmp.
+  [[noreturn]] void unwind() override;
 
 private:
   void loop();
@@ -75,6 +78,7 @@ private:
   std::unordered_map<const char *, std::pair<std::string, HostKernelFn>> kernelCache_;
   uint64_t kernelGeneration_ = 0;
   spmd_kernel_error record_{};  ///< what the running host kernel reports
+  std::jmp_buf unwind_;  ///< set around the kernel call (Note [Unwinding kernels])
   std::mutex mu_;
   std::condition_variable cv_;
   const DeviceWork *work_ = nullptr;  ///< non-null while a launch is pending or running

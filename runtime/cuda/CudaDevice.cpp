@@ -36,8 +36,8 @@ namespace {
 
 /// Calls the device program under setjmp; only this frame is re-entered by longjmp and
 /// it holds nothing that needs destroying (Note [Unwinding kernels] in Device.cpp).
-bool callProgram(spmd_kernel_fn fn, spmd_dev *ctx, void **ins, void **outs) {
-  if (setjmp(ctx->unwind) != 0) return false;
+bool callProgram(std::jmp_buf &unwind, spmd_kernel_fn fn, spmd_dev *ctx, void **ins, void **outs) {
+  if (setjmp(unwind) != 0) return false;
   fn(ctx, ins, outs);
   return true;
 }
@@ -242,7 +242,7 @@ bool CudaDevice::run(const DeviceWork &work, spmd_dev *ctx) {
   bool timed = ok && api_.cuEventElapsedTime && api_.cuEventRecord(begun_, stream_) == CUDA_SUCCESS;
   if (ok) {
     double t0 = trace::enabled() ? trace::nowMicros() : 0;
-    ok = callProgram(work.fn, ctx, devIns_.data(), devOuts_.data());
+    ok = callProgram(unwind_, work.fn, ctx, devIns_.data(), devOuts_.data());
     timed = timed && api_.cuEventRecord(ended_, stream_) == CUDA_SUCCESS;
     if (trace::enabled())
       trace::complete(trace::kDevicePid, index_, trace::currentLaunch(), "kernel", t0,
@@ -369,6 +369,8 @@ bool CudaDevice::read(spmd_dev *d, const void *p, int32_t bytes, int64_t &value)
   value = int64_t(v);
   return true;
 }
+
+void CudaDevice::unwind() { std::longjmp(unwind_, 1); }
 
 int CudaDevice::gemm(spmd_dev *d, int32_t dtype, int64_t batch, int64_t m, int64_t n, int64_t k,
                      const void *a, const void *b, void *c) {

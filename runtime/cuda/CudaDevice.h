@@ -16,6 +16,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <csetjmp>
 #include <cstdint>
 #include <mutex>
 #include <string>
@@ -52,6 +53,8 @@ public:
   bool read(spmd_dev *d, const void *p, int32_t bytes, int64_t &value) override;
   int gemm(spmd_dev *d, int32_t dtype, int64_t batch, int64_t m, int64_t n, int64_t k,
            const void *a, const void *b, void *c) override;
+  /// longjmps to the setjmp around the device program (run()).
+  [[noreturn]] void unwind() override;
 
   // For the communicator, on this device's own thread during a launch:
   int index() const { return index_; }
@@ -123,6 +126,7 @@ private:
   std::condition_variable cv_;
   const DeviceWork *work_ = nullptr;
   spmd_dev *startCtx_ = nullptr;
+  std::jmp_buf unwind_;  ///< set around the device program (Note [Unwinding kernels])
   bool ok_ = true;
   bool stop_ = false;
   std::thread thread_;  ///< started by the constructor once everything else exists

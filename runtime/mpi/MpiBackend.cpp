@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdlib>
 #include <iomanip>
 #include <map>
 #include <optional>
@@ -51,6 +52,8 @@ public:
   int gemm(spmd_dev *, int32_t, int64_t, int64_t, int64_t, int64_t, const void *, const void *, void *) override {
     return -1;
   }
+  /// Never called: no kernel of this process runs on a remote device.
+  [[noreturn]] void unwind() override { std::abort(); }
 };
 
 /// Bytes [offset, offset + bytes) of a buffer, written by `rank`.

@@ -1,0 +1,77 @@
+// ===- test_op_coverage.cpp - every primitive of Ops.def has all its rules -----===//
+//
+// Walks ir/Ops.def and checks, for each op, that every per-op table has an entry: the
+// batching rule (vmap), the VJP rule (or an explicit zero cotangent / "not
+// differentiable"), the host and CPU-kernel emitter, and the device-program emitter
+// (GPU kernels, and CPU ones with --split-kernels). An op added to Ops.def without one
+// of them fails here, naming the op and the missing rule, instead of in a user's run.
+#include "codegen/Lowering.h"
+#include "transforms/Grad.h"
+#include "transforms/Vmap.h"
+
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+using namespace spmd;
+
+namespace {
+
+struct OpEntry {
+  ir::Op op;
+  const char *name;
+};
+
+/// Every op, straight from Ops.def (not through ir::kNumOps, so the walk is the table's).
+const std::vector<OpEntry> &allOps() {
+  static const std::vector<OpEntry> ops = {
+#define SPMD_OP(E, name, arity, cat) {ir::Op::E, name},
+#include "ir/Ops.def"
+  };
+  return ops;
+}
+
+/// The ops of Ops.def for which `has` is false.
+template <typename F> std::vector<std::string> missing(F has) {
+  std::vector<std::string> out;
+  for (auto &o : allOps())
+    if (!has(o.op)) out.push_back(o.name);
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("the op walk covers every op of the enum", "[coverage]") {
+  REQUIRE(int(allOps().size()) == ir::kNumOps);
+  for (size_t k = 0; k < allOps().size(); ++k) {
+    CHECK(int(allOps()[k].op) == int(k));
+    CHECK(std::string(ir::name(allOps()[k].op)) == allOps()[k].name);
+  }
+}
+
+TEST_CASE("every op has a batching rule", "[coverage]") {
+  CHECK(missing([](ir::Op op) { return transforms::hasBatchRule(op); }) == std::vector<std::string>{});
+}
+
+TEST_CASE("every op has a VJP rule or is marked non-differentiable", "[coverage]") {
+  CHECK(missing([](ir::Op op) { return transforms::hasVjpRule(op); }) == std::vector<std::string>{});
+}
+
+TEST_CASE("every op has CPU code", "[coverage]") {
+  CHECK(missing([](ir::Op op) { return codegen::hostEmitters()[size_t(op)] != nullptr; }) ==
+        std::vector<std::string>{});
+}
+
+TEST_CASE("every op has device-program (PTX) code", "[coverage]") {
+  CHECK(missing([](ir::Op op) { return codegen::deviceEmitters()[size_t(op)] != nullptr; }) ==
+        std::vector<std::string>{});
+}
+
+TEST_CASE("the all-reduce collectives have their reduction code", "[coverage]") {
+  CHECK(codegen::collectiveReduceCode(ir::Op::Psum) == SPMD_REDUCE_SUM);
+  CHECK(codegen::collectiveReduceCode(ir::Op::Pmax) == SPMD_REDUCE_MAX);
+  CHECK(codegen::collectiveReduceCode(ir::Op::Pmin) == SPMD_REDUCE_MIN);
+  CHECK(codegen::collectiveReduceCode(ir::Op::ReduceScatter) == SPMD_REDUCE_SUM);
+  CHECK(codegen::collectiveReduceCode(ir::Op::AllGather) == -1);
+}
