@@ -3,7 +3,7 @@
 // run() is the pipeline of Driver.cpp's compileToIR/runScript, over a kept scope: parse,
 // check axes, lower (sema::Session), vmap, then JIT the module into the session's one
 // JIT and call its entry with the buffers of the kept values it reads (Note [REPL entry]
-// in codegen/Lowering.cpp). The buffers it hands back are kept under the Var ids of the
+// in codegen/LlvmEmitter.cpp). The buffers it hands back are kept under the Var ids of the
 // new bindings; buffers no binding can reach any more are freed after each input.
 #include "ReplSession.h"
 

@@ -118,7 +118,7 @@ static bool callMain(spmd_host *h, void (*main)(spmd_host *)) {
   return true;
 }
 
-/// callMain for the REPL's entry (Note [REPL entry] in codegen/Lowering.cpp).
+/// callMain for the REPL's entry (Note [REPL entry] in codegen/LlvmEmitter.cpp).
 static bool callMainIO(spmd_host *h, void (*main)(spmd_host *, void **, void **), void **ins, void **outs) {
   if (setjmp(h->jump) != 0) return false;
   main(h, ins, outs);

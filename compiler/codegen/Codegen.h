@@ -1,6 +1,6 @@
 // ===- Codegen.h - lowering the IR to LLVM, JIT compiling it, emitting PTX --===//
 //
-// The public face of code generation. One emitter (Lowering.h) turns a Module into an
+// The public face of code generation. One emitter (LlvmEmitter.h) turns a Module into an
 // LLVM module: the host jaxpr becomes `void spmd_main(spmd_host*)`, each pmap nest one
 // kernel `void k(spmd_dev*, void** ins, void** outs)` (runtime/abi/spmdrt.def is the contract).
 // For the CPU the module is optimised for the host and JIT compiled with ORC; for
@@ -55,7 +55,7 @@ public:
   /// The compiled `spmd_main` (null when main has invars or outvars: see entryIO).
   virtual void (*entry())(spmd_host *) = 0;
   /// The compiled `spmd_main(host, ins, outs)` of a module whose main has invars or
-  /// outvars (Note [REPL entry] in Lowering.cpp), else null.
+  /// outvars (Note [REPL entry] in LlvmEmitter.cpp), else null.
   virtual void (*entryIO())(spmd_host *, void **, void **) { return nullptr; }
   /// Wall time spent lowering, optimising and compiling to machine code.
   double compileSeconds() const { return compileSeconds_; }

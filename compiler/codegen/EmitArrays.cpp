@@ -5,7 +5,7 @@
 // (the inner loop then vectorises) and into the output otherwise (walking the input
 // row-major); dot_general is brought to a batched [B,M,K] x [B,K,N] product by
 // transposes when needed and runs as a cache-blocked i-k-j loop (Note [Dot]).
-#include "codegen/Lowering.h"
+#include "codegen/LlvmEmitter.h"
 
 #include <llvm/IR/Intrinsics.h>
 
@@ -20,14 +20,14 @@ using ir::DType;
 using ir::Op;
 
 /// An alloca in the function's entry block (so mem2reg promotes it to a register).
-static Value *scalarSlot(Lowering &L, Type *t) {
+static Value *scalarSlot(LlvmEmitter &L, Type *t) {
   BasicBlock &entry = L.fs->fn->getEntryBlock();
   IRBuilder<> eb(&entry, entry.getFirstInsertionPt());
   return eb.CreateAlloca(t);
 }
 
 /// A loop lo <= i < hi with run-time bounds.
-static void loopRange(Lowering &L, Value *lo, Value *hi, const std::function<void(Value *)> &body) {
+static void loopRange(LlvmEmitter &L, Value *lo, Value *hi, const std::function<void(Value *)> &body) {
   auto &b = L.b;
   Function *f = b.GetInsertBlock()->getParent();
   BasicBlock *pre = b.GetInsertBlock();
@@ -46,7 +46,7 @@ static void loopRange(Lowering &L, Value *lo, Value *hi, const std::function<voi
 }
 
 /// Runs `then` only when `cond` holds.
-static void ifThen(Lowering &L, Value *cond, const std::function<void()> &then) {
+static void ifThen(LlvmEmitter &L, Value *cond, const std::function<void()> &then) {
   Function *f = L.b.GetInsertBlock()->getParent();
   BasicBlock *t = BasicBlock::Create(L.ctx, "then", f), *cont = BasicBlock::Create(L.ctx, "endif", f);
   L.b.CreateCondBr(cond, t, cont);
@@ -62,7 +62,7 @@ static void ifThen(Lowering &L, Value *cond, const std::function<void()> &then) 
 /// results are combined as a binary counter combines carries, so that block sums of equal
 /// weight meet (pairwise summation, as XLA's tree reductions and NumPy's pairwise sums
 /// do). Fixed order: the same bits on every run.
-static Value *foldCascade(Lowering &L, Op comb, DType d, Value *ident, int64_t n,
+static Value *foldCascade(LlvmEmitter &L, Op comb, DType d, Value *ident, int64_t n,
                           const std::function<Value *(Value *)> &elem) {
   constexpr int64_t kBlock = 256;
   auto &b = L.b;
@@ -127,7 +127,7 @@ Op reduceCombiner(Op op) {
   }
 }
 
-void Lowering::emitReduce(const ir::Eqn &e) {
+void LlvmEmitter::emitReduce(const ir::Eqn &e) {
   const ir::Atom &x = e.in[0];
   const ir::Shape &in = x.type().shape;
   const ir::Type &ot = e.out[0].type;
@@ -236,7 +236,7 @@ void Lowering::emitReduce(const ir::Eqn &e) {
   });
 }
 
-void Lowering::emitArgReduce(const ir::Eqn &e) {
+void LlvmEmitter::emitArgReduce(const ir::Eqn &e) {
   const ir::Atom &x = e.in[0];
   const ir::Shape &in = x.type().shape;
   DType d = x.type().dtype;
@@ -261,7 +261,7 @@ void Lowering::emitArgReduce(const ir::Eqn &e) {
   });
 }
 
-void Lowering::emitReshape(const ir::Eqn &e) {
+void LlvmEmitter::emitReshape(const ir::Eqn &e) {
   const ir::Atom &x = e.in[0];
   const ir::Var &out = e.out[0];
   // The operand's last use: its buffer becomes the result's (Note [Buffers]).
@@ -279,7 +279,7 @@ void Lowering::emitReshape(const ir::Eqn &e) {
   copyAtom(x, defBuffer(out));
 }
 
-void Lowering::emitConstant(const ir::Eqn &e) {
+void LlvmEmitter::emitConstant(const ir::Eqn &e) {
   const ir::Type &t = e.out[0].type;
   const ir::Param &v = e.param("value");
   std::vector<Constant *> elems;
@@ -299,7 +299,7 @@ void Lowering::emitConstant(const ir::Eqn &e) {
   else fs->buf[e.out[0].id] = g;
 }
 
-void Lowering::emitConcatenate(const ir::Eqn &e) {
+void LlvmEmitter::emitConcatenate(const ir::Eqn &e) {
   const ir::Type &ot = e.out[0].type;
   int64_t dim = e.intParam("dimension"), off = 0;
   Value *dst = defBuffer(e.out[0]);
@@ -313,7 +313,7 @@ void Lowering::emitConcatenate(const ir::Eqn &e) {
   }
 }
 
-void Lowering::emitPad(const ir::Eqn &e) {
+void LlvmEmitter::emitPad(const ir::Eqn &e) {
   const ir::Type &ot = e.out[0].type;
   const ir::Shape &in = e.in[0].type().shape;
   Value *dst = defBuffer(e.out[0]);
@@ -338,7 +338,7 @@ void Lowering::emitPad(const ir::Eqn &e) {
   });
 }
 
-std::string Lowering::where(const ir::Eqn &e) {
+std::string LlvmEmitter::where(const ir::Eqn &e) {
   if (!e.loc.valid()) return "<unknown>";
   if (renderLoc) return renderLoc(e.loc);
   return std::to_string(e.loc.line) + ":" + std::to_string(e.loc.col);
@@ -351,7 +351,7 @@ std::string Lowering::where(const ir::Eqn &e) {
 // size 10, not the wrapped -1). A slice larger than its dimension (any index into a
 // dimension of size 0) leaves no valid start at all (limit = size - slice_size < 0):
 // every index is out of range, and nothing may be read or written.
-void Lowering::checkIndex(Value *index, int64_t limit, int64_t size, const std::string &w, int64_t wrap) {
+void LlvmEmitter::checkIndex(Value *index, int64_t limit, int64_t size, const std::string &w, int64_t wrap) {
   // Negative indices are huge unsigned.
   Value *bad = limit < 0 ? (Value *)b.getTrue() : b.CreateICmpUGT(index, c64(limit));
   auto reported = [&]() -> Value * {
@@ -379,7 +379,7 @@ void Lowering::checkIndex(Value *index, int64_t limit, int64_t size, const std::
   });
 }
 
-bool Lowering::sliceHasNoStart(const ir::Eqn &e) {
+bool LlvmEmitter::sliceHasNoStart(const ir::Eqn &e) {
   bool update = e.op == Op::DynamicUpdateSlice;
   const ir::Type &xt = e.in[0].type();
   ir::Shape sizes = update ? e.in[1].type().shape : ir::Shape(e.intsParam("slice_sizes"));
@@ -388,7 +388,7 @@ bool Lowering::sliceHasNoStart(const ir::Eqn &e) {
   return false;
 }
 
-std::vector<Value *> Lowering::dynamicStarts(const ir::Eqn &e) {
+std::vector<Value *> LlvmEmitter::dynamicStarts(const ir::Eqn &e) {
   bool update = e.op == Op::DynamicUpdateSlice;
   const ir::Type &xt = e.in[0].type();
   size_t first = update ? 2 : 1;
@@ -408,7 +408,7 @@ std::vector<Value *> Lowering::dynamicStarts(const ir::Eqn &e) {
   return start;
 }
 
-void Lowering::emitDynamicSlice(const ir::Eqn &e, bool update) {
+void LlvmEmitter::emitDynamicSlice(const ir::Eqn &e, bool update) {
   const ir::Type &xt = e.in[0].type();
   const ir::Type &ot = e.out[0].type;
   ir::Shape sizes = update ? e.in[1].type().shape : ir::Shape(e.intsParam("slice_sizes"));
@@ -429,7 +429,7 @@ void Lowering::emitDynamicSlice(const ir::Eqn &e, bool update) {
 /// (a scalar, or the per-example indices of a vmap: BatchRules.cpp) must lie in
 /// [0, bound); a bound <= 0 fails every index. An error reports `sizes[k]` as the size
 /// (default: the bound) and a negative index as index - wraps[k] (Note [Index errors]).
-void Lowering::checkIndexElements(const ir::Eqn &e) {
+void LlvmEmitter::checkIndexElements(const ir::Eqn &e) {
   auto bounds = e.intsParam("bounds");
   std::vector<int64_t> sizes = e.has("sizes") ? e.intsParam("sizes") : bounds;
   std::vector<int64_t> wraps = e.has("wraps") ? e.intsParam("wraps") : std::vector<int64_t>(bounds.size(), 0);
@@ -443,9 +443,9 @@ void Lowering::checkIndexElements(const ir::Eqn &e) {
   }
 }
 
-void Lowering::emitCheckIndex(const ir::Eqn &e) { checkIndexElements(e); }
+void LlvmEmitter::emitCheckIndex(const ir::Eqn &e) { checkIndexElements(e); }
 
-void Lowering::emitTransposeCopy(DType d, Value *src, const ir::Shape &srcShape,
+void LlvmEmitter::emitTransposeCopy(DType d, Value *src, const ir::Shape &srcShape,
                                  const std::vector<int64_t> &perm, Value *dst) {
   ir::Shape o;
   for (auto p : perm) o.push_back(srcShape[p]);
@@ -472,7 +472,7 @@ void Lowering::emitTransposeCopy(DType d, Value *src, const ir::Shape &srcShape,
 // Accuracy: each KB slice of k sums into fresh partials that then join C, so a float
 // element's error grows with KB + K / KB, not K (as Eigen's GEMM panels, which XLA runs);
 // a product with one column (N = 1) folds each output by Note [Cascade].
-void Lowering::emitDot(const ir::Eqn &e) {
+void LlvmEmitter::emitDot(const ir::Eqn &e) {
   const ir::Param &dn = e.param("dimension_numbers");
   auto lc = dn.elems[0].elems[0].toInts(), rc = dn.elems[0].elems[1].toInts();
   auto lb = dn.elems[1].elems[0].toInts(), rbd = dn.elems[1].elems[1].toInts();

@@ -2,7 +2,7 @@
 //
 // Note [Device programs]
 // ~~~~~~~~~~~~~~~~~~~~~~
-// With a split (Lowering::split != Split::None), a pmap body is not one function that
+// With a split (LlvmEmitter::split != Split::None), a pmap body is not one function that
 // computes everything on its device: it becomes a *device program*, host code with the
 // usual kernel signature `void k(spmd_dev*, void** ins, void** outs)` whose buffers are
 // the device's memory, plus one *kernel* per materialised value. The device program
@@ -36,7 +36,7 @@
 // Collectives that reduce (psum, pmax, pmin, psum_scatter) are all_gather / all_to_all
 // (bytes only) followed by a kernel that folds the G received blocks in group order:
 // the same order, and so the same bits, as the CPU communicator.
-#include "codegen/Lowering.h"
+#include "codegen/LlvmEmitter.h"
 
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Intrinsics.h>
@@ -54,13 +54,13 @@ using ir::Op;
 // ---- kernels ------------------------------------------------------------------------
 
 /// An alloca in the entry block of the current function.
-static Value *entrySlot(Lowering &L, Type *t) {
+static Value *entrySlot(LlvmEmitter &L, Type *t) {
   BasicBlock &entry = L.fs->fn->getEntryBlock();
   IRBuilder<> eb(&entry, entry.getFirstInsertionPt());
   return eb.CreateAlloca(t);
 }
 
-void Lowering::collectLeaves(const ir::Atom &a, std::vector<int> &out, std::unordered_set<int> &seen) {
+void LlvmEmitter::collectLeaves(const ir::Atom &a, std::vector<int> &out, std::unordered_set<int> &seen) {
   if (a.isLit || !seen.insert(a.var.id).second) return;
   auto f = fs->fused.find(a.var.id);
   if (f != fs->fused.end()) {
@@ -71,7 +71,7 @@ void Lowering::collectLeaves(const ir::Atom &a, std::vector<int> &out, std::unor
   out.push_back(a.var.id);
 }
 
-std::vector<int> Lowering::leavesOf(const std::vector<ir::Atom> &atoms) {
+std::vector<int> LlvmEmitter::leavesOf(const std::vector<ir::Atom> &atoms) {
   std::vector<int> out;
   std::unordered_set<int> seen;
   for (auto &a : atoms) collectLeaves(a, out, seen);
@@ -83,7 +83,7 @@ static Value *sreg(IRBuilder<> &b, Intrinsic::ID id) {
   return b.CreateZExt(b.CreateIntrinsic(id, {}, {}), b.getInt64Ty());
 }
 
-void Lowering::launchKernel(const std::string &tag, int64_t n, const std::vector<int> &vars,
+void LlvmEmitter::launchKernel(const std::string &tag, int64_t n, const std::vector<int> &vars,
                             const std::vector<Value *> &extra, const KernelBody &body) {
   internal_assert(fs->deviceProgram, "kernels are launched from device programs only");
   if (n <= 0) return;
@@ -189,7 +189,7 @@ void Lowering::launchKernel(const std::string &tag, int64_t n, const std::vector
   b.CreateCall(rt("spmd_kernel_launch"), {fs->dev, cstr(name), c64(n), c32(int32_t(args.size())), params});
 }
 
-Value *Lowering::hostScalar(const ir::Atom &a) {
+Value *LlvmEmitter::hostScalar(const ir::Atom &a) {
   if (a.isLit) return literal(a.lit, a.lit.dtype);
   auto s = fs->scalars.find(a.var.id);
   if (s != fs->scalars.end()) return s->second;
@@ -201,7 +201,7 @@ Value *Lowering::hostScalar(const ir::Atom &a) {
   return v->getType() == regTy(d) ? v : b.CreateBitCast(v, regTy(d));
 }
 
-void Lowering::storeKernel(const std::string &tag, const ir::Type &t, Value *dst, const std::vector<ir::Atom> &reads,
+void LlvmEmitter::storeKernel(const std::string &tag, const ir::Type &t, Value *dst, const std::vector<ir::Atom> &reads,
                            const std::function<Value *(const std::vector<Value *> &)> &elem) {
   launchKernel(tag, t.numel(), leavesOf(reads), {dst}, [&](Value *i, const std::vector<Value *> &kx) {
     store(t.dtype, elem(delinearize(i, t.shape)), kx[0], i);
@@ -211,7 +211,7 @@ void Lowering::storeKernel(const std::string &tag, const ir::Type &t, Value *dst
 // ---- element emitters for kernels (gather form: the output element at idx) ---------------
 
 /// if (cond) then() else otherwise(), as a value.
-static Value *ifElse(Lowering &L, Value *cond, const std::function<Value *()> &then,
+static Value *ifElse(LlvmEmitter &L, Value *cond, const std::function<Value *()> &then,
                      const std::function<Value *()> &otherwise) {
   auto &b = L.b;
   Function *f = b.GetInsertBlock()->getParent();
@@ -234,7 +234,7 @@ static Value *ifElse(Lowering &L, Value *cond, const std::function<Value *()> &t
 }
 
 /// A loop lo <= i < hi step `step` (run-time bounds) in the current function.
-static void stridedLoop(Lowering &L, Value *lo, Value *hi, Value *step, const std::function<void(Value *)> &body) {
+static void stridedLoop(LlvmEmitter &L, Value *lo, Value *hi, Value *step, const std::function<void(Value *)> &body) {
   auto &b = L.b;
   Function *f = b.GetInsertBlock()->getParent();
   BasicBlock *pre = b.GetInsertBlock();
@@ -252,7 +252,7 @@ static void stridedLoop(Lowering &L, Value *lo, Value *hi, Value *step, const st
   b.SetInsertPoint(exit);
 }
 
-Value *Lowering::kernelElem(const ir::Eqn &e, const std::vector<Value *> &idx) {
+Value *LlvmEmitter::kernelElem(const ir::Eqn &e, const std::vector<Value *> &idx) {
   if (indexable(e)) return computeElem(e, idx);
   const ir::Type &ot = e.out[0].type;
   switch (e.op) {
@@ -350,13 +350,13 @@ Value *Lowering::kernelElem(const ir::Eqn &e, const std::vector<Value *> &idx) {
 
 // ---- the device program's equations ------------------------------------------------------
 
-void Lowering::deviceMaterialize(const ir::Eqn &e) {
+void LlvmEmitter::deviceMaterialize(const ir::Eqn &e) {
   const ir::Var &out = e.out[0];
   storeKernel(ir::name(e.op), out.type, defBuffer(out), e.in,
               [&](const std::vector<Value *> &idx) { return kernelElem(e, idx); });
 }
 
-void Lowering::deviceReduce(const ir::Eqn &e) {
+void LlvmEmitter::deviceReduce(const ir::Eqn &e) {
   const ir::Atom &x = e.in[0];
   const ir::Shape &in = x.type().shape;
   const ir::Type &ot = e.out[0].type;
@@ -422,7 +422,7 @@ void Lowering::deviceReduce(const ir::Eqn &e) {
 // partial accumulators (element j into lane j mod kLanes, as a CPU's vector loop does),
 // then combines the lanes pairwise. Far more accurate than one running sum, and still a
 // fixed order: the same bits on every run.
-Value *Lowering::foldRange(Op comb, DType d, Value *ident, Value *lo, Value *hi, Value *step,
+Value *LlvmEmitter::foldRange(Op comb, DType d, Value *ident, Value *lo, Value *hi, Value *step,
                            const std::function<Value *(Value *)> &elem) {
   constexpr int kLanes = 16;
   bool lanes = ir::isFloat(d) && (comb == Op::Add || comb == Op::Mul);
@@ -469,7 +469,7 @@ Value *Lowering::foldRange(Op comb, DType d, Value *ident, Value *lo, Value *hi,
   return v[0];
 }
 
-void Lowering::deviceDot(const ir::Eqn &e) {
+void LlvmEmitter::deviceDot(const ir::Eqn &e) {
   const ir::Param &dn = e.param("dimension_numbers");
   auto lc = dn.elems[0].elems[0].toInts(), rc = dn.elems[0].elems[1].toInts();
   auto lb = dn.elems[1].elems[0].toInts(), rbd = dn.elems[1].elems[1].toInts();
@@ -545,7 +545,7 @@ void Lowering::deviceDot(const ir::Eqn &e) {
   b.SetInsertPoint(cont);
 }
 
-void Lowering::deviceCheckIndex(const ir::Eqn &e) {
+void LlvmEmitter::deviceCheckIndex(const ir::Eqn &e) {
   // One thread checks every element (the indices are scalars or a vmap's few).
   launchKernel("check_index", 1, leavesOf(e.in), {}, [&](Value *, const std::vector<Value *> &) {
     checkIndexElements(e);
@@ -558,7 +558,7 @@ static Op collectiveCombiner(Op op, DType d) {
   return op == Op::Pmax ? Op::Max : Op::Min;
 }
 
-void Lowering::deviceCollective(const ir::Eqn &e) {
+void LlvmEmitter::deviceCollective(const ir::Eqn &e) {
   const ir::Var &out = e.out[0];
   DType d = out.type.dtype;
   if (e.op == Op::AxisIndex) {
@@ -611,7 +611,7 @@ void Lowering::deviceCollective(const ir::Eqn &e) {
   }
 }
 
-void Lowering::emitDeviceEqn(const ir::Eqn &e) {
+void LlvmEmitter::emitDeviceEqn(const ir::Eqn &e) {
   if (e.out.size() == 1 && fs->fused.count(e.out[0].id)) return;
   EqnEmitter emit = deviceEmitters()[size_t(e.op)];
   internal_assert(emit, std::string("device programs do not support primitive ") + ir::name(e.op));

@@ -11,7 +11,7 @@
 // index maps, convert). A cheap value with several uses forces its own operands to be
 // materialised, so expensive work is never duplicated. A whole fused chain then runs
 // as one loop nest over the final output, which LLVM vectorises.
-#include "codegen/Lowering.h"
+#include "codegen/LlvmEmitter.h"
 
 #include "codegen/ThreefryEmit.h"
 #include "codegen/VecMath.h"
@@ -27,9 +27,9 @@ using ir::DType;
 using ir::Op;
 using ir::OpCategory;
 
-bool Lowering::indexable(const ir::Eqn &e) { return e.out.size() == 1 && indexableOp(e.op); }
+bool LlvmEmitter::indexable(const ir::Eqn &e) { return e.out.size() == 1 && indexableOp(e.op); }
 
-bool Lowering::indexableOp(ir::Op op) {
+bool LlvmEmitter::indexableOp(ir::Op op) {
   switch (ir::info(op).category) {
   case OpCategory::Unary: case OpCategory::Binary: case OpCategory::Compare:
   case OpCategory::Select: case OpCategory::Ternary: return true;
@@ -47,7 +47,7 @@ bool Lowering::indexableOp(ir::Op op) {
 static bool readsOnce(const ir::Eqn &e) {
   if (e.op == Op::BroadcastInDim) return e.in[0].type().numel() == e.out[0].type.numel();
   if (e.op == Op::RandomSplit || e.op == Op::RandomBits) return false;  // a key per block
-  if (Lowering::indexable(e)) return true;
+  if (LlvmEmitter::indexable(e)) return true;
   return ir::info(e.op).category == OpCategory::Reduce;
 }
 
@@ -56,7 +56,7 @@ static bool cheap(Op op) {
          op == Op::Rev || op == Op::Convert;
 }
 
-void Lowering::planFusion(const ir::Jaxpr &j) {
+void LlvmEmitter::planFusion(const ir::Jaxpr &j) {
   std::unordered_map<int, int> uses;
   std::unordered_set<int> blocked, forced;
   for (auto &e : j.eqns)
@@ -94,7 +94,7 @@ void Lowering::planFusion(const ir::Jaxpr &j) {
   }
 }
 
-void Lowering::emitIndexable(const ir::Eqn &e) {
+void LlvmEmitter::emitIndexable(const ir::Eqn &e) {
   if (fs->deviceProgram) return deviceMaterialize(e);
   const ir::Var &out = e.out[0];
   Value *dst = defBuffer(out);
@@ -103,7 +103,7 @@ void Lowering::emitIndexable(const ir::Eqn &e) {
   });
 }
 
-Value *Lowering::elemAt(const ir::Atom &a, const std::vector<Value *> &idx) {
+Value *LlvmEmitter::elemAt(const ir::Atom &a, const std::vector<Value *> &idx) {
   if (a.isLit) return literal(a.lit, a.lit.dtype);
   auto s = fs->scalars.find(a.var.id);
   if (s != fs->scalars.end()) return s->second;
@@ -114,7 +114,7 @@ Value *Lowering::elemAt(const ir::Atom &a, const std::vector<Value *> &idx) {
   return load(t.dtype, base, t.rank() == 0 ? c64(0) : linearIndex(idx, t.shape));
 }
 
-Value *Lowering::computeElem(const ir::Eqn &e, const std::vector<Value *> &idx) {
+Value *LlvmEmitter::computeElem(const ir::Eqn &e, const std::vector<Value *> &idx) {
   const ir::Type &ot = e.out[0].type;
   switch (ir::info(e.op).category) {
   case OpCategory::Unary: return unaryOp(e, e.in[0].type().dtype, elemAt(e.in[0], idx));
@@ -191,7 +191,7 @@ static Value *packKey(IRBuilderBase &b, WordPair w) {
   return b.CreateOr(b.CreateZExt(w.first, b.getInt64Ty()), b.CreateShl(b.CreateZExt(w.second, b.getInt64Ty()), 32));
 }
 
-Value *Lowering::randomElem(const ir::Eqn &e, const std::vector<Value *> &idx) {
+Value *LlvmEmitter::randomElem(const ir::Eqn &e, const std::vector<Value *> &idx) {
   if (e.op == Op::RandomSeed) return packKey(b, emitRandomSeed(b, elemAt(e.in[0], idx)));
   if (e.op == Op::RandomFoldIn)
     return packKey(b, emitFoldIn(b, unpackKey(b, elemAt(e.in[0], idx)), elemAt(e.in[1], idx)));
@@ -203,7 +203,7 @@ Value *Lowering::randomElem(const ir::Eqn &e, const std::vector<Value *> &idx) {
   return e.op == Op::RandomSplit ? packKey(b, emitSplitAt(b, key, i)) : emitRandomBitsAt(b, key, i);
 }
 
-Value *Lowering::constOf(DType d, double v) {
+Value *LlvmEmitter::constOf(DType d, double v) {
   switch (d) {
   case DType::F32: return ConstantFP::get(b.getFloatTy(), v);
   case DType::F64: return ConstantFP::get(b.getDoubleTy(), v);
@@ -215,7 +215,7 @@ Value *Lowering::constOf(DType d, double v) {
   return nullptr;
 }
 
-Value *Lowering::literal(const ir::Literal &l, DType as) {
+Value *LlvmEmitter::literal(const ir::Literal &l, DType as) {
   if (ir::isFloat(l.dtype)) return constOf(as, l.f);
   if (as == DType::I32 || as == DType::U32) return b.getInt32(uint32_t(l.i));
   if (as == DType::Bool) return b.getInt1(l.i != 0);
@@ -223,7 +223,7 @@ Value *Lowering::literal(const ir::Literal &l, DType as) {
   return constOf(as, double(l.i));
 }
 
-Value *Lowering::mathCall(const std::string &name, DType d, std::vector<Value *> args) {
+Value *LlvmEmitter::mathCall(const std::string &name, DType d, std::vector<Value *> args) {
   Type *t = regTy(d);
   static const std::unordered_map<std::string, Intrinsic::ID> intrinsics = {
       {"sqrt", Intrinsic::sqrt}, {"floor", Intrinsic::floor}, {"ceil", Intrinsic::ceil},
@@ -248,7 +248,7 @@ static bool vecMath(Target, DType d) { return d == DType::F32; }
 /// Where VecMath.h's sin, cos and tan will run (the GPU has no loop vectoriser).
 static MathTarget mathTarget(Target t) { return t == Target::NVPTX ? MathTarget::Gpu : MathTarget::Cpu; }
 
-Value *Lowering::unaryOp(const ir::Eqn &e, DType d, Value *x) {
+Value *LlvmEmitter::unaryOp(const ir::Eqn &e, DType d, Value *x) {
   bool fl = ir::isFloat(d);
   Type *t = regTy(d);
   auto one = [&] { return constOf(d, 1); };
@@ -304,7 +304,7 @@ Value *Lowering::unaryOp(const ir::Eqn &e, DType d, Value *x) {
   internal_assert(false, std::string("not a unary op: ") + ir::name(e.op));
 }
 
-Value *Lowering::convertOp(DType from, DType to, Value *x) {
+Value *LlvmEmitter::convertOp(DType from, DType to, Value *x) {
   if (from == to) return x;
   bool ff = ir::isFloat(from), tf = ir::isFloat(to);
   Type *t = regTy(to);
@@ -317,13 +317,13 @@ Value *Lowering::convertOp(DType from, DType to, Value *x) {
   return b.CreateZExtOrTrunc(x, t);  // i32 <-> u32 (and keys)
 }
 
-Value *Lowering::argBetter(bool isMax, DType d, Value *v, Value *cur) {
+Value *LlvmEmitter::argBetter(bool isMax, DType d, Value *v, Value *cur) {
   Value *better = binaryOp(isMax ? Op::Gt : Op::Lt, d, v, cur);
   if (!ir::isFloat(d)) return better;
   return b.CreateOr(better, b.CreateAnd(b.CreateFCmpUNO(v, v), b.CreateFCmpORD(cur, cur)));
 }
 
-Value *Lowering::binaryOp(Op op, DType d, Value *x, Value *y) {
+Value *LlvmEmitter::binaryOp(Op op, DType d, Value *x, Value *y) {
   bool fl = ir::isFloat(d), sgn = d == DType::I32;
   Type *t = x->getType();
   auto zero = [&] { return ConstantInt::get(t, 0); };

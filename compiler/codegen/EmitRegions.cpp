@@ -9,7 +9,7 @@
 // in which case each device writes its own slot and the launch stacks it over the mask
 // of both axes (spmd_launch_desc.out_axes). Collectives turn axis names into mask bits
 // (bit m = mesh axis m). in_axes/out_axes other than 0 are transposes on the host.
-#include "codegen/Lowering.h"
+#include "codegen/LlvmEmitter.h"
 
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/MDBuilder.h>
@@ -40,7 +40,7 @@ static void collectMesh(const ir::Jaxpr &j, size_t depth, std::vector<MeshAxis> 
 }
 
 /// An alloca in the entry block of the current function.
-static Value *entryAlloca(Lowering &L, Type *t) {
+static Value *entryAlloca(LlvmEmitter &L, Type *t) {
   BasicBlock &entry = L.fs->fn->getEntryBlock();
   IRBuilder<> eb(&entry, entry.getFirstInsertionPt());
   return eb.CreateAlloca(t);
@@ -70,7 +70,7 @@ static std::vector<int64_t> stackPerm(int rank, int64_t o) {
 
 static int64_t optInt(const ir::Param &p) { return p.kind == ir::Param::None ? -1 : p.i; }
 
-uint32_t Lowering::axisMask(const ir::Param &names) {
+uint32_t LlvmEmitter::axisMask(const ir::Param &names) {
   std::vector<std::string> ns;
   if (names.kind == ir::Param::Str) ns.push_back(names.s);
   for (auto &e : names.elems) ns.push_back(e.s);
@@ -84,7 +84,7 @@ uint32_t Lowering::axisMask(const ir::Param &names) {
   return m;
 }
 
-Value *Lowering::devAxisIndex(uint32_t mask) {
+Value *LlvmEmitter::devAxisIndex(uint32_t mask) {
   return b.CreateCall(rt("spmd_axis_index"), {fs->dev, c32(int32_t(mask))});
 }
 
@@ -135,7 +135,7 @@ TupleOrder tupleOrderOf(const std::vector<MeshAxis> &mesh, const ir::Param &name
 }
 } // namespace
 
-Value *Lowering::tupleAxisIndex(const ir::Param &names) {
+Value *LlvmEmitter::tupleAxisIndex(const ir::Param &names) {
   TupleOrder o = tupleOrderOf(fs->mesh, names);
   if (o.agrees()) return devAxisIndex(axisMask(names));
   Value *idx = nullptr;
@@ -146,7 +146,7 @@ Value *Lowering::tupleAxisIndex(const ir::Param &names) {
   return idx;
 }
 
-Value *Lowering::reorderGroup(const ir::Param &names, DType d, Value *blocks, int64_t blockElems, bool toMesh,
+Value *LlvmEmitter::reorderGroup(const ir::Param &names, DType d, Value *blocks, int64_t blockElems, bool toMesh,
                               Value *into) {
   TupleOrder o = tupleOrderOf(fs->mesh, names);
   if (o.agrees()) return blocks;
@@ -203,7 +203,7 @@ static uint32_t splitChain(const ir::Jaxpr &body, int id, size_t depth, std::uno
   return 0;
 }
 
-void Lowering::emitPmapLaunch(const ir::Eqn &e) {
+void LlvmEmitter::emitPmapLaunch(const ir::Eqn &e) {
   const ir::Jaxpr &body = e.regions.at(0);
   std::vector<MeshAxis> mesh{{e.param("axis_name").s, e.intParam("axis_size")}};
   collectMesh(body, 1, mesh);
@@ -319,7 +319,7 @@ void Lowering::emitPmapLaunch(const ir::Eqn &e) {
   }
 }
 
-void Lowering::emitInnerPmap(const ir::Eqn &e) {
+void LlvmEmitter::emitInnerPmap(const ir::Eqn &e) {
   const ir::Jaxpr &body = e.regions.at(0);
   uint32_t bit = axisMask(e.param("axis_name"));
   Value *me = b.CreateSExt(devAxisIndex(bit), i64());
@@ -388,7 +388,7 @@ void Lowering::emitInnerPmap(const ir::Eqn &e) {
 }
 
 /// After a region's outvars were copied out: frees those the region defined (host).
-static void freeRegionOuts(Lowering &L, const ir::Jaxpr &r) {
+static void freeRegionOuts(LlvmEmitter &L, const ir::Jaxpr &r) {
   std::unordered_set<int> inv, done;
   for (auto &v : r.invars) inv.insert(v.id);
   for (auto &a : r.outvars) {
@@ -413,7 +413,7 @@ static void freeRegionOuts(Lowering &L, const ir::Jaxpr &r) {
 // array operation. The loops of a single operation (the elements of an add, a dot)
 // carry none: an operation runs to its end. GPU kernels carry none either (they cannot
 // call the runtime); their device program polls between the kernels it launches.
-void Lowering::emitPollPoint() {
+void LlvmEmitter::emitPollPoint() {
   if (fs->gpuKernel) return;
   GlobalVariable *flag = mod->getGlobalVariable("spmd_interrupt_requested");
   if (!flag)
@@ -432,7 +432,7 @@ void Lowering::emitPollPoint() {
   b.SetInsertPoint(go);
 }
 
-void Lowering::emitForLoop(const ir::Eqn &e) {
+void LlvmEmitter::emitForLoop(const ir::Eqn &e) {
   const ir::Jaxpr &body = e.regions.at(0);
   size_t nc = size_t(e.intParam("num_consts")), ncar = e.in.size() - nc;
   std::vector<Value *> carry, tmp;
@@ -478,7 +478,7 @@ void Lowering::emitForLoop(const ir::Eqn &e) {
   for (auto *t : tmp) freeBuffer(t);
 }
 
-void Lowering::emitCond(const ir::Eqn &e) {
+void LlvmEmitter::emitCond(const ir::Eqn &e) {
   std::vector<Value *> outs;
   for (auto &v : e.out) outs.push_back(defBuffer(v));
   std::vector<Value *> operands;
@@ -503,8 +503,8 @@ void Lowering::emitCond(const ir::Eqn &e) {
 
 /// [.., G, n/G, ..] with G moved to the front: the chunk-major copy of `x` split in G
 /// along `axis`, as all_to_all and reduce_scatter send it.
-Value *Lowering::chunkMajor(const ir::Atom &x, int64_t axis, int64_t G) {
-  Lowering &L = *this;
+Value *LlvmEmitter::chunkMajor(const ir::Atom &x, int64_t axis, int64_t G) {
+  LlvmEmitter &L = *this;
   Value *src = L.bufferOf(x);
   if (axis == 0) return src;
   const ir::Type &t = x.type();
@@ -532,7 +532,7 @@ int32_t collectiveReduceCode(Op op) {
   return codes[size_t(op)];
 }
 
-void Lowering::emitCollective(const ir::Eqn &e) {
+void LlvmEmitter::emitCollective(const ir::Eqn &e) {
   internal_assert(fs->kernel, std::string(ir::name(e.op)) + " outside a pmap");
   const ir::Var &out = e.out[0];
   DType d = out.type.dtype;
@@ -609,7 +609,7 @@ void Lowering::emitCollective(const ir::Eqn &e) {
   internal_assert(false, std::string("unsupported collective ") + ir::name(e.op));
 }
 
-void Lowering::emitPrint(const ir::Eqn &e) {
+void LlvmEmitter::emitPrint(const ir::Eqn &e) {
   for (auto &s : e.param("segments").elems) {
     if (s.kind == ir::Param::Str) {
       b.CreateCall(rt("spmd_print_str"), {fs->host, cstr(s.s)});
@@ -627,7 +627,7 @@ void Lowering::emitPrint(const ir::Eqn &e) {
   b.CreateCall(rt("spmd_print_end"), {fs->host});
 }
 
-void Lowering::emitAssertClose(const ir::Eqn &e) {
+void LlvmEmitter::emitAssertClose(const ir::Eqn &e) {
   const ir::Type t = e.in[0].type();
   auto num = [&](const char *k) {
     const ir::Param &p = e.param(k);

@@ -1,12 +1,12 @@
 // ===- Emitters.cpp - the per-primitive code tables: host and device programs ---===//
 //
-// Which emitter of Lowering produces each primitive of ir/Ops.def, one table per
-// target: hostEmitters (host code and CPU kernels, Lowering::emitEqn) and
+// Which emitter of LlvmEmitter produces each primitive of ir/Ops.def, one table per
+// target: hostEmitters (host code and CPU kernels, LlvmEmitter::emitEqn) and
 // deviceEmitters (device programs: PTX kernels, and CPU ones with --split-kernels,
-// Lowering::emitDeviceEqn). Every op has an entry in both, an explicit refusal where it
+// LlvmEmitter::emitDeviceEqn). Every op has an entry in both, an explicit refusal where it
 // cannot occur (tests/unit/codegen/test_op_coverage.cpp checks it). Elementwise ops and
 // collectives get theirs from their category.
-#include "codegen/Lowering.h"
+#include "codegen/LlvmEmitter.h"
 
 namespace spmd::codegen {
 
@@ -22,28 +22,28 @@ const std::array<EqnEmitter, ir::kNumOps> &hostEmitters() {
     for (int k = 0; k < ir::kNumOps; ++k) {
       Op op = Op(k);
       // Elementwise and cheap shape ops: one element at a time, fusable (Note [Fusion]).
-      if (Lowering::indexableOp(op)) set(op, [](Lowering &l, const ir::Eqn &e) { l.emitIndexable(e); });
+      if (LlvmEmitter::indexableOp(op)) set(op, [](LlvmEmitter &l, const ir::Eqn &e) { l.emitIndexable(e); });
       if (ir::info(op).category == OpCategory::Collective)
-        set(op, [](Lowering &l, const ir::Eqn &e) { l.emitCollective(e); });
+        set(op, [](LlvmEmitter &l, const ir::Eqn &e) { l.emitCollective(e); });
     }
     for (Op op : {Op::ReduceSum, Op::ReduceMax, Op::ReduceMin, Op::ReduceProd, Op::ReduceAnd, Op::ReduceOr})
-      set(op, [](Lowering &l, const ir::Eqn &e) { l.emitReduce(e); });
-    for (Op op : {Op::Argmax, Op::Argmin}) set(op, [](Lowering &l, const ir::Eqn &e) { l.emitArgReduce(e); });
+      set(op, [](LlvmEmitter &l, const ir::Eqn &e) { l.emitReduce(e); });
+    for (Op op : {Op::Argmax, Op::Argmin}) set(op, [](LlvmEmitter &l, const ir::Eqn &e) { l.emitArgReduce(e); });
     for (Op op : {Op::Reshape, Op::RandomWrap, Op::RandomUnwrap})
-      set(op, [](Lowering &l, const ir::Eqn &e) { l.emitReshape(e); });
-    set(Op::Concatenate, [](Lowering &l, const ir::Eqn &e) { l.emitConcatenate(e); });
-    set(Op::Pad, [](Lowering &l, const ir::Eqn &e) { l.emitPad(e); });
-    set(Op::Constant, [](Lowering &l, const ir::Eqn &e) { l.emitConstant(e); });
-    set(Op::DynamicSlice, [](Lowering &l, const ir::Eqn &e) { l.emitDynamicSlice(e, false); });
-    set(Op::DynamicUpdateSlice, [](Lowering &l, const ir::Eqn &e) { l.emitDynamicSlice(e, true); });
-    set(Op::DotGeneral, [](Lowering &l, const ir::Eqn &e) { l.emitDot(e); });
-    set(Op::Pmap, [](Lowering &l, const ir::Eqn &e) { l.fs->kernel ? l.emitInnerPmap(e) : l.emitPmapLaunch(e); });
-    set(Op::ForLoop, [](Lowering &l, const ir::Eqn &e) { l.emitForLoop(e); });
-    set(Op::Cond, [](Lowering &l, const ir::Eqn &e) { l.emitCond(e); });
-    set(Op::Print, [](Lowering &l, const ir::Eqn &e) { l.emitPrint(e); });
-    set(Op::AssertClose, [](Lowering &l, const ir::Eqn &e) { l.emitAssertClose(e); });
-    set(Op::CheckIndex, [](Lowering &l, const ir::Eqn &e) { l.emitCheckIndex(e); });
-    set(Op::Vmap, [](Lowering &, const ir::Eqn &) { internal_assert(false, "vmap reached codegen: eliminateVmaps runs first"); });
+      set(op, [](LlvmEmitter &l, const ir::Eqn &e) { l.emitReshape(e); });
+    set(Op::Concatenate, [](LlvmEmitter &l, const ir::Eqn &e) { l.emitConcatenate(e); });
+    set(Op::Pad, [](LlvmEmitter &l, const ir::Eqn &e) { l.emitPad(e); });
+    set(Op::Constant, [](LlvmEmitter &l, const ir::Eqn &e) { l.emitConstant(e); });
+    set(Op::DynamicSlice, [](LlvmEmitter &l, const ir::Eqn &e) { l.emitDynamicSlice(e, false); });
+    set(Op::DynamicUpdateSlice, [](LlvmEmitter &l, const ir::Eqn &e) { l.emitDynamicSlice(e, true); });
+    set(Op::DotGeneral, [](LlvmEmitter &l, const ir::Eqn &e) { l.emitDot(e); });
+    set(Op::Pmap, [](LlvmEmitter &l, const ir::Eqn &e) { l.fs->kernel ? l.emitInnerPmap(e) : l.emitPmapLaunch(e); });
+    set(Op::ForLoop, [](LlvmEmitter &l, const ir::Eqn &e) { l.emitForLoop(e); });
+    set(Op::Cond, [](LlvmEmitter &l, const ir::Eqn &e) { l.emitCond(e); });
+    set(Op::Print, [](LlvmEmitter &l, const ir::Eqn &e) { l.emitPrint(e); });
+    set(Op::AssertClose, [](LlvmEmitter &l, const ir::Eqn &e) { l.emitAssertClose(e); });
+    set(Op::CheckIndex, [](LlvmEmitter &l, const ir::Eqn &e) { l.emitCheckIndex(e); });
+    set(Op::Vmap, [](LlvmEmitter &, const ir::Eqn &) { internal_assert(false, "vmap reached codegen: eliminateVmaps runs first"); });
     return t;
   }();
   return table;
@@ -57,21 +57,21 @@ const std::array<EqnEmitter, ir::kNumOps> &deviceEmitters() {
     for (int k = 0; k < ir::kNumOps; ++k) {
       Op op = Op(k);
       if (ir::info(op).category == ir::OpCategory::Collective)
-        set(op, [](Lowering &l, const ir::Eqn &e) { l.deviceCollective(e); });
-      else if (Lowering::indexableOp(op))
-        set(op, [](Lowering &l, const ir::Eqn &e) { l.deviceMaterialize(e); });
+        set(op, [](LlvmEmitter &l, const ir::Eqn &e) { l.deviceCollective(e); });
+      else if (LlvmEmitter::indexableOp(op))
+        set(op, [](LlvmEmitter &l, const ir::Eqn &e) { l.deviceMaterialize(e); });
     }
-    set(Op::Pmap, [](Lowering &l, const ir::Eqn &e) { l.emitInnerPmap(e); });
-    set(Op::ForLoop, [](Lowering &l, const ir::Eqn &e) { l.emitForLoop(e); });
-    set(Op::Cond, [](Lowering &l, const ir::Eqn &e) { l.emitCond(e); });
+    set(Op::Pmap, [](LlvmEmitter &l, const ir::Eqn &e) { l.emitInnerPmap(e); });
+    set(Op::ForLoop, [](LlvmEmitter &l, const ir::Eqn &e) { l.emitForLoop(e); });
+    set(Op::Cond, [](LlvmEmitter &l, const ir::Eqn &e) { l.emitCond(e); });
     for (Op op : {Op::Reshape, Op::RandomWrap, Op::RandomUnwrap})
-      set(op, [](Lowering &l, const ir::Eqn &e) { l.emitReshape(e); });
-    set(Op::DotGeneral, [](Lowering &l, const ir::Eqn &e) { l.deviceDot(e); });
+      set(op, [](LlvmEmitter &l, const ir::Eqn &e) { l.emitReshape(e); });
+    set(Op::DotGeneral, [](LlvmEmitter &l, const ir::Eqn &e) { l.deviceDot(e); });
     for (Op op : {Op::ReduceSum, Op::ReduceMax, Op::ReduceMin, Op::ReduceProd, Op::ReduceAnd, Op::ReduceOr})
-      set(op, [](Lowering &l, const ir::Eqn &e) { l.deviceReduce(e); });
-    set(Op::CheckIndex, [](Lowering &l, const ir::Eqn &e) { l.deviceCheckIndex(e); });
+      set(op, [](LlvmEmitter &l, const ir::Eqn &e) { l.deviceReduce(e); });
+    set(Op::CheckIndex, [](LlvmEmitter &l, const ir::Eqn &e) { l.deviceCheckIndex(e); });
     for (Op op : {Op::DynamicSlice, Op::DynamicUpdateSlice})
-      set(op, [](Lowering &l, const ir::Eqn &e) {
+      set(op, [](LlvmEmitter &l, const ir::Eqn &e) {
         // Note [Index errors]: with no valid start every index fails, even where the result
         // has no elements (so no thread of the kernel below would see the index).
         if (l.sliceHasNoStart(e)) {
@@ -83,14 +83,14 @@ const std::array<EqnEmitter, ir::kNumOps> &deviceEmitters() {
         l.deviceMaterialize(e);
       });
     for (Op op : {Op::Argmax, Op::Argmin, Op::Concatenate, Op::Pad, Op::Constant})
-      set(op, [](Lowering &l, const ir::Eqn &e) { l.deviceMaterialize(e); });
+      set(op, [](LlvmEmitter &l, const ir::Eqn &e) { l.deviceMaterialize(e); });
     // Explicitly not here: host effects run on the host, never inside a pmap body (sema
     // refuses them there), and vmaps are gone before codegen.
     for (Op op : {Op::Print, Op::AssertClose})
-      set(op, [](Lowering &, const ir::Eqn &e) {
+      set(op, [](LlvmEmitter &, const ir::Eqn &e) {
         internal_assert(false, std::string(ir::name(e.op)) + " inside a device program (a host effect)");
       });
-    set(Op::Vmap, [](Lowering &, const ir::Eqn &) { internal_assert(false, "vmap reached codegen: eliminateVmaps runs first"); });
+    set(Op::Vmap, [](LlvmEmitter &, const ir::Eqn &) { internal_assert(false, "vmap reached codegen: eliminateVmaps runs first"); });
     return t;
   }();
   return table;

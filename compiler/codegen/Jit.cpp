@@ -1,12 +1,12 @@
 // ===- Jit.cpp - optimising, JIT compiling (ORC) and emitting PTX -----------===//
 //
-// The back half of code generation: the module from Lowering is verified, optimised
+// The back half of code generation: the module from LlvmEmitter is verified, optimised
 // with the new pass manager at -O0..3 for the target machine (the host CPU, with its
 // own features, or nvptx64 sm_90), then either JIT compiled with ORC LLJIT (runtime
 // functions are resolved from the running process, which links with -rdynamic) or
 // printed as PTX. Kernels that call libdevice math functions get libdevice linked in.
 #include "codegen/Codegen.h"
-#include "codegen/Lowering.h"
+#include "codegen/LlvmEmitter.h"
 #include "codegen/ObjectCache.h"
 #include "codegen/VecMath.h"
 
@@ -128,7 +128,7 @@ static std::unique_ptr<Module> hostModule(LLVMContext &ctx, const ir::Module &m,
                                           std::unique_ptr<TargetMachine> &tm, Kernels *kernels = nullptr) {
   initTargets();
   tm = check(hostBuilder(o.optLevel).createTargetMachine(), "creating the host target machine");
-  Lowering L(ctx, Target::Host, o.where, splitOf(o.backend));
+  LlvmEmitter L(ctx, Target::Host, o.where, splitOf(o.backend));
   auto mod = L.run(m);
   mod->setDataLayout(tm->createDataLayout());
   mod->setTargetTriple(tm->getTargetTriple().str());
@@ -191,7 +191,7 @@ static void linkLibdevice(Module &mod) {
 std::string emitPTX(const ir::Module &m, const Options &o) {
   initTargets();
   LLVMContext ctx;
-  Lowering L(ctx, Target::Host, o.where, Split::NVPTX);
+  LlvmEmitter L(ctx, Target::Host, o.where, Split::NVPTX);
   L.run(m);  // the host code is not needed here
   auto kmod = L.takeKernels();
   return L.kernelNames.empty() ? std::string() : ptxOf(*kmod, o.optLevel);

@@ -5,7 +5,7 @@
 // XLA's CPU backend, which emits its own polynomial approximations instead of calling
 // libm: a loop that uses them stays a straight-line body the loop vectoriser widens.
 // Every function takes and returns a float or a <N x float> alike. log and log1p are
-// ThreefryEmit.h's (emitLogF32, emitLog1pF32); f64 keeps libm (Lowering::mathCall).
+// ThreefryEmit.h's (emitLogF32, emitLog1pF32); f64 keeps libm (LlvmEmitter::mathCall).
 //
 // Accuracy (tests/unit/codegen/test_vecmath.cpp checks it against long double libm
 // on ~1e5 inputs per function, special values included): within 2 ulp of the

@@ -6,7 +6,7 @@
 // (elementwise and reductions), random, spmd (differentiation, trees, collectives) and
 // host (printing and the rest). The helpers several sections share are declared here.
 #pragma once
-#include "sema/Lowering.h"
+#include "sema/AstLowering.h"
 
 #include <functional>
 #include <map>
@@ -31,7 +31,7 @@ struct Bound {
 struct BuiltinDef {
   std::vector<std::string> params;  ///< a trailing "*" makes it variadic
   size_t required;
-  std::function<ValueP(Lowering &, Bound &, const std::vector<AxisP> &, SrcRange)> fn;
+  std::function<ValueP(AstLowering &, Bound &, const std::vector<AxisP> &, SrcRange)> fn;
   /// The parameter that names axes (a collective's axis_name), or -1. AxisCheck checks
   /// that argument's names are in scope (sema/AxisCheck.h, axisArgumentIndex).
   int axisParam = -1;
@@ -47,21 +47,21 @@ void addHostBuiltins(Table &m);    ///< BuiltinsHost.cpp
 
 // ---- helpers (Builtins.cpp unless noted) ----
 inline ir::Params reduceParams(std::vector<int64_t> axes) { return {{"axes", Param::ints(axes)}}; }
-ValueP arr(Lowering &L, const ArgV &a);
+ValueP arr(AstLowering &L, const ArgV &a);
 /// A float array for math functions (ints are promoted to f32, as JAX does).
-std::pair<Atom, bool> floatArg(Lowering &L, const ArgV &a, const char *fn);
+std::pair<Atom, bool> floatArg(AstLowering &L, const ArgV &a, const char *fn);
 BuiltinDef unaryMath(Op op, const char *name);
 BuiltinDef unaryKeep(Op op, bool identityOnInt);
 BuiltinDef binaryElementwise(Op op, const char *name);
-std::vector<int64_t> axesArg(Lowering &L, const ArgV &a, int rank);
-Atom keepDims(Lowering &L, Atom r, const ir::Shape &in, const std::vector<int64_t> &axes);
-Atom staticIntAs(Lowering &L, int64_t i, DType d, SrcRange loc);
-bool boolArg(Lowering &L, const ArgV &a, bool dflt);
-double floatStatic(Lowering &L, const ArgV &a, double dflt, const char *what);
+std::vector<int64_t> axesArg(AstLowering &L, const ArgV &a, int rank);
+Atom keepDims(AstLowering &L, Atom r, const ir::Shape &in, const std::vector<int64_t> &axes);
+Atom staticIntAs(AstLowering &L, int64_t i, DType d, SrcRange loc);
+bool boolArg(AstLowering &L, const ArgV &a, bool dflt);
+double floatStatic(AstLowering &L, const ArgV &a, double dflt, const char *what);
 /// The common part of zeros/ones/full.
-ValueP filled(Lowering &L, const ArgV &shapeArg, double value, DType d);
+ValueP filled(AstLowering &L, const ArgV &shapeArg, double value, DType d);
 /// f applied to every array leaf of a (nested) tuple (BuiltinsSpmd.cpp).
-ValueP mapLeaves(Lowering &L, ValueP v, const std::function<ValueP(ValueP)> &f);
+ValueP mapLeaves(AstLowering &L, ValueP v, const std::function<ValueP(ValueP)> &f);
 /// Python's repr of a static value (BuiltinsHost.cpp).
 std::string pyRepr(const Value &v);
 

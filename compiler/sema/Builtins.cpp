@@ -15,7 +15,7 @@ namespace {
 const Table &table() {
   static const Table t = [] {
     Table m;
-    // mesh(rows=4, cols=2): Lowering::builtin hands it to meshBuiltin before the table
+    // mesh(rows=4, cols=2): AstLowering::builtin hands it to meshBuiltin before the table
     // binds arguments, since its keywords are the axis names; listed for isBuiltin.
     m["mesh"] = {{"*"}, 0, nullptr};
     addArrayBuiltins(m);
@@ -29,14 +29,14 @@ const Table &table() {
 }
 } // namespace
 
-bool Lowering::isBuiltin(const std::string &name) { return table().count(name) != 0; }
+bool AstLowering::isBuiltin(const std::string &name) { return table().count(name) != 0; }
 
 int axisArgumentIndex(const std::string &callee) {
   auto it = table().find(callee);
   return it == table().end() ? -1 : it->second.axisParam;
 }
 
-ValueP Lowering::builtin(const std::string &name, std::vector<ArgV> &args, const std::vector<AxisP> &axes, SrcRange loc) {
+ValueP AstLowering::builtin(const std::string &name, std::vector<ArgV> &args, const std::vector<AxisP> &axes, SrcRange loc) {
   if (name == "mesh") return meshBuiltin(args, axes, loc);  // its keywords are the axis names (ShardMap.cpp)
   const BuiltinDef &def = table().at(name);
   bool variadic = !def.params.empty() && def.params.back() == "*";
@@ -81,9 +81,9 @@ namespace builtins {
 
 // ---- helpers shared by the sections ----------------------------------------------------
 
-ValueP arr(Lowering &L, const ArgV &a) { return L.toArray(a.value, a.loc); }
+ValueP arr(AstLowering &L, const ArgV &a) { return L.toArray(a.value, a.loc); }
 
-std::pair<Atom, bool> floatArg(Lowering &L, const ArgV &a, const char *fn) {
+std::pair<Atom, bool> floatArg(AstLowering &L, const ArgV &a, const char *fn) {
   ValueP v = arr(L, a);
   Atom x = v->atom;
   DType d = x.type().dtype;
@@ -94,7 +94,7 @@ std::pair<Atom, bool> floatArg(Lowering &L, const ArgV &a, const char *fn) {
 }
 
 BuiltinDef unaryMath(Op op, const char *name) {
-  return {{"x"}, 1, [op, name](Lowering &L, Bound &a, auto &, SrcRange) {
+  return {{"x"}, 1, [op, name](AstLowering &L, Bound &a, auto &, SrcRange) {
             auto [x, weak] = floatArg(L, a[0], name);
             return Value::array(L.emit1(op, {x}), weak);
           }};
@@ -102,7 +102,7 @@ BuiltinDef unaryMath(Op op, const char *name) {
 
 /// Unary ops that keep integer dtypes (abs, sign) or are identities on ints (floor...).
 BuiltinDef unaryKeep(Op op, bool identityOnInt) {
-  return {{"x"}, 1, [op, identityOnInt](Lowering &L, Bound &a, auto &, SrcRange) {
+  return {{"x"}, 1, [op, identityOnInt](AstLowering &L, Bound &a, auto &, SrcRange) {
             ValueP v = arr(L, a[0]);
             L.rejectKeys(*v, a[0].loc, std::string(ir::name(op)) + "()");
             Atom x = v->atom;
@@ -115,7 +115,7 @@ BuiltinDef unaryKeep(Op op, bool identityOnInt) {
 }
 
 BuiltinDef binaryElementwise(Op op, const char *name) {
-  return {{"a", "b"}, 2, [op, name](Lowering &L, Bound &a, auto &, SrcRange loc) {
+  return {{"a", "b"}, 2, [op, name](AstLowering &L, Bound &a, auto &, SrcRange loc) {
             DType d;
             bool weak;
             auto xs = L.unify({a[0].value, a[1].value}, loc, &d, &weak, name);
@@ -123,7 +123,7 @@ BuiltinDef binaryElementwise(Op op, const char *name) {
           }};
 }
 
-std::vector<int64_t> axesArg(Lowering &L, const ArgV &a, int rank) {
+std::vector<int64_t> axesArg(AstLowering &L, const ArgV &a, int rank) {
   std::vector<int64_t> axes;
   if (!a.value) {
     for (int k = 0; k < rank; ++k) axes.push_back(k);
@@ -141,7 +141,7 @@ std::vector<int64_t> axesArg(Lowering &L, const ArgV &a, int rank) {
 }
 
 /// Restores reduced axes as size-1 dimensions (keepdims=true).
-Atom keepDims(Lowering &L, Atom r, const ir::Shape &in, const std::vector<int64_t> &axes) {
+Atom keepDims(AstLowering &L, Atom r, const ir::Shape &in, const std::vector<int64_t> &axes) {
   ir::Shape s = in;
   for (auto k : axes) s[k] = 1;
   return L.emit1(Op::Reshape, {r}, {{"new_sizes", Param::ints(s)}, {"dimensions", Param::none()}});
@@ -149,7 +149,7 @@ Atom keepDims(Lowering &L, Atom r, const ir::Shape &in, const std::vector<int64_
 
 /// A static integer as a literal of dtype d, as NumPy's scalar constructors convert a
 /// Python int (np.uint32(4000000000) is fine, np.int32(2**31) an OverflowError).
-Atom staticIntAs(Lowering &L, int64_t i, DType d, SrcRange loc) {
+Atom staticIntAs(AstLowering &L, int64_t i, DType d, SrcRange loc) {
   if (d == DType::Key) userError(loc, "a number cannot be converted to a key; use key(seed)");
   bool fits = d == DType::I32 ? i >= INT32_MIN && i <= INT32_MAX : d == DType::U32 ? i >= 0 && i <= int64_t(UINT32_MAX) : true;
   if (!fits)
@@ -159,13 +159,13 @@ Atom staticIntAs(Lowering &L, int64_t i, DType d, SrcRange loc) {
   return L.b().lit(d, d == DType::Bool ? double(i != 0) : d == DType::F32 ? double(float(i)) : double(i));
 }
 
-bool boolArg(Lowering &L, const ArgV &a, bool dflt) {
+bool boolArg(AstLowering &L, const ArgV &a, bool dflt) {
   if (!a.value) return dflt;
   if (a.value->kind == Value::Bool || a.value->kind == Value::Int) return a.value->i != 0;
   userError(a.loc, "expected true or false here, not a " + describe(*a.value));
 }
 
-double floatStatic(Lowering &L, const ArgV &a, double dflt, const char *what) {
+double floatStatic(AstLowering &L, const ArgV &a, double dflt, const char *what) {
   if (!a.value) return dflt;
   if (a.value->kind == Value::Float) return a.value->f;
   if (a.value->kind == Value::Int) return double(a.value->i);
@@ -173,7 +173,7 @@ double floatStatic(Lowering &L, const ArgV &a, double dflt, const char *what) {
 }
 
 
-ValueP filled(Lowering &L, const ArgV &shapeArg, double value, DType d) {
+ValueP filled(AstLowering &L, const ArgV &shapeArg, double value, DType d) {
   ir::Shape s = L.staticShape(shapeArg, d);
   Atom c = L.constant({value}, d, s);
   if (c.isLit) c = L.broadcast(c, {}), c = L.emit1(Op::BroadcastInDim, {c}, {{"shape", Param::tuple({})}, {"broadcast_dimensions", Param::tuple({})}});

@@ -13,11 +13,11 @@ namespace spmd::sema::builtins {
 /// creation, then shapes
 void addArrayBuiltins(Table &m) {
     // -- creation --
-    m["zeros"] = {{"shape", "dtype"}, 1, [](Lowering &L, Bound &a, auto &, SrcRange) {
+    m["zeros"] = {{"shape", "dtype"}, 1, [](AstLowering &L, Bound &a, auto &, SrcRange) {
                     return filled(L, a[0], 0, a.has(1) ? L.dtypeFrom(a[1].value, a[1].loc) : DType::F32); }};
-    m["ones"] = {{"shape", "dtype"}, 1, [](Lowering &L, Bound &a, auto &, SrcRange) {
+    m["ones"] = {{"shape", "dtype"}, 1, [](AstLowering &L, Bound &a, auto &, SrcRange) {
                    return filled(L, a[0], 1, a.has(1) ? L.dtypeFrom(a[1].value, a[1].loc) : DType::F32); }};
-    m["full"] = {{"shape", "value", "dtype"}, 2, [](Lowering &L, Bound &a, auto &, SrcRange loc) {
+    m["full"] = {{"shape", "value", "dtype"}, 2, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
                    bool weak;
                    // A static integer with a dtype converts directly (full(s, 3000000000, u32)).
                    if (a.has(2) && a[1].value->kind == Value::Int) {
@@ -33,7 +33,7 @@ void addArrayBuiltins(Table &m) {
                    ir::Shape s = L.staticShape(a[0], v.type().dtype);
                    if (v.type().rank() != 0) userError(a[1].loc, "full() needs a scalar value");
                    return Value::array(L.broadcast(v, s)); }};
-    m["arange"] = {{"start", "stop", "step", "dtype"}, 1, [](Lowering &L, Bound &a, auto &, SrcRange loc) {
+    m["arange"] = {{"start", "stop", "step", "dtype"}, 1, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
                      const Value *vs[3] = {a[0].value.get(), a.has(1) ? a[1].value.get() : nullptr,
                                            a.has(2) ? a[2].value.get() : nullptr};
                      bool isFloat = false;
@@ -68,7 +68,7 @@ void addArrayBuiltins(Table &m) {
                      if (step != 1) io = L.emit1(Op::Mul, {io, L.b().lit(d, step)});
                      if (start != 0) io = L.emit1(Op::Add, {io, L.b().lit(d, start)});
                      return Value::array(io); }};
-    m["linspace"] = {{"start", "stop", "num", "endpoint", "dtype"}, 3, [](Lowering &L, Bound &a, auto &, SrcRange loc) {
+    m["linspace"] = {{"start", "stop", "num", "endpoint", "dtype"}, 3, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
                        double lo = floatStatic(L, a[0], 0, "linspace() start"), hi = floatStatic(L, a[1], 0, "linspace() stop");
                        int64_t n = L.staticInt(a[2].value, a[2].loc, "linspace() num");
                        if (n < 0) userError(a[2].loc, "linspace() needs a non-negative number of samples, not " + std::to_string(n));
@@ -105,7 +105,7 @@ void addArrayBuiltins(Table &m) {
                        }
                        if (pts < n) data[n - 1] = double(fhi);
                        return Value::array(L.constant(data, DType::F32, {n})); }};
-    m["eye"] = {{"n", "m", "dtype"}, 1, [](Lowering &L, Bound &a, auto &, SrcRange loc) {
+    m["eye"] = {{"n", "m", "dtype"}, 1, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
                   int64_t n = L.staticInt(a[0].value, a[0].loc, "eye() size");
                   if (n < 0) userError(a[0].loc, "eye() needs a non-negative size, not " + std::to_string(n));
                   int64_t mm = a.has(1) ? L.staticInt(a[1].value, a[1].loc, "eye() size") : n;
@@ -118,7 +118,7 @@ void addArrayBuiltins(Table &m) {
                   };
                   return Value::array(L.castTo(L.emit1(Op::Eq, {io(0), io(1)}), d)); }};
     // -- shapes --
-    m["reshape"] = {{"x", "shape"}, 2, [](Lowering &L, Bound &a, auto &, SrcRange loc) {
+    m["reshape"] = {{"x", "shape"}, 2, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
                       ValueP v = arr(L, a[0]);
                       auto s = L.staticInts(a[1], "a shape");
                       int64_t known = 1, unknown = -1;
@@ -144,11 +144,11 @@ void addArrayBuiltins(Table &m) {
                                                 Param::ints(s).str());
                       Atom x = v->atom.isLit ? L.broadcast(v->atom, {}) : v->atom;
                       return Value::array(L.emit1(Op::Reshape, {x}, {{"new_sizes", Param::ints(s)}, {"dimensions", Param::none()}}), v->weak); }};
-    m["ravel"] = {{"x"}, 1, [](Lowering &L, Bound &a, auto &, SrcRange) {
+    m["ravel"] = {{"x"}, 1, [](AstLowering &L, Bound &a, auto &, SrcRange) {
                     ValueP v = arr(L, a[0]);
                     Atom x = v->atom.isLit ? L.broadcast(v->atom, {}) : v->atom;
                     return Value::array(L.emit1(Op::Reshape, {x}, {{"new_sizes", Param::ints({v->type().numel()})}, {"dimensions", Param::none()}}), v->weak); }};
-    m["transpose"] = {{"x", "axes"}, 1, [](Lowering &L, Bound &a, auto &, SrcRange) {
+    m["transpose"] = {{"x", "axes"}, 1, [](AstLowering &L, Bound &a, auto &, SrcRange) {
                         ValueP v = arr(L, a[0]);
                         int r = v->type().rank();
                         std::vector<int64_t> perm;
@@ -167,7 +167,7 @@ void addArrayBuiltins(Table &m) {
                         if (r == 0) return v;
                         return Value::array(L.emit1(Op::Transpose, {v->atom}, {{"permutation", Param::ints(perm)}}), v->weak); }};
     auto concatLike = [](bool stack) {
-      return BuiltinDef{{"arrays", "axis"}, 1, [stack](Lowering &L, Bound &a, auto &, SrcRange loc) {
+      return BuiltinDef{{"arrays", "axis"}, 1, [stack](AstLowering &L, Bound &a, auto &, SrcRange loc) {
                           ValueP lst = a[0].value;
                           if (lst->kind != Value::Tuple || lst->elems.empty())
                             userError(a[0].loc, std::string(stack ? "stack" : "concat") + "() needs a non-empty list of arrays");
@@ -208,7 +208,7 @@ void addArrayBuiltins(Table &m) {
     };
     m["concat"] = concatLike(false);
     m["stack"] = concatLike(true);
-    m["broadcast_to"] = {{"x", "shape"}, 2, [](Lowering &L, Bound &a, auto &, SrcRange loc) {
+    m["broadcast_to"] = {{"x", "shape"}, 2, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
                            ValueP v = arr(L, a[0]);
                            ir::Shape s = L.staticShape(a[1], v->type().dtype);
                            ir::Shape vs = v->type().shape;
@@ -219,7 +219,7 @@ void addArrayBuiltins(Table &m) {
                            }
                            if (!ok) userError(loc, "cannot broadcast " + v->type().str() + " to shape " + Param::ints(s).str());
                            return Value::array(L.broadcast(v->atom, s), v->weak); }};
-    m["expand_dims"] = {{"x", "axis"}, 2, [](Lowering &L, Bound &a, auto &, SrcRange) {
+    m["expand_dims"] = {{"x", "axis"}, 2, [](AstLowering &L, Bound &a, auto &, SrcRange) {
                           ValueP v = arr(L, a[0]);
                           ir::Shape s = v->type().shape;
                           int64_t ax = L.staticInt(a[1].value, a[1].loc, "an axis");
@@ -229,7 +229,7 @@ void addArrayBuiltins(Table &m) {
                           s.insert(s.begin() + ax, 1);
                           Atom x = v->atom.isLit ? L.broadcast(v->atom, {}) : v->atom;
                           return Value::array(L.emit1(Op::Reshape, {x}, {{"new_sizes", Param::ints(s)}, {"dimensions", Param::none()}}), v->weak); }};
-    m["squeeze"] = {{"x", "axis"}, 1, [](Lowering &L, Bound &a, auto &, SrcRange) {
+    m["squeeze"] = {{"x", "axis"}, 1, [](AstLowering &L, Bound &a, auto &, SrcRange) {
                       ValueP v = arr(L, a[0]);
                       ir::Shape s = v->type().shape, out;
                       std::vector<int64_t> axes;
@@ -241,18 +241,18 @@ void addArrayBuiltins(Table &m) {
                         out.push_back(s[k]);
                       }
                       return Value::array(L.emit1(Op::Reshape, {v->atom}, {{"new_sizes", Param::ints(out)}, {"dimensions", Param::none()}}), v->weak); }};
-    m["shape"] = {{"x"}, 1, [](Lowering &L, Bound &a, auto &, SrcRange) {
+    m["shape"] = {{"x"}, 1, [](AstLowering &L, Bound &a, auto &, SrcRange) {
                     std::vector<ValueP> e;
                     for (auto d : arr(L, a[0])->type().shape) e.push_back(Value::integer(d));
                     return Value::tuple(e); }};
-    m["size"] = {{"x"}, 1, [](Lowering &L, Bound &a, auto &, SrcRange) { return Value::integer(arr(L, a[0])->type().numel()); }};
-    m["len"] = {{"x"}, 1, [](Lowering &L, Bound &a, auto &, SrcRange loc) {
+    m["size"] = {{"x"}, 1, [](AstLowering &L, Bound &a, auto &, SrcRange) { return Value::integer(arr(L, a[0])->type().numel()); }};
+    m["len"] = {{"x"}, 1, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
                   if (a[0].value->kind == Value::Tuple) return Value::integer(int64_t(a[0].value->elems.size()));
                   if (a[0].value->kind == Value::Str) return Value::integer(int64_t(a[0].value->s.size()));
                   ValueP v = arr(L, a[0]);
                   if (v->type().rank() == 0) userError(a[0].loc, "len() of a scalar");
                   return Value::integer(v->type().shape[0]); }};
-    m["set"] = {{"x", "index", "value"}, 3, [](Lowering &L, Bound &a, auto &, SrcRange loc) {
+    m["set"] = {{"x", "index", "value"}, 3, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
                   ValueP v = arr(L, a[0]);
                   ir::Type t = v->type();
                   std::vector<ValueP> idx;

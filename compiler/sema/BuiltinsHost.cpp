@@ -81,7 +81,7 @@ static bool arrayLiteral(const Value &v) {
   return arrayLiteral(v, nonInt) && nonInt;
 }
 
-void printSegments(Lowering &L, ValueP v, std::vector<Param> &segs, std::vector<Atom> &ins, SrcRange loc, bool top) {
+void printSegments(AstLowering &L, ValueP v, std::vector<Param> &segs, std::vector<Atom> &ins, SrcRange loc, bool top) {
   if (arrayLiteral(*v)) v = L.toArray(v, loc);
   auto str = [&](std::string s) {
     if (!segs.empty() && segs.back().kind == Param::Str) segs.back().s += s;
@@ -138,8 +138,8 @@ void printSegments(Lowering &L, ValueP v, std::vector<Param> &segs, std::vector<
 /// print, render, assert_close, arg, device_count
 void addHostBuiltins(Table &m) {
     // -- host --
-    m["device_count"] = {{}, 0, [](Lowering &L, Bound &, auto &, SrcRange) { return Value::integer(L.opts.deviceCount); }};
-    m["arg"] = {{"name", "default"}, 2, [](Lowering &L, Bound &a, auto &, SrcRange loc) -> ValueP {
+    m["device_count"] = {{}, 0, [](AstLowering &L, Bound &, auto &, SrcRange) { return Value::integer(L.opts.deviceCount); }};
+    m["arg"] = {{"name", "default"}, 2, [](AstLowering &L, Bound &a, auto &, SrcRange loc) -> ValueP {
                   if (a[0].value->kind != Value::Str) userError(a[0].loc, "arg() needs the argument's name as a string");
                   auto it = L.opts.args.find(a[0].value->s);
                   ValueP d = a[1].value;
@@ -160,7 +160,7 @@ void addHostBuiltins(Table &m) {
                   } catch (const std::logic_error &) {
                   }
                   userError(loc, "--arg " + a[0].value->s + "=" + s + " is not a valid " + describe(*d) + " (the type of the default)"); }};
-    m["print"] = {{"*"}, 0, [](Lowering &L, Bound &a, auto &, SrcRange loc) {
+    m["print"] = {{"*"}, 0, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
                     if (L.inMapBody()) userError(loc, "print() is a host effect and cannot run inside pmap or vmap");
                     std::vector<Param> segs;
                     std::vector<Atom> ins;
@@ -173,7 +173,7 @@ void addHostBuiltins(Table &m) {
                     }
                     L.emit(Op::Print, ins, {{"segments", Param::list(segs)}});
                     return Value::tuple({}); }};
-    m["render"] = {{"b", "on", "off"}, 3, [](Lowering &L, Bound &a, auto &, SrcRange loc) {
+    m["render"] = {{"b", "on", "off"}, 3, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
                      ValueP v = arr(L, a[0]);
                      if (v->type().dtype != DType::Bool) userError(a[0].loc, "render() needs a bool array, not " + v->type().str());
                      if (a[1].value->kind != Value::Str || a[2].value->kind != Value::Str)
@@ -184,7 +184,7 @@ void addHostBuiltins(Table &m) {
                      r->s = a[1].value->s;
                      r->s2 = a[2].value->s;
                      return ValueP(r); }};
-    m["assert_close"] = {{"a", "b", "rtol", "atol"}, 2, [](Lowering &L, Bound &a, auto &, SrcRange loc) {
+    m["assert_close"] = {{"a", "b", "rtol", "atol"}, 2, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
                            if (L.inMapBody()) userError(loc, "assert_close() is a host effect and cannot run inside pmap or vmap");
                            DType d;
                            bool weak;

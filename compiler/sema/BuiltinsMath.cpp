@@ -11,7 +11,7 @@ namespace spmd::sema::builtins {
 enum class Red { Sum, Max, Min, Prod, All, Any, Mean, Argmax, Argmin, LogSumExp };
 
 BuiltinDef reduction(Red kind, const char *name) {
-  return {{"x", "axis", "keepdims"}, 1, [kind, name](Lowering &L, Bound &a, auto &, SrcRange loc) -> ValueP {
+  return {{"x", "axis", "keepdims"}, 1, [kind, name](AstLowering &L, Bound &a, auto &, SrcRange loc) -> ValueP {
             ValueP v = arr(L, a[0]);
             L.rejectKeys(*v, a[0].loc, std::string(name) + "()");
             Atom x = v->atom;
@@ -105,7 +105,7 @@ void addMathBuiltins(Table &m) {
     m["floor"] = unaryKeep(Op::Floor, true);
     m["ceil"] = unaryKeep(Op::Ceil, true);
     m["round"] = unaryKeep(Op::Round, true);
-    m["relu"] = {{"x"}, 1, [](Lowering &L, Bound &a, auto &, SrcRange loc) {
+    m["relu"] = {{"x"}, 1, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
                    DType d;
                    bool weak;
                    auto xs = L.unify({a[0].value, Value::integer(0)}, loc, &d, &weak, "relu");
@@ -114,7 +114,7 @@ void addMathBuiltins(Table &m) {
                    return Value::array(L.emit1(Op::Max, xs, {{"relu", ir::Param::of(1)}}), weak); }};
     m["maximum"] = binaryElementwise(Op::Max, "maximum");
     m["minimum"] = binaryElementwise(Op::Min, "minimum");
-    m["where"] = {{"cond", "a", "b"}, 3, [](Lowering &L, Bound &a, auto &, SrcRange loc) {
+    m["where"] = {{"cond", "a", "b"}, 3, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
                     DType d, cd;
                     bool weak, cw;
                     ValueP c = arr(L, a[0]);
@@ -166,14 +166,14 @@ void addMathBuiltins(Table &m) {
                     Atom cc = L.broadcast(cb, full), t = L.broadcast(xs[0], full), f = L.broadcast(xs[1], full);
                     if (cc.isLit) cc = L.emit1(Op::BroadcastInDim, {cc}, {{"shape", Param::ints(full)}, {"broadcast_dimensions", Param::tuple({})}});
                     return Value::array(L.emit1(Op::Select, {cc, f, t}), weak); }};
-    m["clip"] = {{"x", "lo", "hi"}, 3, [](Lowering &L, Bound &a, auto &, SrcRange loc) {
+    m["clip"] = {{"x", "lo", "hi"}, 3, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
                    DType d;
                    bool weak;
                    auto xs = L.unify({a[0].value, a[1].value, a[2].value}, loc, &d, &weak, "clip");
                    return Value::array(L.emit1(Op::Min, {L.emit1(Op::Max, {xs[0], xs[1]}), xs[2]}), weak); }};
     for (auto [nm, d] : std::vector<std::pair<const char *, DType>>{{"f32", DType::F32}, {"i32", DType::I32}, {"u32", DType::U32},
                                                                    {"bool", DType::Bool}, {"f64", DType::F64}}) {
-      m[nm] = {{"x"}, 1, [d = d](Lowering &L, Bound &a, auto &, SrcRange) {
+      m[nm] = {{"x"}, 1, [d = d](AstLowering &L, Bound &a, auto &, SrcRange) {
                  ValueP v = a[0].value;
                  if (v->kind == Value::Tuple) v = L.toArray(v, a[0].loc);
                  if (v->kind == Value::Int) return Value::array(staticIntAs(L, v->i, d, a[0].loc));
@@ -197,7 +197,7 @@ void addMathBuiltins(Table &m) {
     m["any"] = reduction(Red::Any, "any");
     m["logsumexp"] = reduction(Red::LogSumExp, "logsumexp");
     // np.dot: a scalar operand multiplies (where `@` refuses it, as np.matmul does).
-    m["dot"] = {{"a", "b"}, 2, [](Lowering &L, Bound &a, auto &, SrcRange loc) {
+    m["dot"] = {{"a", "b"}, 2, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
                   auto scalar = [](const Value &v) { return v.isNumber() || (v.kind == Value::Array && v.type().rank() == 0); };
                   if (scalar(*a[0].value) || scalar(*a[1].value)) return L.binary(ast::BinOp::Mul, a[0].value, a[1].value, loc);
                   return L.matmul(a[0].value, a[1].value, loc); }};

@@ -13,7 +13,7 @@ namespace spmd::sema::builtins {
 
 /// The key argument of a random function. As in jax.random, every one but key_data takes
 /// a single key (a key array is mapped with vmap); `single` is false for key_data.
-Atom keyArg(Lowering &L, const ArgV &a, const char *fn, bool single = true) {
+Atom keyArg(AstLowering &L, const ArgV &a, const char *fn, bool single = true) {
   ValueP v = a.value;
   if (v->kind != Value::Array || v->type().dtype != DType::Key)
     userError(a.loc, std::string(fn) + "() needs a key (from key(seed) or split), not a " + describe(*v));
@@ -26,7 +26,7 @@ Atom keyArg(Lowering &L, const ArgV &a, const char *fn, bool single = true) {
 /// JAX's `_random_bits` then the float construction of `uniform` for f32:
 /// bits >> 9 | 0x3F800000, bitcast to f32, minus 1 -> [0, 1), scaled to [lo, hi).
 /// lo and hi are f32 literals, or f32 arrays of the result's shape (run-time bounds).
-Atom uniformBits(Lowering &L, Atom key, const ir::Shape &shape, Atom lo, Atom hi) {
+Atom uniformBits(AstLowering &L, Atom key, const ir::Shape &shape, Atom lo, Atom hi) {
   Atom bits = L.emit1(Op::RandomBits, {key}, {{"bit_width", Param::of(32)}, {"shape", Param::ints(shape)}});
   Atom sh = L.emit1(Op::ShiftRightLogical, {bits, L.b().lit(DType::U32, 9)});
   Atom ored = L.emit1(Op::Or, {sh, L.b().lit(DType::U32, 0x3F800000)});
@@ -40,14 +40,14 @@ Atom uniformBits(Lowering &L, Atom key, const ir::Shape &shape, Atom lo, Atom hi
   // jnp.maximum(lo, ...) as JAX does (keeps values >= lo after rounding).
   return L.emit1(Op::Max, {L.broadcast(lo, shape), L.broadcast(scaled, shape)});
 }
-Atom uniformBits(Lowering &L, Atom key, const ir::Shape &shape, double lo, double hi) {
+Atom uniformBits(AstLowering &L, Atom key, const ir::Shape &shape, double lo, double hi) {
   return uniformBits(L, key, shape, L.b().lit(DType::F32, float(lo)), L.b().lit(DType::F32, float(hi)));
 }
 
 /// A bound of uniform() or randint() (JAX's minval/maxval): a static number becomes a
 /// literal of dtype `d`; an array is converted to `d` and broadcast to the result's
 /// shape `s`, as JAX's broadcast_to_rank and arithmetic do, or a type error here.
-Atom randomBound(Lowering &L, const ArgV &a, DType d, const ir::Shape &s, const char *fn, const char *what) {
+Atom randomBound(AstLowering &L, const ArgV &a, DType d, const ir::Shape &s, const char *fn, const char *what) {
   if (a.value->isNumber()) {
     if (d == DType::F32) return L.b().lit(d, float(floatStatic(L, a, 0, what)));
     return L.b().lit(d, double(L.staticInt(a.value, a.loc, what)));
@@ -70,7 +70,7 @@ Atom randomBound(Lowering &L, const ArgV &a, DType d, const ir::Shape &s, const 
 /// randint with run-time bounds (i32 literals or i32 arrays of shape s), as JAX's
 /// _randint: span = hi <= lo ? 1 : u32(hi - lo), multiplier (2^16 % span)^2 % span,
 /// lo + i32(((higher % span) * multiplier + lower % span) % span), in wrapping u32.
-Atom randintArrays(Lowering &L, Atom key, const ir::Shape &s, Atom lo, Atom hi) {
+Atom randintArrays(AstLowering &L, Atom key, const ir::Shape &s, Atom lo, Atom hi) {
   Atom ks = L.emit1(Op::RandomSplit, {key}, {{"shape", Param::ints({2})}});
   auto pick = [&](int i) {
     Atom x = L.emit1(Op::Slice, {ks}, {{"start_indices", Param::ints({i})}, {"limit_indices", Param::ints({i + 1})}, {"strides", Param::none()}});
@@ -91,7 +91,7 @@ Atom randintArrays(Lowering &L, Atom key, const ir::Shape &s, Atom lo, Atom hi) 
 /// keys and the random functions
 void addRandomBuiltins(Table &m) {
     // -- random numbers --
-    m["key"] = {{"seed"}, 1, [](Lowering &L, Bound &a, auto &, SrcRange loc) {
+    m["key"] = {{"seed"}, 1, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
                   ValueP s = a[0].value;
                   if (s->kind == Value::Int) {
                     // A static seed: the key words are computed here, exactly as jax.random.key(seed).
@@ -103,14 +103,14 @@ void addRandomBuiltins(Table &m) {
                   if (v->type().rank() != 0 || !ir::isInt(v->type().dtype))
                     userError(a[0].loc, "key() needs an integer scalar seed, not " + v->type().str());
                   return Value::array(L.emit1(Op::RandomSeed, {v->atom}, {{"impl", Param::ofStr("fry")}})); }};
-    m["split"] = {{"key", "num"}, 1, [](Lowering &L, Bound &a, auto &, SrcRange loc) {
+    m["split"] = {{"key", "num"}, 1, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
                     Atom k = keyArg(L, a[0], "split");
                     int64_t n = a.has(1) ? L.staticInt(a[1].value, a[1].loc, "the number of keys") : 2;
                     // As jax.random.split: num >= 0 (split(k, 0) is an empty key array).
                     if (n < 0) userError(a[1].loc, "split() needs a non-negative number of keys, not " + std::to_string(n));
                     ir::Shape s = L.checkedShape({n}, DType::Key, a.has(1) ? a[1].loc : loc);
                     return Value::array(L.emit1(Op::RandomSplit, {k}, {{"shape", Param::ints(s)}})); }};
-    m["fold_in"] = {{"key", "data"}, 2, [](Lowering &L, Bound &a, auto &, SrcRange) {
+    m["fold_in"] = {{"key", "data"}, 2, [](AstLowering &L, Bound &a, auto &, SrcRange) {
                       Atom k = keyArg(L, a[0], "fold_in");
                       // As jax.random.fold_in: one key and one scalar, converted to u32.
                       // A static datum in 0..2^32-1 is a u32 (JAX converts it with jnp.uint32).
@@ -131,9 +131,9 @@ void addRandomBuiltins(Table &m) {
                       Atom d = L.castTo(dv->atom, DType::U32);
                       if (d.isLit) d = L.broadcast(d, {}), d = L.emit1(Op::Reshape, {d}, {{"new_sizes", Param::tuple({})}, {"dimensions", Param::none()}});
                       return Value::array(L.emit1(Op::RandomFoldIn, {k, d})); }};
-    m["key_data"] = {{"keys"}, 1, [](Lowering &L, Bound &a, auto &, SrcRange) {
+    m["key_data"] = {{"keys"}, 1, [](AstLowering &L, Bound &a, auto &, SrcRange) {
                        return Value::array(L.emit1(Op::RandomUnwrap, {keyArg(L, a[0], "key_data", false)})); }};
-    m["uniform"] = {{"key", "shape", "lo", "hi", "minval", "maxval"}, 1, [](Lowering &L, Bound &a, auto &, SrcRange) {
+    m["uniform"] = {{"key", "shape", "lo", "hi", "minval", "maxval"}, 1, [](AstLowering &L, Bound &a, auto &, SrcRange) {
                       Atom k = keyArg(L, a[0], "uniform");
                       ir::Shape s = a.has(1) ? L.staticShape(a[1], DType::F32) : ir::Shape{};
                       // minval/maxval: static numbers or arrays that broadcast to the shape.
@@ -143,7 +143,7 @@ void addRandomBuiltins(Table &m) {
                       };
                       Atom lo = bound(2, 4, 0.0, "lo"), hi = bound(3, 5, 1.0, "hi");
                       return Value::array(uniformBits(L, k, s, lo, hi)); }};
-    m["normal"] = {{"key", "shape"}, 1, [](Lowering &L, Bound &a, auto &, SrcRange) {
+    m["normal"] = {{"key", "shape"}, 1, [](AstLowering &L, Bound &a, auto &, SrcRange) {
                      Atom k = keyArg(L, a[0], "normal");
                      ir::Shape s = a.has(1) ? L.staticShape(a[1], DType::F32) : ir::Shape{};
                      // JAX: u ~ uniform[nextafter(-1, 0), 1); sqrt(2) * erf_inv(u).
@@ -151,7 +151,7 @@ void addRandomBuiltins(Table &m) {
                      Atom u = uniformBits(L, k, s, lo, 1.0);
                      Atom e = L.emit1(Op::ErfInv, {u});
                      return Value::array(L.emit1(Op::Mul, {e, L.b().lit(DType::F32, float(std::sqrt(2.0)))})); }};
-    m["bernoulli"] = {{"key", "p", "shape"}, 1, [](Lowering &L, Bound &a, auto &, SrcRange loc) {
+    m["bernoulli"] = {{"key", "p", "shape"}, 1, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
                         Atom k = keyArg(L, a[0], "bernoulli");
                         // As jax.random.bernoulli: p is a float array; the shape defaults to p's,
                         // and a given shape must be what p broadcasts to with it.
@@ -174,7 +174,7 @@ void addRandomBuiltins(Table &m) {
                         Atom u = uniformBits(L, k, s, 0.0, 1.0);
                         if (!p.isLit) p = L.broadcast(p, s);
                         return Value::array(L.emit1(Op::Lt, {u, p})); }};
-    m["randint"] = {{"key", "shape", "lo", "hi"}, 4, [](Lowering &L, Bound &a, auto &, SrcRange loc) {
+    m["randint"] = {{"key", "shape", "lo", "hi"}, 4, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
                       Atom k = keyArg(L, a[0], "randint");
                       ir::Shape s = L.staticShape(a[1], DType::I32);
                       if (!a[2].value->isNumber() || !a[3].value->isNumber())
@@ -206,7 +206,7 @@ void addRandomBuiltins(Table &m) {
                       off = L.emit1(Op::Rem, {off, sp});
                       Atom r = L.emit1(Op::Add, {L.castTo(off, DType::I32), L.b().lit(DType::I32, double(lo))});
                       return Value::array(r); }};
-    m["one_hot"] = {{"labels", "n"}, 2, [](Lowering &L, Bound &a, auto &, SrcRange loc) {
+    m["one_hot"] = {{"labels", "n"}, 2, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
                       ValueP v = arr(L, a[0]);
                       L.rejectKeys(*v, a[0].loc, "one_hot()");
                       int64_t n = L.staticInt(a[1].value, a[1].loc, "the number of classes");

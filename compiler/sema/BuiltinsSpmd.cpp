@@ -26,7 +26,7 @@ Param axesParam(const std::vector<std::string> &names) {
 }
 
 /// Applies `f` to every leaf of a (possibly tuple) value.
-ValueP mapLeaves(Lowering &L, ValueP v, const std::function<ValueP(ValueP)> &f) {
+ValueP mapLeaves(AstLowering &L, ValueP v, const std::function<ValueP(ValueP)> &f) {
   if (v->kind == Value::Tuple) {
     std::vector<ValueP> e;
     for (auto &x : v->elems) e.push_back(mapLeaves(L, x, f));
@@ -42,7 +42,7 @@ Param axisNameParam(const std::vector<std::string> &names) {
 /// Collectives over pmap axes or vmap axes: the same IR; the vmap pass rewrites those
 /// over vmap axes. All axes must be bound: checked lexically, again here.
 BuiltinDef reduceCollective(Op op, bool mean) {
-  return {{"x", "axes"}, 2, [op, mean](Lowering &L, Bound &a, auto &, SrcRange loc) {
+  return {{"x", "axes"}, 2, [op, mean](AstLowering &L, Bound &a, auto &, SrcRange loc) {
             std::vector<std::string> names;
             int64_t n = collectiveAxes(a[1], names);
             return mapLeaves(L, a[0].value, [&](ValueP v) {
@@ -63,7 +63,7 @@ BuiltinDef reduceCollective(Op op, bool mean) {
 }
 
 
-ValueP gradFn(Lowering &L, Bound &a, bool withValue, SrcRange loc) {
+ValueP gradFn(AstLowering &L, Bound &a, bool withValue, SrcRange loc) {
   ValueP f = a[0].value;
   if (f->kind != Value::Func) userError(a[0].loc, "grad() needs a function, not a " + describe(*f));
   auto g = std::make_shared<Value>();
@@ -88,9 +88,9 @@ ValueP gradFn(Lowering &L, Bound &a, bool withValue, SrcRange loc) {
 /// differentiation and trees, then collectives
 void addSpmdBuiltins(Table &m) {
     // -- differentiation and trees --
-    m["grad"] = {{"f", "argnums"}, 1, [](Lowering &L, Bound &a, auto &, SrcRange loc) { return gradFn(L, a, false, loc); }};
-    m["value_and_grad"] = {{"f", "argnums"}, 1, [](Lowering &L, Bound &a, auto &, SrcRange loc) { return gradFn(L, a, true, loc); }};
-    m["tree_map"] = {{"f", "*"}, 1, [](Lowering &L, Bound &a, auto &, SrcRange loc) {
+    m["grad"] = {{"f", "argnums"}, 1, [](AstLowering &L, Bound &a, auto &, SrcRange loc) { return gradFn(L, a, false, loc); }};
+    m["value_and_grad"] = {{"f", "argnums"}, 1, [](AstLowering &L, Bound &a, auto &, SrcRange loc) { return gradFn(L, a, true, loc); }};
+    m["tree_map"] = {{"f", "*"}, 1, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
                        ValueP f = a[0].value;
                        if (a.rest.empty()) userError(loc, "tree_map() needs at least one tree");
                        std::function<ValueP(std::vector<ValueP>)> go = [&](std::vector<ValueP> ts) -> ValueP {
@@ -118,7 +118,7 @@ void addSpmdBuiltins(Table &m) {
     m["pmean"] = reduceCollective(Op::Psum, true);
     m["pmax"] = reduceCollective(Op::Pmax, false);
     m["pmin"] = reduceCollective(Op::Pmin, false);
-    m["all_gather"] = {{"x", "axis_name", "tiled", "axis"}, 2, [](Lowering &L, Bound &a, auto &, SrcRange loc) {
+    m["all_gather"] = {{"x", "axis_name", "tiled", "axis"}, 2, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
                          std::vector<std::string> names;
                          int64_t n = collectiveAxes(a[1], names);
                          bool tiled = boolArg(L, a[2], false);
@@ -137,7 +137,7 @@ void addSpmdBuiltins(Table &m) {
                                                                             {"axis_size", Param::of(n)}, {"tiled", Param::ofBool(tiled)},
                                                                             {"axis_index_groups", Param::none()}}), av->weak);
                          }); }, /*axisParam=*/1};
-    m["ppermute"] = {{"x", "axis_name", "perm"}, 3, [](Lowering &L, Bound &a, auto &, SrcRange loc) {
+    m["ppermute"] = {{"x", "axis_name", "perm"}, 3, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
                        std::vector<std::string> names;
                        int64_t n = collectiveAxes(a[1], names);
                        ValueP pv = a[2].value;
@@ -167,7 +167,7 @@ void addSpmdBuiltins(Table &m) {
     // all_to_all as JAX: untiled (the default), x.shape[split_axis] must be the axis
     // size and the received chunks stack along a new axis at concat_axis; it is the
     // tiled primitive between an expand_dims and a squeeze, as in jax.lax.all_to_all.
-    m["all_to_all"] = {{"x", "axis_name", "split_axis", "concat_axis", "tiled"}, 4, [](Lowering &L, Bound &a, auto &, SrcRange loc) {
+    m["all_to_all"] = {{"x", "axis_name", "split_axis", "concat_axis", "tiled"}, 4, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
                          std::vector<std::string> names;
                          int64_t n = collectiveAxes(a[1], names);
                          ValueP av = arr(L, a[0]);
@@ -205,7 +205,7 @@ void addSpmdBuiltins(Table &m) {
                            y = L.emit1(Op::Reshape, {y}, {{"new_sizes", Param::ints(s)}, {"dimensions", Param::none()}});
                          }
                          return Value::array(y, av->weak); }, /*axisParam=*/1};
-    m["psum_scatter"] = {{"x", "axis_name", "scatter_dimension", "tiled"}, 2, [](Lowering &L, Bound &a, auto &, SrcRange loc) {
+    m["psum_scatter"] = {{"x", "axis_name", "scatter_dimension", "tiled"}, 2, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
                            std::vector<std::string> names;
                            int64_t n = collectiveAxes(a[1], names);
                            ValueP av = arr(L, a[0]);
@@ -224,11 +224,11 @@ void addSpmdBuiltins(Table &m) {
                            return Value::array(L.emit1(Op::ReduceScatter, {av->atom}, {{"axis_name", axisNameParam(names)}, {"scatter_dimension", Param::of(d)},
                                                                                        {"axis_size", Param::of(n)}, {"tiled", Param::ofBool(tiled)},
                                                                                        {"axis_index_groups", Param::none()}}), av->weak); }, /*axisParam=*/1};
-    m["axis_index"] = {{"axis_name"}, 1, [](Lowering &L, Bound &a, auto &, SrcRange loc) {
+    m["axis_index"] = {{"axis_name"}, 1, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
                          std::vector<std::string> names;
                          collectiveAxes(a[0], names);
                          return Value::array(L.emit1(Op::AxisIndex, {}, {{"axis_name", axisNameParam(names)}})); }, /*axisParam=*/0};
-    m["axis_size"] = {{"axis_name"}, 1, [](Lowering &L, Bound &a, auto &, SrcRange loc) {
+    m["axis_size"] = {{"axis_name"}, 1, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
                         std::vector<std::string> names;
                         return Value::integer(collectiveAxes(a[0], names)); }, /*axisParam=*/0};
 }

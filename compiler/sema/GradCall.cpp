@@ -4,7 +4,7 @@
 // argument, plus the values it captures), expands it with transforms::valueAndGrad, and
 // inlines the result. Because the expansion happens here, a grad of a grad differentiates
 // ordinary primitives.
-#include "sema/Lowering.h"
+#include "sema/AstLowering.h"
 
 #include "transforms/Grad.h"
 
@@ -14,7 +14,7 @@ namespace spmd::sema {
 using ir::Atom;
 using ir::DType;
 
-ValueP Lowering::gradCall(const Value &g, std::vector<ArgV> args, SrcRange loc) {
+ValueP AstLowering::gradCall(const Value &g, std::vector<ArgV> args, SrcRange loc) {
   for (int k : g.argnums)
     if (k < 0 || k >= int(args.size()))
       userError(loc, g.fname + "(): argnums " + std::to_string(k) + " is out of range for a call with " +

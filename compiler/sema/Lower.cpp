@@ -1,9 +1,9 @@
 // ===- Lower.cpp - values, scopes, statements, blocks and calls ------------------===//
 //
-// The entry point lowerProgram() and the parts of the Lowering that give the program its
+// The entry point lowerProgram() and the parts of the AstLowering that give the program its
 // structure. Maps live in LowerMaps.cpp, loops and if in LowerControl.cpp, arithmetic and
 // indexing in LowerOps.cpp, builtins in Builtins*.cpp, shard_map in ShardMap.cpp.
-#include "sema/Lowering.h"
+#include "sema/AstLowering.h"
 
 #include "sema/AxisCheck.h"
 
@@ -72,19 +72,19 @@ AxisP Scope::lookupAxis(const std::string &n) {
 
 // ---- frames -----------------------------------------------------------------------------
 
-Lowering::Lowering(const SourceManager &sm_, const LowerOptions &o) : sm(sm_), opts(o) {
+AstLowering::AstLowering(const SourceManager &sm_, const LowerOptions &o) : sm(sm_), opts(o) {
   auto f = std::make_unique<Frame>();
   f->b = std::make_unique<ir::Builder>(module, f->jaxpr);
   frames.push_back(std::move(f));
   scope = makeScope();
 }
 
-Lowering::~Lowering() {
+AstLowering::~AstLowering() {
   for (auto &w : scopes)
     if (ScopeP s = w.lock()) s->vars.clear();
 }
 
-ScopeP Lowering::makeScope() {
+ScopeP AstLowering::makeScope() {
   if (scopes.size() >= 1024 && scopes.size() == scopes.capacity())  // the REPL: drop dead ones
     std::erase_if(scopes, [](const std::weak_ptr<Scope> &w) { return w.expired(); });
   auto s = std::make_shared<Scope>();
@@ -92,7 +92,7 @@ ScopeP Lowering::makeScope() {
   return s;
 }
 
-Frame &Lowering::pushFrame(bool mapBody) {
+Frame &AstLowering::pushFrame(bool mapBody) {
   auto f = std::make_unique<Frame>();
   f->level = int(frames.size());
   f->isMapBody = mapBody;
@@ -102,26 +102,26 @@ Frame &Lowering::pushFrame(bool mapBody) {
   return *frames.back();
 }
 
-std::unique_ptr<Frame> Lowering::popFrame() {
+std::unique_ptr<Frame> AstLowering::popFrame() {
   auto f = std::move(frames.back());
   frames.pop_back();
   return f;
 }
 
-bool Lowering::inMapBody() const {
+bool AstLowering::inMapBody() const {
   for (auto &f : frames)
     if (f->isMapBody) return true;
   return false;
 }
 
-ir::Var Lowering::newInvar(ir::Type t) {
+ir::Var AstLowering::newInvar(ir::Type t) {
   ir::Var v = module.newVar(std::move(t));
   varLevel[v.id] = top().level;
   top().jaxpr.invars.push_back(v);
   return v;
 }
 
-Atom Lowering::local(Atom a) {
+Atom AstLowering::local(Atom a) {
   if (a.isLit) return a;
   auto it = varLevel.find(a.var.id);
   internal_assert(it != varLevel.end(), "a variable with no defining frame");
@@ -144,14 +144,14 @@ Atom Lowering::local(Atom a) {
   return outer;
 }
 
-std::vector<ir::Var> Lowering::emit(Op op, std::vector<Atom> ins, ir::Params params, std::vector<ir::Jaxpr> regions) {
+std::vector<ir::Var> AstLowering::emit(Op op, std::vector<Atom> ins, ir::Params params, std::vector<ir::Jaxpr> regions) {
   for (auto &a : ins) a = local(a);
   auto outs = b().emit(op, std::move(ins), std::move(params), std::move(regions));
   for (auto &v : outs) varLevel[v.id] = top().level;
   return outs;
 }
 
-std::vector<Atom> Lowering::inlineJaxpr(const ir::Jaxpr &j, const std::vector<Atom> &args) {
+std::vector<Atom> AstLowering::inlineJaxpr(const ir::Jaxpr &j, const std::vector<Atom> &args) {
   internal_assert(args.size() == j.invars.size(), "inlining with the wrong number of arguments");
   std::unordered_map<int, Atom> sub;
   for (size_t k = 0; k < args.size(); ++k) sub[j.invars[k].id] = local(args[k]);
@@ -173,13 +173,13 @@ std::vector<Atom> Lowering::inlineJaxpr(const ir::Jaxpr &j, const std::vector<At
 
 // ---- program and statements ------------------------------------------------------------
 
-ir::Module Lowering::run(const Program &p) {
+ir::Module AstLowering::run(const Program &p) {
   for (auto &s : p.stmts) stmt(*s);
   module.main = std::move(frames[0]->jaxpr);
   return std::move(module);
 }
 
-void Lowering::bindPattern(const Pattern &p, ValueP v, bool mutable_, SrcRange loc) {
+void AstLowering::bindPattern(const Pattern &p, ValueP v, bool mutable_, SrcRange loc) {
   switch (p.kind) {
   case Pattern::Wildcard: return;
   case Pattern::Name:
@@ -196,7 +196,7 @@ void Lowering::bindPattern(const Pattern &p, ValueP v, bool mutable_, SrcRange l
   }
 }
 
-ValueP Lowering::stmt(const Stmt &s) {
+ValueP AstLowering::stmt(const Stmt &s) {
   b().setLoc(s.loc);
   switch (s.kind) {
   case StmtKind::Let: {
@@ -258,7 +258,7 @@ ValueP Lowering::stmt(const Stmt &s) {
   return nullptr;
 }
 
-ValueP Lowering::block(const BlockExpr &bl, bool newScope) {
+ValueP AstLowering::block(const BlockExpr &bl, bool newScope) {
   ScopeP saved = scope;
   if (newScope) {
     auto sc = makeScope();
@@ -276,13 +276,13 @@ ValueP Lowering::block(const BlockExpr &bl, bool newScope) {
 
 // ---- axes -----------------------------------------------------------------------------
 
-AxisP Lowering::axis(const std::string &name, SrcRange loc) {
+AxisP AstLowering::axis(const std::string &name, SrcRange loc) {
   AxisP a = scope->lookupAxis(name);
   if (!a) userError(loc, "axis '" + name + "' is not bound here");
   return a;
 }
 
-std::vector<AxisP> Lowering::axesOf(const Expr &e) {
+std::vector<AxisP> AstLowering::axesOf(const Expr &e) {
   if (auto *n = e.as<NameExpr>()) return {axis(n->name, n->loc)};
   std::vector<AxisP> r;
   const std::vector<ExprP> *elems = nullptr;
@@ -296,7 +296,7 @@ std::vector<AxisP> Lowering::axesOf(const Expr &e) {
 
 // ---- calls -----------------------------------------------------------------------------
 
-ValueP Lowering::call(const CallExpr &c) {
+ValueP AstLowering::call(const CallExpr &c) {
   std::vector<AxisP> axes;
   for (auto &a : c.axes) axes.push_back(axis(a.name, a.loc));
   // Builtins that take axis arguments see them unevaluated.
@@ -351,7 +351,7 @@ ValueP Lowering::call(const CallExpr &c) {
   return callValue(f, std::move(args), axes, c.loc);
 }
 
-ValueP Lowering::callValue(ValueP f, std::vector<ArgV> args, const std::vector<AxisP> &axes, SrcRange loc) {
+ValueP AstLowering::callValue(ValueP f, std::vector<ArgV> args, const std::vector<AxisP> &axes, SrcRange loc) {
   if (f->kind != Value::Func) userError(loc, "a " + describe(*f) + " is not a function and cannot be called");
   switch (f->fkind) {
   case Value::Closure: return callClosure(*f, std::move(args), axes, loc);
@@ -361,7 +361,7 @@ ValueP Lowering::callValue(ValueP f, std::vector<ArgV> args, const std::vector<A
   return nullptr;
 }
 
-ValueP Lowering::callClosure(const Value &f, std::vector<ArgV> args, const std::vector<AxisP> &axes, SrcRange loc) {
+ValueP AstLowering::callClosure(const Value &f, std::vector<ArgV> args, const std::vector<AxisP> &axes, SrcRange loc) {
   const LambdaExpr &l = *f.lambda;
   std::string fname = f.fname.empty() ? "the anonymous function" : "'" + f.fname + "'";
   if (std::find(callStack.begin(), callStack.end(), &l) != callStack.end())
@@ -446,7 +446,7 @@ ValueP Lowering::callClosure(const Value &f, std::vector<ArgV> args, const std::
 // ---- entry ---------------------------------------------------------------------------------
 
 ir::Module lowerProgram(const SourceManager &sm, const Program &p, const LowerOptions &o) {
-  Lowering l(sm, o);
+  AstLowering l(sm, o);
   ir::Module m = l.run(p);
   for (int f = 0; sm.valid(f); ++f) m.fileNames.push_back(sm.name(f));
   return m;

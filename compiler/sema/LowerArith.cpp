@@ -2,7 +2,7 @@
 //
 // Binary and unary operators with JAX's dtype promotion (weak literals: `x * 2` keeps x's
 // dtype), static arithmetic folded at compile time as Python computes it, and `@`.
-#include "sema/Lowering.h"
+#include "sema/AstLowering.h"
 
 #include <algorithm>
 #include <cmath>
@@ -108,7 +108,7 @@ static ValueP foldStatic(BinOp op, const Value &a, const Value &b, SrcRange loc)
 
 /// k1 == k2 (or !=) on keys, elementwise with broadcasting: the key words compared, as
 /// JAX's eq on key arrays.
-ValueP Lowering::compareKeys(bool eq, ValueP a, ValueP bv, SrcRange loc) {
+ValueP AstLowering::compareKeys(bool eq, ValueP a, ValueP bv, SrcRange loc) {
   ir::Shape sa = a->type().shape, sb = bv->type().shape, s;
   size_t r = std::max(sa.size(), sb.size());
   for (size_t k = 0; k < r; ++k) {
@@ -124,7 +124,7 @@ ValueP Lowering::compareKeys(bool eq, ValueP a, ValueP bv, SrcRange loc) {
   return Value::array(emit1(eq ? Op::ReduceAnd : Op::ReduceOr, {c}, {{"axes", Param::ints({int64_t(s.size())})}}));
 }
 
-ValueP Lowering::binary(BinOp op, ValueP a, ValueP bv, SrcRange loc) {
+ValueP AstLowering::binary(BinOp op, ValueP a, ValueP bv, SrcRange loc) {
   if (staticNum(*a) && staticNum(*bv)) return foldStatic(op, *a, *bv, loc);
   if (op == BinOp::MatMul) return matmul(a, bv, loc);
   std::string what = std::string("'") + spelling(op) + "'";
@@ -251,7 +251,7 @@ ValueP Lowering::binary(BinOp op, ValueP a, ValueP bv, SrcRange loc) {
   internalError(__FILE__, __LINE__, "unhandled binary operator");
 }
 
-ValueP Lowering::unary(UnOp op, ValueP a, SrcRange loc) {
+ValueP AstLowering::unary(UnOp op, ValueP a, SrcRange loc) {
   if (staticNum(*a)) {
     switch (op) {
     case UnOp::Neg:
@@ -289,7 +289,7 @@ ValueP Lowering::unary(UnOp op, ValueP a, SrcRange loc) {
 
 // ---- matrix products ------------------------------------------------------------------------
 
-ValueP Lowering::matmul(ValueP av, ValueP bv, SrcRange loc) {
+ValueP AstLowering::matmul(ValueP av, ValueP bv, SrcRange loc) {
   DType d;
   bool weak;
   Atom a = toAtom(av, loc), bb = toAtom(bv, loc);

@@ -2,7 +2,7 @@
 //
 // A for loop lowers to a for_loop equation whose carries are the vars the body assigns;
 // an if with a static condition picks a branch, one with a run-time condition is a cond.
-#include "sema/Lowering.h"
+#include "sema/AstLowering.h"
 
 #include "sema/AxisCheck.h"
 
@@ -39,7 +39,7 @@ static void assignedNames(const Expr &e, std::set<std::string> &out) {
   }
 }
 
-void Lowering::forStmt(const ForStmt &f) {
+void AstLowering::forStmt(const ForStmt &f) {
   // A static list (or a range over a list) is unrolled; a range becomes a for_loop, its
   // bounds evaluated here without building the list of its elements.
   const RangeExpr *range = f.iter->as<RangeExpr>();
@@ -144,7 +144,7 @@ void Lowering::forStmt(const ForStmt &f) {
 
 // ---- if -----------------------------------------------------------------------------------
 
-ValueP Lowering::ifExpr(const IfExpr &e) {
+ValueP AstLowering::ifExpr(const IfExpr &e) {
   ValueP c = expr(*e.cond);
   if (c->kind == Value::Bool || c->kind == Value::Int) {
     if (c->i) return block(*e.then->as<BlockExpr>());

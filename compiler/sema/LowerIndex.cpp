@@ -2,7 +2,7 @@
 //
 // `x[3]`, `x[-1]`, `x[1:3]`, `x[::2]`, `x[:, i]`: static items become slice, rev and reshape;
 // a traced scalar index a dynamic_slice behind a range check.
-#include "sema/Lowering.h"
+#include "sema/AstLowering.h"
 
 #include <algorithm>
 #include <cmath>
@@ -16,7 +16,7 @@ using ir::Param;
 
 // ---- indexing --------------------------------------------------------------------------------
 
-ValueP Lowering::index(ValueP base, const IndexExpr &e) {
+ValueP AstLowering::index(ValueP base, const IndexExpr &e) {
   // Tuples and static lists: static indexing and slicing.
   if (base->kind == Value::Tuple) {
     if (e.items.size() != 1) userError(e.loc, "a " + describe(*base) + " takes one index");

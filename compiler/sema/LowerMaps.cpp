@@ -2,7 +2,7 @@
 //
 // A map block lowers to one pmap or vmap equation whose body is the block, traced over
 // the per-device (or per-element) shapes; the results are stacked along `out_axes`.
-#include "sema/Lowering.h"
+#include "sema/AstLowering.h"
 
 #include "sema/AxisCheck.h"
 
@@ -18,7 +18,7 @@ using ir::Param;
 
 // ---- pmap and vmap ------------------------------------------------------------------
 
-ValueP Lowering::mapExpr(const MapExpr &m) {
+ValueP AstLowering::mapExpr(const MapExpr &m) {
   const char *kw = m.isPmap ? "pmap" : "vmap";
   std::vector<ValueP> mappedLeaves;   // per binding leaves
   std::vector<int64_t> leafAxis;

@@ -3,7 +3,7 @@
 // Static values turned into arrays, JAX's dtype promotion and NumPy broadcasting made
 // explicit (unify, broadcast_in_dim), and the expression dispatcher. Operators live in
 // LowerArith.cpp, indexing in LowerIndex.cpp.
-#include "sema/Lowering.h"
+#include "sema/AstLowering.h"
 
 #include <algorithm>
 #include <bit>
@@ -18,7 +18,7 @@ using ir::Param;
 
 // ---- trees ---------------------------------------------------------------------------------
 
-void Lowering::leaves(ValueP v, std::vector<ValueP> &out) {
+void AstLowering::leaves(ValueP v, std::vector<ValueP> &out) {
   if (v->kind == Value::Tuple) {
     for (auto &e : v->elems) leaves(e, out);
     return;
@@ -26,7 +26,7 @@ void Lowering::leaves(ValueP v, std::vector<ValueP> &out) {
   out.push_back(v);
 }
 
-ValueP Lowering::fromLeaves(const Value &like, const std::vector<ValueP> &ls, size_t &pos) {
+ValueP AstLowering::fromLeaves(const Value &like, const std::vector<ValueP> &ls, size_t &pos) {
   if (like.kind == Value::Tuple) {
     std::vector<ValueP> e;
     for (auto &x : like.elems) e.push_back(fromLeaves(*x, ls, pos));
@@ -37,7 +37,7 @@ ValueP Lowering::fromLeaves(const Value &like, const std::vector<ValueP> &ls, si
 
 // ---- static values -------------------------------------------------------------------------
 
-int64_t Lowering::staticInt(ValueP v, SrcRange loc, const char *what) {
+int64_t AstLowering::staticInt(ValueP v, SrcRange loc, const char *what) {
   if (v->kind == Value::Int || v->kind == Value::Bool) return v->i;
   if (v->kind == Value::Array)
     userError(loc, std::string(what) + " must be known at compile time, but this value (" + v->type().str() +
@@ -45,7 +45,7 @@ int64_t Lowering::staticInt(ValueP v, SrcRange loc, const char *what) {
   userError(loc, std::string(what) + " must be a static integer, not a " + describe(*v));
 }
 
-std::vector<int64_t> Lowering::staticInts(const ArgV &a, const char *what) {
+std::vector<int64_t> AstLowering::staticInts(const ArgV &a, const char *what) {
   // Check list elements one by one so an error points at the element.
   if (a.expr)
     if (auto *lit = a.expr->as<ArrayLitExpr>()) {
@@ -65,7 +65,7 @@ std::vector<int64_t> Lowering::staticInts(const ArgV &a, const char *what) {
   return {staticInt(a.value, a.loc, what)};
 }
 
-ir::Shape Lowering::staticShape(const ArgV &a, DType d) {
+ir::Shape AstLowering::staticShape(const ArgV &a, DType d) {
   // A negative size is reported at its element when the shape is a list literal.
   auto s = staticInts(a, "a shape");
   if (a.expr)
@@ -75,28 +75,28 @@ ir::Shape Lowering::staticShape(const ArgV &a, DType d) {
   return checkedShape(std::move(s), d, a.loc);
 }
 
-ir::Shape Lowering::checkedShape(ir::Shape s, DType d, SrcRange loc) {
+ir::Shape AstLowering::checkedShape(ir::Shape s, DType d, SrcRange loc) {
   for (auto x : s)
     if (x < 0) userError(loc, "a shape cannot have a negative size (" + std::to_string(x) + ")");
   if (std::string why = ir::arraySizeError(d, s); !why.empty()) userError(loc, why);  // Note [Array size limits]
   return s;
 }
 
-void Lowering::rejectKeys(const Value &v, SrcRange loc, const std::string &what) {
+void AstLowering::rejectKeys(const Value &v, SrcRange loc, const std::string &what) {
   if (v.kind == Value::Array && v.type().dtype == DType::Key)
     userError(loc, "keys cannot be used in " + what,
               {{SrcRange{}, "this is " + v.type().str() + "; a key may be split, folded in, indexed, reshaped, compared "
                             "with '==' or passed to the random functions, and key_data(k) reads its u32 words"}});
 }
 
-DType Lowering::dtypeFrom(ValueP v, SrcRange loc) {
+DType AstLowering::dtypeFrom(ValueP v, SrcRange loc) {
   if (v->kind == Value::DTypeV) return v->dtype;
   userError(loc, "expected a dtype (bool, i32, u32, f32, f64), not a " + describe(*v));
 }
 
 // ---- arrays ------------------------------------------------------------------------------------
 
-Atom Lowering::constant(const std::vector<double> &data, DType d, const ir::Shape &s) {
+Atom AstLowering::constant(const std::vector<double> &data, DType d, const ir::Shape &s) {
   if (s.empty()) return b().lit(d, data.at(0));
   // The same bits, not ==: [-0.0, 0.0] is two values, [nan, nan] one.
   bool allSame = std::all_of(data.begin(), data.end(),
@@ -136,7 +136,7 @@ static void checkFitsI32(int64_t i, SrcRange loc) {
                           "-2147483648..2147483647; use a float (" + std::to_string(i) + ".0) or a cast such as u32(...)"}});
 }
 
-ValueP Lowering::toArray(ValueP v, SrcRange loc) {
+ValueP AstLowering::toArray(ValueP v, SrcRange loc) {
   if (v->kind == Value::Array) return v;
   if (v->kind == Value::Int) {
     checkFitsI32(v->i, loc);
@@ -187,7 +187,7 @@ ValueP Lowering::toArray(ValueP v, SrcRange loc) {
 // 2.0`, or a loop or run-time `if` that carries it), the list is converted to the array it
 // spells, and a list assigned to a var holding an array is converted too. Lists of keys,
 // tuples and strings stay as they are.
-ValueP Lowering::listAsArray(ValueP v, SrcRange loc) {
+ValueP AstLowering::listAsArray(ValueP v, SrcRange loc) {
   if (v->kind != Value::Tuple || !v->isList || v->elems.empty()) return v;
   auto numeric = [](auto &&self, const Value &x) -> bool {
     if (x.kind == Value::Array) return x.type().dtype != DType::Key;
@@ -200,13 +200,13 @@ ValueP Lowering::listAsArray(ValueP v, SrcRange loc) {
   return numeric(numeric, *v) ? toArray(v, loc) : v;
 }
 
-Atom Lowering::toAtom(ValueP v, SrcRange loc, bool *weak) {
+Atom AstLowering::toAtom(ValueP v, SrcRange loc, bool *weak) {
   ValueP a = toArray(v, loc);
   if (weak) *weak = a->weak;
   return a->atom;
 }
 
-Atom Lowering::castTo(Atom a, DType d) {
+Atom AstLowering::castTo(Atom a, DType d) {
   // (An f32 literal may hold a double, such as 16777217.0: casting it to f32 rounds it.)
   if (a.type().dtype == d && !(a.isLit && d == DType::F32)) return a;
   // A conversion between keys and numbers is a user error wherever it is asked for (the
@@ -237,7 +237,7 @@ Atom Lowering::castTo(Atom a, DType d) {
   return emit1(Op::Convert, {a}, {{"new_dtype", Param::ofDType(d)}, {"weak_type", Param::ofBool(false)}});
 }
 
-Atom Lowering::broadcast(Atom a, const ir::Shape &s) {
+Atom AstLowering::broadcast(Atom a, const ir::Shape &s) {
   if (a.type().shape == s) return a;
   if (a.isLit) return a.type().rank() == 0 && s.empty() ? a : Atom(emit1(Op::BroadcastInDim, {a},
       {{"shape", Param::ints(s)}, {"broadcast_dimensions", Param::tuple({})}}));
@@ -257,7 +257,7 @@ Atom Lowering::broadcast(Atom a, const ir::Shape &s) {
 
 static int category(DType d) { return d == DType::Bool ? 0 : ir::isInt(d) ? 1 : d == DType::Key ? 3 : 2; }
 
-std::vector<Atom> Lowering::unify(const std::vector<ValueP> &vs, SrcRange loc, DType *dtOut, bool *weakOut,
+std::vector<Atom> AstLowering::unify(const std::vector<ValueP> &vs, SrcRange loc, DType *dtOut, bool *weakOut,
                                   const char *what) {
   std::vector<ValueP> arrs;
   for (auto &v : vs) arrs.push_back(toArray(v, loc));
@@ -316,7 +316,7 @@ std::vector<Atom> Lowering::unify(const std::vector<ValueP> &vs, SrcRange loc, D
 
 // ---- the expression dispatcher ------------------------------------------------------------------
 
-ValueP Lowering::expr(const Expr &e) {
+ValueP AstLowering::expr(const Expr &e) {
   switch (e.kind) {
   case ExprKind::IntLit: return Value::integer(e.as<IntLitExpr>()->value);
   case ExprKind::FloatLit: return Value::floating(e.as<FloatLitExpr>()->value);

@@ -1,12 +1,12 @@
 // ===- Session.cpp - lowering REPL inputs one at a time over a kept scope -------===//
 //
 // See Note [Persistent values] in Session.h. Each input gets a fresh Module and host
-// frame in the same Lowering; after its statements are lowered, the Vars of main that no
+// frame in the same AstLowering; after its statements are lowered, the Vars of main that no
 // equation of main defines are the kept values it reads (they become invars), and the
 // arrays the scope reaches that main defines are the values to keep (outvars).
 #include "sema/Session.h"
 
-#include "sema/Lowering.h"
+#include "sema/AstLowering.h"
 
 #include <unordered_set>
 
@@ -40,11 +40,11 @@ bool isUnit(const Value &v) { return v.kind == Value::Tuple && v.elems.empty() &
 
 } // namespace
 
-Session::Session(const SourceManager &sm, const LowerOptions &o) : l_(std::make_unique<Lowering>(sm, o)) {}
+Session::Session(const SourceManager &sm, const LowerOptions &o) : l_(std::make_unique<AstLowering>(sm, o)) {}
 Session::~Session() = default;
 
 void Session::begin() {
-  Lowering &L = *l_;
+  AstLowering &L = *l_;
   savedScope_ = L.scope;
   savedVars_.clear();
   for (ScopeP s = L.scope; s; s = s->parent) savedVars_.push_back({s, s->vars});
@@ -89,7 +89,7 @@ static void addInvars(ir::Jaxpr &main) {
 
 LoweredInput Session::lower(const ast::Program &p, bool echo, bool lastAsOutput) {
   begin();
-  Lowering &L = *l_;
+  AstLowering &L = *l_;
   LoweredInput r;
   try {
     for (auto &s : p.stmts) {
@@ -151,7 +151,7 @@ LoweredInput Session::lowerLastCall(const std::string &name, SrcRange loc) {
               {{SrcRange{}, "show the IR of a call instead, e.g. :ir " + name + "(x)"}});
   std::vector<ValueP> recorded = it->second;
   begin();
-  Lowering &L = *l_;
+  AstLowering &L = *l_;
   LoweredInput r;
   try {
     // Array arguments become inputs of main, of the types they had.

@@ -1,7 +1,7 @@
 // ===- Session.h - lowering REPL inputs one at a time over a kept scope ---------===//
 //
 // The REPL compiles each input as a module of its own, but the names it binds persist.
-// A Session keeps one Lowering (and so its top-level Scope chain) alive between inputs.
+// A Session keeps one AstLowering (and so its top-level Scope chain) alive between inputs.
 // Note [Persistent values]: an array bound at top level is a Var of the module that
 // computed it; its data lives on in a host buffer after that module ran. A later input
 // that reads it sees the same Var id, which becomes an invar of the new `main`; array
@@ -20,7 +20,7 @@
 
 namespace spmd::sema {
 
-class Lowering;
+class AstLowering;
 
 /// One input lowered by a Session.
 struct LoweredInput {
@@ -59,7 +59,7 @@ public:
 
 private:
   void begin();
-  std::unique_ptr<Lowering> l_;
+  std::unique_ptr<AstLowering> l_;
   int nextId_ = 0;
   /// The scope before the pending input: the innermost scope and a copy of the
   /// variables of every scope in its chain.

@@ -25,7 +25,7 @@
 // also along its predicate's, a loop's carries until they stop growing). A result whose
 // output spec leaves out an axis along which it varies is a compile error at the spec,
 // naming the axis and where the variation came from.
-#include "sema/Lowering.h"
+#include "sema/AstLowering.h"
 
 #include <algorithm>
 #include <map>
@@ -186,7 +186,7 @@ ValueP makeMesh(std::vector<std::pair<ast::Ident, std::pair<int64_t, SrcRange>>>
 }
 } // namespace
 
-ValueP Lowering::meshBuiltin(const std::vector<ArgV> &args, const std::vector<AxisP> &axes, SrcRange loc) {
+ValueP AstLowering::meshBuiltin(const std::vector<ArgV> &args, const std::vector<AxisP> &axes, SrcRange loc) {
   if (!axes.empty()) userError(loc, "mesh() takes no axis arguments in [ ]");
   if (args.empty())
     userError(loc, "mesh() needs at least one axis: `mesh(rows=4, cols=2)`");
@@ -199,7 +199,7 @@ ValueP Lowering::meshBuiltin(const std::vector<ArgV> &args, const std::vector<Ax
   return makeMesh(std::move(mesh));
 }
 
-ValueP Lowering::shardMapExpr(const ShardMapExpr &s) {
+ValueP AstLowering::shardMapExpr(const ShardMapExpr &s) {
   // ---- the mesh: written in place, or a mesh value bound by name ----
   ValueP meshValue;
   if (s.meshName) {

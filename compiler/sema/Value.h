@@ -1,6 +1,6 @@
 // ===- Value.h - what an expression evaluates to while lowering ---------------===//
 //
-// Lowering is an abstract interpretation of the program (as JAX traces Python): static
+// AstLowering is an abstract interpretation of the program (as JAX traces Python): static
 // values (integers, floats, bools, strings, dtypes, lists and tuples of them) are known
 // at compile time and computed here; array values are IR atoms whose type is known and
 // whose data exists only at run time. Functions are closures, instantiated per call.

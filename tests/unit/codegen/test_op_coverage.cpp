@@ -5,7 +5,7 @@
 // differentiable"), the host and CPU-kernel emitter, and the device-program emitter
 // (GPU kernels, and CPU ones with --split-kernels). An op added to Ops.def without one
 // of them fails here, naming the op and the missing rule, instead of in a user's run.
-#include "codegen/Lowering.h"
+#include "codegen/LlvmEmitter.h"
 #include "transforms/Grad.h"
 #include "transforms/Vmap.h"
 

@@ -1,4 +1,4 @@
-// ===- Lowering.h - the IR -> LLVM IR emitter (internal to codegen) --------===//
+// ===- LlvmEmitter.h - the IR -> LLVM IR emitter (internal to codegen) -----===//
 //
 // One emitter for the host CPU and for NVPTX. Every array value is a buffer (a pointer);
 // each primitive becomes a loop nest with constant bounds over its output. Chains of
@@ -6,7 +6,7 @@
 // never materialised, its consumers recompute it at their index (Note [Fusion]).
 //
 // The work is split by seam over several files that share this class:
-//   Lowering.cpp        module set-up, runtime declarations, buffers, loops, jaxpr walk
+//   LlvmEmitter.cpp     module set-up, runtime declarations, buffers, loops, jaxpr walk
 //   EmitElementwise.cpp scalar semantics of the elementwise primitives, fusion reads
 //   EmitArrays.cpp      reductions, shape ops, dynamic slices, dot_general
 //   EmitRegions.cpp     pmap (launch + kernel, nested flattening), for_loop, cond,
@@ -103,9 +103,9 @@ using IndexFn = std::function<void(const std::vector<llvm::Value *> &)>;
 /// A kernel's body: gets the flat index and the kernel-side values of its extra params.
 using KernelBody = std::function<void(llvm::Value *, const std::vector<llvm::Value *> &)>;
 
-class Lowering {
+class LlvmEmitter {
 public:
-  Lowering(llvm::LLVMContext &ctx, Target target,
+  LlvmEmitter(llvm::LLVMContext &ctx, Target target,
            std::function<std::string(const SrcRange &)> where = nullptr, Split split = Split::None);
   /// Emits the whole module; returns it (the host code). With a split, the kernels are
   /// in takeKernels() afterwards.
@@ -114,7 +114,7 @@ public:
   std::unique_ptr<llvm::Module> takeKernels() { return std::move(kmod); }
   std::vector<std::string> kernelNames;
 
-  // ---- shared helpers (Lowering.cpp) ----
+  // ---- shared helpers (LlvmEmitter.cpp) ----
   llvm::LLVMContext &ctx;
   Target target;
   std::unique_ptr<llvm::Module> mod;
@@ -164,7 +164,7 @@ public:
 
   void emitJaxpr(const ir::Jaxpr &j);
 
-  // ---- segments (Note [Segments] in Lowering.cpp) ----
+  // ---- segments (Note [Segments] in LlvmEmitter.cpp) ----
   static constexpr size_t kSegmentEqns = 1000;
   int segmentCount = 0;
   /// A host buffer pointer reloaded in a later segment -> the value that defined it.
@@ -292,10 +292,10 @@ public:
 /// How codegen emits one primitive: one entry per Op in each of the two tables below
 /// (null: that target does not support it), both in Emitters.cpp. The op-coverage test
 /// (tests/unit/codegen/test_op_coverage.cpp) checks that every op of Ops.def has both.
-using EqnEmitter = void (*)(Lowering &, const ir::Eqn &);
-/// Host code and CPU kernels (Lowering::emitEqn).
+using EqnEmitter = void (*)(LlvmEmitter &, const ir::Eqn &);
+/// Host code and CPU kernels (LlvmEmitter::emitEqn).
 const std::array<EqnEmitter, ir::kNumOps> &hostEmitters();
-/// Device programs (Lowering::emitDeviceEqn: GPU kernels, and CPU ones with a split).
+/// Device programs (LlvmEmitter::emitDeviceEqn: GPU kernels, and CPU ones with a split).
 const std::array<EqnEmitter, ir::kNumOps> &deviceEmitters();
 
 /// The reduction code (spmd_reduce) of an all-reduce collective (psum, pmax, pmin,

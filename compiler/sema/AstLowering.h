@@ -1,6 +1,6 @@
-// ===- Lowering.h - the lowering engine shared by Lower/LowerOps/Builtins ------===//
+// ===- AstLowering.h - the lowering engine shared by Lower/LowerOps/Builtins ---===//
 //
-// Internal to compiler/sema. The Lowering walks the AST as an abstract interpreter (see
+// Internal to compiler/sema. The AstLowering walks the AST as an abstract interpreter (see
 // Value.h), emitting IR into the current Frame. A Frame is a jaxpr under construction: the
 // host program, a pmap/vmap body, a loop body, a branch, or a function being
 // differentiated. Note [Closure conversion]: when an equation in an inner frame uses a
@@ -36,10 +36,10 @@ struct ArgV {
   SrcRange keywordLoc;     ///< the keyword's name, for errors about the keyword itself
 };
 
-class Lowering {
+class AstLowering {
 public:
-  Lowering(const SourceManager &sm, const LowerOptions &o);
-  ~Lowering();
+  AstLowering(const SourceManager &sm, const LowerOptions &o);
+  ~AstLowering();
   ir::Module run(const ast::Program &p);
 
   // ---- frames and emission ----
@@ -64,7 +64,7 @@ public:
   // ---- statements and expressions (Lower.cpp) ----
   ScopeP scope;
   /// Every scope is made here. A closure holds its defining scope, which (or a scope
-  /// under it) binds the closure: a shared_ptr cycle, so ~Lowering empties the scopes
+  /// under it) binds the closure: a shared_ptr cycle, so ~AstLowering empties the scopes
   /// still alive (LeakSanitizer found the closures of every `fn` leaked).
   ScopeP makeScope();
   std::vector<std::weak_ptr<Scope>> scopes;

@@ -1,4 +1,4 @@
-// ===- Lowering.cpp - module set-up, buffers, loops and the jaxpr walk -----===//
+// ===- LlvmEmitter.cpp - module set-up, buffers, loops and the jaxpr walk --===//
 //
 // The skeleton of the emitter: runtime declarations (from spmdrt.def), buffer
 // allocation and freeing, loop nests with constant bounds, and the walk over a jaxpr
@@ -12,7 +12,7 @@
 // constant globals, never freed. A buffer is never written after its value is defined,
 // so a reshape whose operand dies at it takes the operand's buffer over instead of
 // copying it (FnState::dying); the buffer is then freed at the last use of the result.
-#include "codegen/Lowering.h"
+#include "codegen/LlvmEmitter.h"
 
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Intrinsics.h>
@@ -32,10 +32,10 @@ using ir::DType;
 
 int32_t dtypeCode(DType d) { return int32_t(d); }
 
-Lowering::Lowering(LLVMContext &c, Target t, std::function<std::string(const SrcRange &)> where, Split s)
+LlvmEmitter::LlvmEmitter(LLVMContext &c, Target t, std::function<std::string(const SrcRange &)> where, Split s)
     : ctx(c), target(t), b(c), renderLoc(std::move(where)), split(s) {}
 
-Type *Lowering::regTy(DType d) {
+Type *LlvmEmitter::regTy(DType d) {
   switch (d) {
   case DType::Bool: return b.getInt1Ty();
   case DType::I32: case DType::U32: return b.getInt32Ty();
@@ -46,7 +46,7 @@ Type *Lowering::regTy(DType d) {
   return nullptr;
 }
 
-Type *Lowering::memTy(DType d) { return d == DType::Bool ? b.getInt8Ty() : regTy(d); }
+Type *LlvmEmitter::memTy(DType d) { return d == DType::Bool ? b.getInt8Ty() : regTy(d); }
 
 /// The runtime entry points, with their C signatures (spmdrt.h).
 namespace {
@@ -80,23 +80,23 @@ const std::unordered_map<std::string, FnTypeOf> &runtimeFunctions() {
 
 } // namespace
 
-FunctionCallee Lowering::rt(const std::string &name) {
+FunctionCallee LlvmEmitter::rt(const std::string &name) {
   auto it = runtimeFunctions().find(name);
   internal_assert(it != runtimeFunctions().end(), "unknown runtime function " + name);
   internal_assert(!fs || !fs->gpuKernel, "a kernel cannot call the runtime (" + name + ")");
   return mod->getOrInsertFunction(name, it->second(ctx));
 }
 
-Value *Lowering::cstr(const std::string &s) { return b.CreateGlobalStringPtr(s, "str", 0, mod.get()); }
+Value *LlvmEmitter::cstr(const std::string &s) { return b.CreateGlobalStringPtr(s, "str", 0, mod.get()); }
 
-Value *Lowering::constI64s(const std::vector<int64_t> &v) {
+Value *LlvmEmitter::constI64s(const std::vector<int64_t> &v) {
   std::vector<uint64_t> u(v.begin(), v.end());
   if (u.empty()) u.push_back(0);
   auto *init = ConstantDataArray::get(ctx, u);
   return new GlobalVariable(*mod, init->getType(), true, GlobalValue::PrivateLinkage, init, "i64s");
 }
 
-Value *Lowering::constI32s(const std::vector<int32_t> &v) {
+Value *LlvmEmitter::constI32s(const std::vector<int32_t> &v) {
   std::vector<uint32_t> u(v.begin(), v.end());
   if (u.empty()) u.push_back(0);
   auto *init = ConstantDataArray::get(ctx, u);
@@ -105,18 +105,18 @@ Value *Lowering::constI32s(const std::vector<int32_t> &v) {
 
 // ---- memory ------------------------------------------------------------------------
 
-Value *Lowering::load(DType d, Value *base, Value *linear) {
+Value *LlvmEmitter::load(DType d, Value *base, Value *linear) {
   Value *p = b.CreateInBoundsGEP(memTy(d), base, linear);
   Value *v = b.CreateLoad(memTy(d), p);
   return d == DType::Bool ? b.CreateICmpNE(v, b.getInt8(0)) : v;
 }
 
-void Lowering::store(DType d, Value *v, Value *base, Value *linear) {
+void LlvmEmitter::store(DType d, Value *v, Value *base, Value *linear) {
   if (d == DType::Bool) v = b.CreateZExt(v, i8());
   b.CreateStore(v, b.CreateInBoundsGEP(memTy(d), base, linear));
 }
 
-Value *Lowering::linearIndex(const std::vector<Value *> &idx, const ir::Shape &shape) {
+Value *LlvmEmitter::linearIndex(const std::vector<Value *> &idx, const ir::Shape &shape) {
   if (shape.empty() || idx.empty()) return c64(0);
   internal_assert(idx.size() == shape.size(), "index rank differs from the shape's");
   Value *lin = idx[0];
@@ -125,7 +125,7 @@ Value *Lowering::linearIndex(const std::vector<Value *> &idx, const ir::Shape &s
   return lin;
 }
 
-std::vector<Value *> Lowering::delinearize(Value *lin, const ir::Shape &shape) {
+std::vector<Value *> LlvmEmitter::delinearize(Value *lin, const ir::Shape &shape) {
   std::vector<Value *> idx(shape.size());
   for (size_t k = shape.size(); k-- > 0;) {
     if (k == 0) { idx[k] = lin; break; }
@@ -135,7 +135,7 @@ std::vector<Value *> Lowering::delinearize(Value *lin, const ir::Shape &shape) {
   return idx;
 }
 
-void Lowering::loop(int64_t n, const std::function<void(Value *)> &body) {
+void LlvmEmitter::loop(int64_t n, const std::function<void(Value *)> &body) {
   if (n <= 0) return;
   if (n == 1) { body(c64(0)); return; }
   Function *f = b.GetInsertBlock()->getParent();
@@ -153,7 +153,7 @@ void Lowering::loop(int64_t n, const std::function<void(Value *)> &body) {
   b.SetInsertPoint(exit);
 }
 
-void Lowering::loopNest(const ir::Shape &shape, const IndexFn &body) {
+void LlvmEmitter::loopNest(const ir::Shape &shape, const IndexFn &body) {
   std::vector<Value *> idx;
   std::function<void(size_t)> rec = [&](size_t k) {
     if (k == shape.size()) { body(idx); return; }
@@ -166,7 +166,7 @@ void Lowering::loopNest(const ir::Shape &shape, const IndexFn &body) {
   rec(0);
 }
 
-void Lowering::memcpy(Value *dst, Value *src, int64_t bytes) {
+void LlvmEmitter::memcpy(Value *dst, Value *src, int64_t bytes) {
   if (bytes <= 0) return;
   if (fs->deviceProgram) {
     b.CreateCall(rt("spmd_dev_copy"), {fs->dev, dst, src, c64(bytes)});
@@ -175,7 +175,7 @@ void Lowering::memcpy(Value *dst, Value *src, int64_t bytes) {
   b.CreateMemCpy(dst, MaybeAlign(1), src, MaybeAlign(1), bytes);
 }
 
-Value *Lowering::allocBytes(int64_t bytes) {
+Value *LlvmEmitter::allocBytes(int64_t bytes) {
   int64_t n = std::max<int64_t>(bytes, 1);
   if (!fs->kernel) {
     if (curEqn && curEqn->loc.valid())  // a failure names the equation's source location
@@ -191,7 +191,7 @@ Value *Lowering::allocBytes(int64_t bytes) {
   return ab.CreateCall(rt("spmd_dev_alloc"), {fs->dev, c64(n)});
 }
 
-Value *Lowering::defBuffer(const ir::Var &v) {
+Value *LlvmEmitter::defBuffer(const ir::Var &v) {
   auto it = fs->buf.find(v.id);
   if (it != fs->buf.end()) return it->second;
   Value *p = allocBytes(v.type.bytes());
@@ -199,7 +199,7 @@ Value *Lowering::defBuffer(const ir::Var &v) {
   return p;
 }
 
-Value *Lowering::bufferOf(const ir::Atom &a) {
+Value *LlvmEmitter::bufferOf(const ir::Atom &a) {
   if (fs->deviceProgram && (a.isLit || fs->scalars.count(a.var.id)) && !(!a.isLit && fs->buf.count(a.var.id))) {
     // A literal or a host scalar needed in device memory: a one-element kernel writes it.
     ir::Type t = a.type();
@@ -224,23 +224,23 @@ Value *Lowering::bufferOf(const ir::Atom &a) {
   return new GlobalVariable(*mod, c->getType(), true, GlobalValue::PrivateLinkage, c, "lit");
 }
 
-void Lowering::freeBuffer(Value *p) {
+void LlvmEmitter::freeBuffer(Value *p) {
   if (!fs->kernel && !isa<GlobalVariable>(p)) b.CreateCall(rt("spmd_host_free"), {fs->host, p});
 }
 
-void Lowering::syncForRead(const ir::Atom &a) {
+void LlvmEmitter::syncForRead(const ir::Atom &a) {
   if (fs->kernel || a.isLit || !fs->unsynced.count(a.var.id)) return;
   fs->unsynced.erase(a.var.id);
   b.CreateCall(rt("spmd_host_sync"), {fs->host, fs->buf.at(a.var.id), c64(a.var.type.bytes())});
 }
 
-void Lowering::copyKeepingShards(const ir::Atom &a, Value *dst) {
+void LlvmEmitter::copyKeepingShards(const ir::Atom &a, Value *dst) {
   if (fs->kernel || a.isLit || !fs->unsynced.count(a.var.id) || fs->fused.count(a.var.id)) return copyAtom(a, dst);
   Value *src = bufferOf(a);
   b.CreateCall(rt("spmd_host_copy"), {fs->host, dst, src, c64(a.type().bytes())});
 }
 
-void Lowering::copyAtom(const ir::Atom &a, Value *dst) {
+void LlvmEmitter::copyAtom(const ir::Atom &a, Value *dst) {
   syncForRead(a);
   if (fs->deviceProgram && (a.isLit || fs->fused.count(a.var.id) || fs->scalars.count(a.var.id))) {
     ir::Type t = a.type();
@@ -260,7 +260,7 @@ void Lowering::copyAtom(const ir::Atom &a, Value *dst) {
 
 // ---- the walk ------------------------------------------------------------------------
 
-void Lowering::emitJaxpr(const ir::Jaxpr &j) {
+void LlvmEmitter::emitJaxpr(const ir::Jaxpr &j) {
   planFusion(j);
   // Last use of each var defined here (Note [Buffers]); outvars live past the jaxpr.
   std::unordered_map<int, size_t> lastUse;
@@ -314,7 +314,7 @@ void Lowering::emitJaxpr(const ir::Jaxpr &j) {
 // allocates from the device's arena (spmd_dev_alloc), never on its own stack, since its
 // buffers outlive it. Short programs (most of them) are one function, as before. Device
 // programs are not split: their code is launches, the element loops are in the kernels.
-void Lowering::emitJaxprInSegments(const ir::Jaxpr &j) {
+void LlvmEmitter::emitJaxprInSegments(const ir::Jaxpr &j) {
   bool split = j.eqns.size() > kSegmentEqns && (!fs->kernel || !fs->deviceProgram);
   const ir::Jaxpr *saved = fs->segRoot;
   if (split) {
@@ -327,7 +327,7 @@ void Lowering::emitJaxprInSegments(const ir::Jaxpr &j) {
   fs->segRoot = saved;
 }
 
-void Lowering::switchSegment(bool back) {
+void LlvmEmitter::switchSegment(bool back) {
   bool host = !fs->kernel;
   Function *caller = fs->segCaller;
   internal_assert(fs->scalars.empty(), "values in registers cannot cross a segment boundary");
@@ -401,7 +401,7 @@ void Lowering::switchSegment(bool back) {
   }
 }
 
-void Lowering::emitEqn(const ir::Eqn &e) {
+void LlvmEmitter::emitEqn(const ir::Eqn &e) {
   using ir::Op;
   using ir::OpCategory;
   const ir::Eqn *outerEqn = curEqn;
@@ -428,7 +428,7 @@ void Lowering::emitEqn(const ir::Eqn &e) {
 // is not a fresh host allocation of its own (a constant, a literal, an input, or a
 // buffer already handed out) is copied into a new one. Other modules keep the plain
 // `void spmd_main(spmd_host*)`.
-std::unique_ptr<Module> Lowering::run(const ir::Module &m) {
+std::unique_ptr<Module> LlvmEmitter::run(const ir::Module &m) {
   mod = std::make_unique<Module>("spmd", ctx);
   if (split != Split::None) kmod = std::make_unique<Module>("spmd_kernels", ctx);
   bool io = !m.main.invars.empty() || !m.main.outvars.empty();
