@@ -1,8 +1,9 @@
 // ===- Driver.cpp - the compile pipeline, pass after pass -----------------------===//
 //
 // compileToIR() reads as the pipeline: parse, check axes, lower (type check), then the
-// passes of transforms::pipeline() (vmap, simplify), each verified. Each step can dump its result (--dump, --dump-after) and is
-// timed for --stats. runScript() then JIT-compiles and runs the module on the devices.
+// passes of transforms::pipeline() (vmap, simplify), each verified. Each step can dump its result
+// (--dump, --dump-after) and is timed for --stats. runScript() then JIT-compiles and runs the
+// module on the devices.
 #include "Driver.h"
 
 #include "Interrupt.h"
@@ -38,10 +39,10 @@ double now() {
   for (auto &e : errs) diags.report(e);
   throw ErrorsReported{};
 }
-} // namespace
+}  // namespace
 
-ir::Module compileToIR(SourceManager &sm, int file, const Config &cfg, DiagEngine &diags, std::ostream &out,
-                       std::map<std::string, double> *secs) {
+ir::Module compileToIR(SourceManager &sm, int file, const Config &cfg, DiagEngine &diags,
+                       std::ostream &out, std::map<std::string, double> *secs) {
   auto timed = [&](const char *name, auto &&f) {
     rt::trace::Span span(std::string("compile: ") + name, "compile");
     double t0 = now();
@@ -67,7 +68,8 @@ ir::Module compileToIR(SourceManager &sm, int file, const Config &cfg, DiagEngin
 
   transforms::runPipeline(m, [&](const transforms::Pass &p, const std::function<void()> &run) {
     timed(p.name, run);
-    if (cfg.dumpAfter.count(p.name)) out << "// IR after " << p.name << "\n" << ir::print(m) << std::flush;
+    if (cfg.dumpAfter.count(p.name))
+      out << "// IR after " << p.name << "\n" << ir::print(m) << std::flush;
   });
   if (cfg.dumps.count("ir")) out << ir::print(m) << std::flush;
   return m;
@@ -142,12 +144,10 @@ int runScript(SourceManager &sm, int file, const Config &cfg) {
   } catch (const UserError &e) {
     diags.report(e.diag);
     return 1;
-  } catch (const ErrorsReported &) {
-    return 1;
-  } catch (const InternalError &e) {
+  } catch (const ErrorsReported &) { return 1; } catch (const InternalError &e) {
     reportBug(e.what());
     return 3;
   }
 }
 
-} // namespace spmd::cli
+}  // namespace spmd::cli

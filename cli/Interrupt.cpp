@@ -26,7 +26,7 @@ void onSigint(int) {
   (void)n;
   _exit(rt::kInterrupted);
 }
-} // namespace
+}  // namespace
 
 void sayInterrupted(const char *what) {
   std::cout << std::flush;
@@ -58,4 +58,4 @@ StopRuns::StopRuns() : old_(stopRuns.load()) {
 
 StopRuns::~StopRuns() { stopRuns.store(old_); }
 
-} // namespace spmd::cli
+}  // namespace spmd::cli

@@ -45,4 +45,4 @@ private:
   bool old_;
 };
 
-} // namespace spmd::cli
+}  // namespace spmd::cli

@@ -14,7 +14,7 @@ namespace spmd::cli {
 namespace {
 volatile std::sig_atomic_t gotInterrupt = 0;
 void onInterrupt(int) { gotInterrupt = 1; }
-} // namespace
+}  // namespace
 
 struct LineReader::Impl {
   bool interactive = false;
@@ -31,7 +31,8 @@ static char *promptOf(EditLine *el) {
   return const_cast<char *>(static_cast<LineReader::Impl *>(data)->prompt.c_str());
 }
 
-LineReader::LineReader(bool interactive, std::string historyPath) : impl_(std::make_unique<Impl>()) {
+LineReader::LineReader(bool interactive, std::string historyPath)
+    : impl_(std::make_unique<Impl>()) {
   impl_->interactive = interactive;
   impl_->historyPath = std::move(historyPath);
   if (!interactive) return;
@@ -95,4 +96,4 @@ std::string defaultHistoryPath() {
   return "";
 }
 
-} // namespace spmd::cli
+}  // namespace spmd::cli

@@ -37,4 +37,4 @@ private:
 /// The history file: $SPMDRUN_HISTORY, else ~/.spmdrun_history ("" when neither is known).
 std::string defaultHistoryPath();
 
-} // namespace spmd::cli
+}  // namespace spmd::cli

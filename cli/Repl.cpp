@@ -70,9 +70,10 @@ bool command(ReplSession &s, const std::string &text, bool &ok) {
       if (ran) {
         const InputTimes &t = s.lastTimes();
         char buf[160];
-        std::snprintf(buf, sizeof buf, "compile %.1f ms (front end %.1f ms, LLVM %.1f ms), run %.3f ms\n",
-                      (t.frontSeconds + t.jitSeconds) * 1e3, t.frontSeconds * 1e3, t.jitSeconds * 1e3,
-                      t.runSeconds * 1e3);
+        std::snprintf(buf, sizeof buf,
+                      "compile %.1f ms (front end %.1f ms, LLVM %.1f ms), run %.3f ms\n",
+                      (t.frontSeconds + t.jitSeconds) * 1e3, t.frontSeconds * 1e3,
+                      t.jitSeconds * 1e3, t.runSeconds * 1e3);
         std::cout << buf << std::flush;
       }
     }
@@ -97,7 +98,7 @@ bool command(ReplSession &s, const std::string &text, bool &ok) {
   return true;
 }
 
-} // namespace
+}  // namespace
 
 int runRepl(const Config &cfg) {
   bool tty = isatty(0);
@@ -133,9 +134,10 @@ int runRepl(const Config &cfg) {
     // An input stopped by Ctrl-C is not a failure: the user asked for it.
     allOk &= session->run(input, "<stdin>", true) || session->interrupted();
   }
-  if (!trim(pending).empty()) allOk &= session->run(pending, "<stdin>", true);  // reports what is open
+  if (!trim(pending).empty())
+    allOk &= session->run(pending, "<stdin>", true);  // reports what is open
   if (tty) std::cout << "\n";
   return tty || allOk ? 0 : 1;
 }
 
-} // namespace spmd::cli
+}  // namespace spmd::cli

@@ -25,7 +25,7 @@ double now() {
   using namespace std::chrono;
   return duration<double>(steady_clock::now().time_since_epoch()).count();
 }
-} // namespace
+}  // namespace
 
 ReplSession::ReplSession(const Config &cfg) : cfg_(cfg), diags_(sm_) {
   rt::DeviceSpec spec = rt::parseDeviceSpec(cfg.devices.empty() ? "cpu" : cfg.devices);
@@ -49,8 +49,8 @@ void ReplSession::report(const UserError &e) {
   diags_.report(e.diag);
 }
 
-std::optional<sema::LoweredInput> ReplSession::lower(const std::string &text, const std::string &name, bool echo,
-                                                     bool exprOnly) {
+std::optional<sema::LoweredInput>
+ReplSession::lower(const std::string &text, const std::string &name, bool echo, bool exprOnly) {
   int file = sm_.add(name, text);
   std::vector<Diagnostic> errs;
   programs_.push_back(parseProgram(sm_, file, errs));
@@ -127,7 +127,8 @@ bool ReplSession::run(const std::string &text, const std::string &name, bool ech
   int rc;
   {
     rt::trace::Span span("run", "run");
-    rc = exe->entryIO() ? host_->run(exe->entryIO(), ins.data(), outs.data()) : host_->run(exe->entry());
+    rc = exe->entryIO() ? host_->run(exe->entryIO(), ins.data(), outs.data())
+                        : host_->run(exe->entry());
   }
   times_.runSeconds = now() - t1;
   if (rc != 0) {
@@ -153,7 +154,10 @@ bool ReplSession::run(const std::string &text, const std::string &name, bool ech
 void ReplSession::collectGarbage() {
   std::set<int> live = session_->liveIds();
   for (auto it = buffers_.begin(); it != buffers_.end();) {
-    if (live.count(it->first)) { ++it; continue; }
+    if (live.count(it->first)) {
+      ++it;
+      continue;
+    }
     bool shared = false;  // never free a buffer another live id still uses
     for (auto &[id, p] : buffers_) shared |= id != it->first && p == it->second && live.count(id);
     if (!shared) host_->free(it->second);
@@ -217,7 +221,8 @@ std::string ReplSession::typeText(const sema::Value &v, const ir::Jaxpr &main) c
   using sema::Value;
   switch (v.kind) {
   case Value::Array: {
-    std::string l = v.sharding.empty() ? layoutOf(v.atom.isLit ? -1 : v.atom.var.id, &main) : v.sharding;
+    std::string l =
+        v.sharding.empty() ? layoutOf(v.atom.isLit ? -1 : v.atom.var.id, &main) : v.sharding;
     return v.type().str() + (l.empty() ? "" : " " + l);
   }
   case Value::Tuple: {
@@ -231,11 +236,13 @@ std::string ReplSession::typeText(const sema::Value &v, const ir::Jaxpr &main) c
     std::string s = "function " + (v.fname.empty() ? std::string("(anonymous)") : v.fname);
     if (!v.lambda->axisParams.empty()) {
       s += "[";
-      for (size_t k = 0; k < v.lambda->axisParams.size(); ++k) s += (k ? ", " : "") + v.lambda->axisParams[k].name;
+      for (size_t k = 0; k < v.lambda->axisParams.size(); ++k)
+        s += (k ? ", " : "") + v.lambda->axisParams[k].name;
       s += "]";
     }
     s += "(";
-    for (size_t k = 0; k < v.lambda->params.size(); ++k) s += (k ? ", " : "") + v.lambda->params[k].name.name;
+    for (size_t k = 0; k < v.lambda->params.size(); ++k)
+      s += (k ? ", " : "") + v.lambda->params[k].name.name;
     return s + ")";
   }
   case Value::Mesh: {
@@ -262,9 +269,10 @@ bool ReplSession::dump(const std::string &stage, const std::string &text) {
   while (!name.empty() && isspace((unsigned char)name.front())) name.erase(0, 1);
   std::optional<sema::LoweredInput> in;
   sema::ValueP fn;
-  bool isName = !name.empty() && (isalpha((unsigned char)name[0]) || name[0] == '_') &&
-                name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") ==
-                    std::string::npos;
+  bool isName =
+      !name.empty() && (isalpha((unsigned char)name[0]) || name[0] == '_') &&
+      name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") ==
+          std::string::npos;
   if (isName && (fn = session_->lookup(name)) && fn->kind == sema::Value::Func) {
     int file = sm_.add("<" + stage + ">", name);
     try {
@@ -274,16 +282,19 @@ bool ReplSession::dump(const std::string &stage, const std::string &text) {
       return false;
     }
   } else {
-      in = lower(text, "<" + stage + ">", false, true);
+    in = lower(text, "<" + stage + ">", false, true);
     if (!in) return false;
     session_->rollback();
   }
   try {
     ir::Module &m = in->module;
     transforms::runPipeline(m);
-    if (stage == "ir") std::cout << ir::print(m);
-    else if (stage == "llvm") std::cout << codegen::emitLLVM(m, codegenOpts_);
-    else std::cout << codegen::emitPTX(m, codegenOpts_);
+    if (stage == "ir")
+      std::cout << ir::print(m);
+    else if (stage == "llvm")
+      std::cout << codegen::emitLLVM(m, codegenOpts_);
+    else
+      std::cout << codegen::emitPTX(m, codegenOpts_);
     std::cout << std::flush;
   } catch (const UserError &e) {
     report(e);
@@ -295,4 +306,4 @@ bool ReplSession::dump(const std::string &stage, const std::string &text) {
   return true;
 }
 
-} // namespace spmd::cli
+}  // namespace spmd::cli

@@ -57,8 +57,8 @@ public:
 private:
   /// Parses, checks and lowers one input (exprOnly: one expression, its value an
   /// output); reports errors and returns nothing after one.
-  std::optional<sema::LoweredInput> lower(const std::string &text, const std::string &name, bool echo,
-                                          bool exprOnly);
+  std::optional<sema::LoweredInput> lower(const std::string &text, const std::string &name,
+                                          bool echo, bool exprOnly);
   /// The layout text of kept or just computed value `id` ("" when not sharded).
   std::string layoutOf(int id, const ir::Jaxpr *main) const;
   std::string typeText(const sema::Value &v, const ir::Jaxpr &main) const;
@@ -80,4 +80,4 @@ private:
   bool interrupted_ = false;
 };
 
-} // namespace spmd::cli
+}  // namespace spmd::cli

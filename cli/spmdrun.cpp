@@ -32,24 +32,38 @@ int main(int argc, char **argv) {
   cli::Config cfg;
   std::string file, dumps, dumpAfter, traceFile;
   std::vector<std::string> args;
-  app.add_option("file", file, "the script to run ('-' reads standard input; none starts the REPL)");
-  app.add_option("--devices", cfg.devices, "cpu:N (N logical CPU devices) or cuda[:N] (N logical devices over the GPUs); default: the GPUs when any is usable, else cpu with one device per hardware thread");
-  app.add_flag("--split-kernels", cfg.splitKernels, "on CPU devices, run pmap bodies as GPUs do: a device program launching data-parallel kernels");
-  app.add_option("--arg", args, "NAME=VALUE, read by arg(\"NAME\", default) in the script (repeatable)")
+  app.add_option("file", file,
+                 "the script to run ('-' reads standard input; none starts the REPL)");
+  app.add_option(
+      "--devices", cfg.devices,
+      "cpu:N (N logical CPU devices) or cuda[:N] (N logical devices over the GPUs); default: the "
+      "GPUs when any is usable, else cpu with one device per hardware thread");
+  app.add_flag("--split-kernels", cfg.splitKernels,
+               "on CPU devices, run pmap bodies as GPUs do: a device program launching "
+               "data-parallel kernels");
+  app.add_option("--arg", args,
+                 "NAME=VALUE, read by arg(\"NAME\", default) in the script (repeatable)")
       ->expected(1)
       ->allow_extra_args(false)  // `--arg n=5 prog.spmd`: the file is not a second value
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app.add_option("--dump", dumps, "print compiler stages: ast, ir, llvm, ptx (comma separated)");
-  app.add_option("--dump-after", dumpAfter, "print the IR after a pass: lower, vmap, simplify (comma separated)");
+  app.add_option("--dump-after", dumpAfter,
+                 "print the IR after a pass: lower, vmap, simplify (comma separated)");
   app.add_flag("--no-run", cfg.noRun, "stop after compiling (with --dump)");
-  app.add_flag("--no-cache", cfg.noCache, "compile with LLVM even when an earlier run left this program's code in the cache "
-                                        "($SPMDRUN_CACHE_DIR, else ~/.cache/spmdrun), and leave nothing there");
-  app.add_flag("--stats", cfg.stats, "after the run, print compile and run times and the bytes moved");
-  app.add_option("--trace", traceFile, "write a Chrome trace-event JSON of the run to FILE (open it in Perfetto)");
+  app.add_flag("--no-cache", cfg.noCache,
+               "compile with LLVM even when an earlier run left this program's code in the cache "
+               "($SPMDRUN_CACHE_DIR, else ~/.cache/spmdrun), and leave nothing there");
+  app.add_flag("--stats", cfg.stats,
+               "after the run, print compile and run times and the bytes moved");
+  app.add_option("--trace", traceFile,
+                 "write a Chrome trace-event JSON of the run to FILE (open it in Perfetto)");
   double collectiveTimeout = 60;
-  app.add_option("--collective-timeout", collectiveTimeout, "under mpirun: seconds a rank waits for another (in a collective, at the end of a launch, for a host read) before every rank stops with an error (default 60)")
+  app.add_option("--collective-timeout", collectiveTimeout,
+                 "under mpirun: seconds a rank waits for another (in a collective, at the end of a "
+                 "launch, for a host read) before every rank stops with an error (default 60)")
       ->check(CLI::PositiveNumber);
-  app.add_option("-O", cfg.optLevel, "LLVM optimisation level 0..3 (default 2)")->check(CLI::Range(0, 3));
+  app.add_option("-O", cfg.optLevel, "LLVM optimisation level 0..3 (default 2)")
+      ->check(CLI::Range(0, 3));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {
@@ -59,7 +73,8 @@ int main(int argc, char **argv) {
   auto split = [](const std::string &s, std::set<std::string> &out) {
     std::stringstream ss(s);
     std::string item;
-    while (std::getline(ss, item, ',')) if (!item.empty()) out.insert(item);
+    while (std::getline(ss, item, ','))
+      if (!item.empty()) out.insert(item);
   };
   split(dumps, cfg.dumps);
   split(dumpAfter, cfg.dumpAfter);
@@ -73,7 +88,8 @@ int main(int argc, char **argv) {
     if (std::find(stages.begin(), stages.end(), d) == stages.end()) {
       std::string names;
       for (auto &n : stages) names += (names.empty() ? "" : ", ") + n;
-      std::cerr << "spmdrun: unknown pass '" << d << "' for --dump-after (passes: " << names << ")\n";
+      std::cerr << "spmdrun: unknown pass '" << d << "' for --dump-after (passes: " << names
+                << ")\n";
       return 2;
     }
   for (auto &a : args) {
@@ -88,7 +104,10 @@ int main(int argc, char **argv) {
   // loads nothing of MPI.
   bool distributed = rt::mpi::launchedByMpi();
   if (distributed && (file.empty() || file == "-")) {
-    std::cerr << "spmdrun: under mpirun, give the script as a file (" << (file.empty() ? "the REPL runs in one process" : "mpirun passes standard input to rank 0 only") << ")\n";
+    std::cerr << "spmdrun: under mpirun, give the script as a file ("
+              << (file.empty() ? "the REPL runs in one process"
+                               : "mpirun passes standard input to rank 0 only")
+              << ")\n";
     return 2;
   }
   rt::DeviceSpec spec;
@@ -99,7 +118,8 @@ int main(int argc, char **argv) {
       // The default: the GPUs when any is usable (spec section 10), else every hardware thread.
       std::string why;
       bool repl = file.empty();
-      spec = !repl && rt::cudaDeviceCount(why) > 0 ? rt::parseDeviceSpec("cuda") : rt::parseDeviceSpec("cpu");
+      spec = !repl && rt::cudaDeviceCount(why) > 0 ? rt::parseDeviceSpec("cuda")
+                                                   : rt::parseDeviceSpec("cpu");
     } else {
       spec = rt::parseDeviceSpec(cfg.devices);
     }
@@ -134,8 +154,8 @@ int main(int argc, char **argv) {
     errno = 0;
     std::ifstream in(file, std::ios::binary);
     if (!in) {
-      std::cerr << "spmdrun: cannot open '" << file << "'" << (errno ? std::string(": ") + std::strerror(errno) : "")
-                << "\n";
+      std::cerr << "spmdrun: cannot open '" << file << "'"
+                << (errno ? std::string(": ") + std::strerror(errno) : "") << "\n";
       return 2;
     }
     std::stringstream ss;
@@ -161,8 +181,9 @@ int main(int argc, char **argv) {
     if (spec.kind == "cpu" && spec.count == 0) spec.count = rt::defaultCpuDevices();
     std::string argList;
     for (auto &[k, v] : cfg.args) argList += (argList.empty() ? "" : " ") + k + "=" + v;
-    std::string opts = std::string(cfg.splitKernels ? "--split-kernels " : "") + (cfg.stats ? "--stats " : "") +
-                       (cfg.noRun ? "--no-run " : "") + "-O" + std::to_string(cfg.optLevel) + " --dump=" + dumps +
+    std::string opts = std::string(cfg.splitKernels ? "--split-kernels " : "") +
+                       (cfg.stats ? "--stats " : "") + (cfg.noRun ? "--no-run " : "") + "-O" +
+                       std::to_string(cfg.optLevel) + " --dump=" + dumps +
                        " --dump-after=" + dumpAfter + (traceFile.empty() ? "" : " --trace");
     std::string mismatch = rt::mpi::checkSameStart({
         {"the script", file + " (" + std::to_string(text.size()) + " bytes, hash " +
@@ -201,10 +222,11 @@ int main(int argc, char **argv) {
     }
     cfg.deviceCount = cfg.host->deviceCount();
   } else {
-    cfg.deviceCount = distributed ? rt::mpi::size() * spec.count
+    cfg.deviceCount = distributed      ? rt::mpi::size() * spec.count
                       : spec.count > 0 ? spec.count
-                      : spec.kind == "cuda" ? 1
-                                            : int(std::max(1u, std::thread::hardware_concurrency()));
+                      : spec.kind == "cuda"
+                          ? 1
+                          : int(std::max(1u, std::thread::hardware_concurrency()));
   }
   cfg.devices = spec.kind + (spec.count > 0 ? ":" + std::to_string(spec.count) : "");
 

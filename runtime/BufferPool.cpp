@@ -60,7 +60,8 @@ void *BufferPool::osAlloc(int64_t size) {
   if (size < kMapBytes)
     return ::operator new(static_cast<size_t>(size), std::align_val_t(kAlign), std::nothrow);
   if (size < kHugeBytes) {
-    void *p = mmap(nullptr, size_t(size), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void *p =
+        mmap(nullptr, size_t(size), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     return p == MAP_FAILED ? nullptr : p;
   }
   // 2 MiB aligned, so that transparent huge pages can back all of it: map 2 MiB more
@@ -82,8 +83,10 @@ void *BufferPool::osAlloc(int64_t size) {
 
 void BufferPool::osFree(void *p, int64_t size) {
   POOL_UNPOISON(p, size);
-  if (size < kMapBytes) ::operator delete(p, std::align_val_t(kAlign));
-  else munmap(p, size_t(size));
+  if (size < kMapBytes)
+    ::operator delete(p, std::align_val_t(kAlign));
+  else
+    munmap(p, size_t(size));
 }
 
 void *BufferPool::alloc(int64_t bytes) {
@@ -174,4 +177,4 @@ void BufferPool::resetStats() {
   stats_ = s;
 }
 
-} // namespace spmd::rt
+}  // namespace spmd::rt

@@ -83,10 +83,10 @@ private:
 
   int64_t limit_;
   mutable std::mutex mu_;
-  std::unordered_map<void *, int64_t> live_;      ///< handed out: block -> class size
-  std::map<int64_t, std::vector<void *>> free_;   ///< cached, by class size
-  int64_t cached_ = 0;                            ///< bytes in free_
+  std::unordered_map<void *, int64_t> live_;     ///< handed out: block -> class size
+  std::map<int64_t, std::vector<void *>> free_;  ///< cached, by class size
+  int64_t cached_ = 0;                           ///< bytes in free_
   Stats stats_;
 };
 
-} // namespace spmd::rt
+}  // namespace spmd::rt

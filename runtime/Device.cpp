@@ -14,16 +14,20 @@ namespace spmd::rt {
 
 int64_t dtypeSize(int32_t dtype) {
   switch (static_cast<DType>(dtype)) {
+// clang-format off
 #define SPMD_RT_DTYPE(Cxx, C, code, bytes, text) case DType::Cxx: return bytes;
 #include "spmdrt.def"
+    // clang-format on
   }
   return 0;
 }
 
 const char *dtypeName(int32_t dtype) {
   switch (static_cast<DType>(dtype)) {
+// clang-format off
 #define SPMD_RT_DTYPE(Cxx, C, code, bytes, text) case DType::Cxx: return text;
 #include "spmdrt.def"
+    // clang-format on
   }
   return "?";
 }
@@ -116,10 +120,10 @@ void ErrorState::clear() {
 // A device that fails (spmd_fail, an index error, out of scratch memory) or that is
 // released from a collective because another device failed cannot go on running its
 // kernel. It unwinds with longjmp to the setjmp in the backend's launch wrapper (the
-// jmp_buf is the backend's own, not spmd_dev's: Device::unwind). The frames in between are jitted code (no destructors) and these entry points, which
-// build their messages in helper functions that return first, so every frame that
-// longjmp skips holds only trivially destructible locals. C++ exceptions are never
-// thrown through jitted frames.
+// jmp_buf is the backend's own, not spmd_dev's: Device::unwind). The frames in between are jitted
+// code (no destructors) and these entry points, which build their messages in helper functions that
+// return first, so every frame that longjmp skips holds only trivially destructible locals. C++
+// exceptions are never thrown through jitted frames.
 
 std::string indexErrorMessage(int64_t index, int64_t size, const char *where) {
   return std::string(where ? where : "?") + ": index " + std::to_string(index) +
@@ -133,7 +137,8 @@ void recordDeviceError(spmd_dev *d, const std::string &message) {
 
 void unwindDevice(spmd_dev *d) {
   d->device->unwind();
-  std::abort();  // not reached: unwind() longjmps (GCC does not carry [[noreturn]] through virtuals)
+  std::abort();  // not reached: unwind() longjmps (GCC does not carry [[noreturn]] through
+                 // virtuals)
 }
 
 namespace {
@@ -141,8 +146,7 @@ namespace {
 /// Checks a reduction's dtype and op; records an error and returns false when wrong.
 bool checkReduce(spmd_dev *d, const char *what, int32_t dtype, int32_t op) {
   if (dtype < 0 || dtype > 4) {
-    recordDeviceError(d, std::string(what) + ": cannot reduce values of dtype " +
-                             dtypeName(dtype));
+    recordDeviceError(d, std::string(what) + ": cannot reduce values of dtype " + dtypeName(dtype));
     return false;
   }
   if (op < 0 || op > 3) {
@@ -172,8 +176,8 @@ void recordOutOfMemory(spmd_dev *d, int64_t bytes) {
                            std::to_string(bytes) + " bytes)");
 }
 
-} // namespace
-} // namespace spmd::rt
+}  // namespace
+}  // namespace spmd::rt
 
 using namespace spmd::rt;
 
@@ -219,8 +223,7 @@ void spmd_ppermute(spmd_dev *d, const void *in, void *out, int64_t bytes, uint32
   }
 }
 
-void spmd_all_to_all(spmd_dev *d, const void *in, void *out, int64_t chunk_bytes,
-                     uint32_t axes) {
+void spmd_all_to_all(spmd_dev *d, const void *in, void *out, int64_t chunk_bytes, uint32_t axes) {
   if (!d->comm->allToAll(d->index, in, out, chunk_bytes, axes, d->collectiveBytes)) {
     collectiveFailed(d, "all_to_all");
     unwindDevice(d);
@@ -237,8 +240,7 @@ void spmd_reduce_scatter(spmd_dev *d, const void *in, void *out, int64_t count, 
   }
 }
 
-void spmd_kernel_launch(spmd_dev *d, const char *name, int64_t n, int32_t nparams,
-                        void **params) {
+void spmd_kernel_launch(spmd_dev *d, const char *name, int64_t n, int32_t nparams, void **params) {
   if (!d->device->launchKernel(d, name, n, nparams, params)) {
     deviceCallFailed(d, "kernel launch", name);
     unwindDevice(d);
@@ -271,4 +273,4 @@ int32_t spmd_gemm(spmd_dev *d, int32_t dtype, int64_t batch, int64_t m, int64_t 
   return rc;
 }
 
-} // extern "C"
+}  // extern "C"

@@ -32,13 +32,17 @@ namespace spmd::rt {
 
 /// Dtype codes of spmdrt.h (spmd_dtype, from spmdrt.def).
 enum class DType : int32_t {
+// clang-format off
 #define SPMD_RT_DTYPE(Cxx, C, code, bytes, text) Cxx = SPMD_DTYPE_##C,
 #include "spmdrt.def"
+  // clang-format on
 };
 /// Reduction codes of spmdrt.h (spmd_reduce, from spmdrt.def).
 enum class RedOp : int32_t {
+// clang-format off
 #define SPMD_RT_REDUCE(Cxx, C, code, text) Cxx = SPMD_REDUCE_##C,
 #include "spmdrt.def"
+  // clang-format on
 };
 
 /// Bytes per element of a dtype code, or 0 for an unknown code.
@@ -167,15 +171,15 @@ public:
   /// Releases every device waiting in a collective; later collectives return false.
   virtual void abort() = 0;
 
-  virtual bool allreduce(int64_t dev, void *buf, int64_t count, DType dt, RedOp op,
-                         uint32_t axes, int64_t &bytesMoved) = 0;
+  virtual bool allreduce(int64_t dev, void *buf, int64_t count, DType dt, RedOp op, uint32_t axes,
+                         int64_t &bytesMoved) = 0;
   virtual bool allGather(int64_t dev, const void *in, void *out, int64_t bytes, uint32_t axes,
                          int64_t &bytesMoved) = 0;
   /// `pairs` holds npairs (source, destination) group indices.
   virtual bool ppermute(int64_t dev, const void *in, void *out, int64_t bytes, uint32_t axes,
                         int32_t npairs, const int32_t *pairs, int64_t &bytesMoved) = 0;
-  virtual bool allToAll(int64_t dev, const void *in, void *out, int64_t chunkBytes,
-                        uint32_t axes, int64_t &bytesMoved) = 0;
+  virtual bool allToAll(int64_t dev, const void *in, void *out, int64_t chunkBytes, uint32_t axes,
+                        int64_t &bytesMoved) = 0;
   virtual bool reduceScatter(int64_t dev, const void *in, void *out, int64_t count, DType dt,
                              RedOp op, uint32_t axes, int64_t &bytesMoved) = 0;
 };
@@ -244,7 +248,7 @@ std::unique_ptr<Backend> makeCpuBackend(int count);
 /// a friendlier message).
 std::unique_ptr<Backend> makeCudaBackend(int count);
 
-} // namespace spmd::rt
+}  // namespace spmd::rt
 
 /// The context of one device inside a launch; kernels receive it as `spmd_dev *` and
 /// pass it back to the device-side entry points (Device.cpp).
@@ -253,9 +257,9 @@ struct spmd_dev {
   spmd::rt::Communicator *comm = nullptr;
   spmd::rt::ErrorState *errors = nullptr;
   const spmd::rt::Mesh *mesh = nullptr;
-  int64_t index = 0;               ///< flat index in the mesh
-  int64_t collectiveBytes = 0;     ///< bytes received in collectives during this launch
-  const char *launch = nullptr;    ///< the launch's name, "pmap i @ file:line:col" (messages)
+  int64_t index = 0;             ///< flat index in the mesh
+  int64_t collectiveBytes = 0;   ///< bytes received in collectives during this launch
+  const char *launch = nullptr;  ///< the launch's name, "pmap i @ file:line:col" (messages)
 };
 
 namespace spmd::rt {
@@ -268,4 +272,4 @@ void recordDeviceError(spmd_dev *d, const std::string &message);
 /// trivially destructible locals: the frames it skips run no destructors (Note
 /// [Unwinding kernels] in Device.cpp).
 [[noreturn]] void unwindDevice(spmd_dev *d);
-} // namespace spmd::rt
+}  // namespace spmd::rt

@@ -34,8 +34,7 @@ public:
   bool isZero() const { return blocks_.empty(); }
 
   void shiftLeft(int n) {
-    if (isZero() || n == 0)
-      return;
+    if (isZero() || n == 0) return;
     int words = n / 32, bits = n % 32;
     std::vector<uint32_t> out(words, 0);
     uint32_t carry = 0;
@@ -43,8 +42,7 @@ public:
       out.push_back(bits ? (b << bits) | carry : b);
       carry = bits ? b >> (32 - bits) : 0;
     }
-    if (carry)
-      out.push_back(carry);
+    if (carry) out.push_back(carry);
     blocks_ = std::move(out);
   }
   void mulSmall(uint32_t m) {
@@ -54,39 +52,33 @@ public:
       b = static_cast<uint32_t>(p);
       carry = p >> 32;
     }
-    if (carry)
-      blocks_.push_back(static_cast<uint32_t>(carry));
+    if (carry) blocks_.push_back(static_cast<uint32_t>(carry));
   }
   void mulPow10(int n) {
-    for (; n >= 9; n -= 9)
-      mulSmall(1000000000u);
-    for (; n > 0; --n)
-      mulSmall(10);
+    for (; n >= 9; n -= 9) mulSmall(1000000000u);
+    for (; n > 0; --n) mulSmall(10);
   }
   void add(const BigInt &o) {
-    if (o.blocks_.size() > blocks_.size())
-      blocks_.resize(o.blocks_.size(), 0);
+    if (o.blocks_.size() > blocks_.size()) blocks_.resize(o.blocks_.size(), 0);
     uint64_t carry = 0;
     for (size_t i = 0; i < blocks_.size(); ++i) {
-      uint64_t s = static_cast<uint64_t>(blocks_[i]) + carry +
-                   (i < o.blocks_.size() ? o.blocks_[i] : 0);
+      uint64_t s =
+          static_cast<uint64_t>(blocks_[i]) + carry + (i < o.blocks_.size() ? o.blocks_[i] : 0);
       blocks_[i] = static_cast<uint32_t>(s);
       carry = s >> 32;
     }
-    if (carry)
-      blocks_.push_back(static_cast<uint32_t>(carry));
+    if (carry) blocks_.push_back(static_cast<uint32_t>(carry));
   }
   /// *this -= o; requires *this >= o.
   void sub(const BigInt &o) {
     int64_t borrow = 0;
     for (size_t i = 0; i < blocks_.size(); ++i) {
-      int64_t d = static_cast<int64_t>(blocks_[i]) - borrow -
-                  (i < o.blocks_.size() ? o.blocks_[i] : 0);
+      int64_t d =
+          static_cast<int64_t>(blocks_[i]) - borrow - (i < o.blocks_.size() ? o.blocks_[i] : 0);
       borrow = d < 0;
       blocks_[i] = static_cast<uint32_t>(d + (borrow ? (int64_t(1) << 32) : 0));
     }
-    while (!blocks_.empty() && blocks_.back() == 0)
-      blocks_.pop_back();
+    while (!blocks_.empty() && blocks_.back() == 0) blocks_.pop_back();
   }
   /// Replaces *this by *this mod d and returns the quotient, which the caller
   /// guarantees is below 10 (as Dragon4's scaling does).
@@ -99,11 +91,9 @@ public:
     return q;
   }
   friend int compare(const BigInt &a, const BigInt &b) {
-    if (a.blocks_.size() != b.blocks_.size())
-      return a.blocks_.size() < b.blocks_.size() ? -1 : 1;
+    if (a.blocks_.size() != b.blocks_.size()) return a.blocks_.size() < b.blocks_.size() ? -1 : 1;
     for (size_t i = a.blocks_.size(); i-- > 0;)
-      if (a.blocks_[i] != b.blocks_[i])
-        return a.blocks_[i] < b.blocks_[i] ? -1 : 1;
+      if (a.blocks_[i] != b.blocks_[i]) return a.blocks_[i] < b.blocks_[i] ? -1 : 1;
     return 0;
   }
 
@@ -117,8 +107,8 @@ struct Decomposed {
   bool isInf = false, isNan = false;
   uint64_t mantissa = 0;
   int exponent = 0;
-  int mantissaBit = 0;      ///< index of the highest set mantissa bit
-  bool unequalMargins = false; ///< the gap below is half the gap above
+  int mantissaBit = 0;          ///< index of the highest set mantissa bit
+  bool unequalMargins = false;  ///< the gap below is half the gap above
 };
 
 int log2Floor(uint64_t v) { return 63 - __builtin_clzll(v); }
@@ -249,18 +239,16 @@ Digits dragon4Digits(const Decomposed &f, Cutoff mode, int cutoffMax, int cutoff
     syncHigh();
   }
 
-  const int bufferSize = 16384; // NumPy's repr buffer bounds the digit count
+  const int bufferSize = 16384;  // NumPy's repr buffer bounds the digit count
   int cutoffMaxExp = digitExponent - bufferSize;
   if (cutoffMax >= 0) {
     int desired = mode == Cutoff::Total ? digitExponent - cutoffMax : -cutoffMax;
-    if (desired > cutoffMaxExp)
-      cutoffMaxExp = desired;
+    if (desired > cutoffMaxExp) cutoffMaxExp = desired;
   }
   int cutoffMinExp = digitExponent;
   if (cutoffMin >= 0) {
     int desired = mode == Cutoff::Total ? digitExponent - cutoffMin : -cutoffMin;
-    if (desired < cutoffMinExp)
-      cutoffMinExp = desired;
+    if (desired < cutoffMinExp) cutoffMinExp = desired;
   }
   out.exp10 = digitExponent - 1;
 
@@ -275,8 +263,7 @@ Digits dragon4Digits(const Decomposed &f, Cutoff mode, int cutoffMax, int cutoff
     low = isEven ? cmp <= 0 : cmp < 0;
     cmp = compare(valueHigh, scale);
     high = isEven ? cmp >= 0 : cmp > 0;
-    if (((low || high) && digitExponent <= cutoffMinExp) || digitExponent == cutoffMaxExp)
-      break;
+    if (((low || high) && digitExponent <= cutoffMinExp) || digitExponent == cutoffMaxExp) break;
     out.digits += static_cast<char>('0' + digit);
     value.mulSmall(10);
     marginLow.mulSmall(10);
@@ -288,8 +275,7 @@ Digits dragon4Digits(const Decomposed &f, Cutoff mode, int cutoffMax, int cutoff
     value.mulSmall(2);
     int cmp = compare(value, scale);
     roundDown = cmp < 0;
-    if (cmp == 0)
-      roundDown = (digit & 1) == 0;
+    if (cmp == 0) roundDown = (digit & 1) == 0;
   }
   if (roundDown) {
     out.digits += static_cast<char>('0' + digit);
@@ -297,8 +283,7 @@ Digits dragon4Digits(const Decomposed &f, Cutoff mode, int cutoffMax, int cutoff
     out.digits += static_cast<char>('0' + digit + 1);
   } else {
     // Carry: drop trailing nines, bump the digit before them.
-    while (!out.digits.empty() && out.digits.back() == '9')
-      out.digits.pop_back();
+    while (!out.digits.empty() && out.digits.back() == '9') out.digits.pop_back();
     if (out.digits.empty()) {
       out.digits = "1";
       ++out.exp10;
@@ -312,8 +297,7 @@ Digits dragon4Digits(const Decomposed &f, Cutoff mode, int cutoffMax, int cutoff
 /// Drops trailing zeros after the point per the trim mode (shared tail of
 /// both layouts). `fracDigits` counts the digits after the point.
 void trimZeros(std::string &s, int &fracDigits, Trim trim, bool dropBareDot) {
-  if (trim == Trim::Keep || fracDigits <= 0)
-    return;
+  if (trim == Trim::Keep || fracDigits <= 0) return;
   while (s.back() == '0') {
     s.pop_back();
     --fracDigits;
@@ -349,8 +333,7 @@ std::string formatPositional(const Decomposed &f, const Dragon4Options &o) {
     fracDigits = numDigits + zeros;
     wholeDigits = 1;
   }
-  if (o.trim != Trim::DotAndZeros && fracDigits == 0)
-    s += '.';
+  if (o.trim != Trim::DotAndZeros && fracDigits == 0) s += '.';
   const int wanted = o.minDigits < 0 ? 0 : o.minDigits;
   if (o.trim == Trim::LeaveOneZero) {
     if (fracDigits == 0) {
@@ -363,8 +346,7 @@ std::string formatPositional(const Decomposed &f, const Dragon4Options &o) {
   }
   trimZeros(s, fracDigits, o.trim, /*dropBareDot=*/true);
   if (o.padRight >= fracDigits) {
-    if (o.trim == Trim::DotAndZeros && fracDigits == 0)
-      s += ' ';
+    if (o.trim == Trim::DotAndZeros && fracDigits == 0) s += ' ';
     s += std::string(o.padRight - fracDigits, ' ');
   }
   if (o.padLeft > wholeDigits + hasSign)
@@ -376,18 +358,14 @@ std::string formatPositional(const Decomposed &f, const Dragon4Options &o) {
 std::string formatScientific(const Decomposed &f, const Dragon4Options &o) {
   std::string s;
   const int leftChars = 1 + (f.negative ? 1 : 0);
-  if (o.padLeft > leftChars)
-    s += std::string(o.padLeft - leftChars, ' ');
-  if (f.negative)
-    s += '-';
+  if (o.padLeft > leftChars) s += std::string(o.padLeft - leftChars, ' ');
+  if (f.negative) s += '-';
   Digits d = dragon4Digits(f, Cutoff::Total, o.precision < 0 ? -1 : o.precision + 1,
                            o.minDigits < 0 ? -1 : o.minDigits + 1);
   s += d.digits[0];
   int fracDigits = static_cast<int>(d.digits.size()) - 1;
-  if (fracDigits > 0)
-    s += "." + d.digits.substr(1);
-  if (o.trim != Trim::DotAndZeros && fracDigits == 0)
-    s += '.';
+  if (fracDigits > 0) s += "." + d.digits.substr(1);
+  if (o.trim != Trim::DotAndZeros && fracDigits == 0) s += '.';
   const int wanted = o.minDigits < 0 ? 0 : o.minDigits;
   if (o.trim == Trim::LeaveOneZero) {
     if (fracDigits == 0) {
@@ -411,15 +389,13 @@ std::string formatScientific(const Decomposed &f, const Dragon4Options &o) {
   return s + ed;
 }
 
-} // namespace
+}  // namespace
 
 std::string dragon4(FloatValue x, const Dragon4Options &opts) {
   Decomposed f = decompose(x);
-  if (f.isNan)
-    return "nan";
-  if (f.isInf)
-    return f.negative ? "-inf" : "inf";
+  if (f.isNan) return "nan";
+  if (f.isInf) return f.negative ? "-inf" : "inf";
   return opts.scientific ? formatScientific(f, opts) : formatPositional(f, opts);
 }
 
-} // namespace spmd::rt
+}  // namespace spmd::rt

@@ -25,15 +25,12 @@ bool wantsScientific(const std::vector<FloatValue> &nonZeroFinite, T cutoffMax) 
   bool first = true;
   for (const FloatValue &x : nonZeroFinite) {
     T a = std::fabs(static_cast<T>(x.v));
-    if (first || a > maxVal)
-      maxVal = a;
-    if (first || a < minVal)
-      minVal = a;
+    if (first || a > maxVal) maxVal = a;
+    if (first || a < minVal) minVal = a;
     first = false;
   }
-  if (first)
-    return false;
-  T ratio = maxVal / minVal; // may overflow to inf, as in NumPy
+  if (first) return false;
+  T ratio = maxVal / minVal;  // may overflow to inf, as in NumPy
   return maxVal >= cutoffMax || minVal < static_cast<T>(0.0001) || ratio > static_cast<T>(1000.);
 }
 
@@ -44,7 +41,7 @@ void splitAtPoint(const std::string &s, std::string &intPart, std::string &fracP
   fracPart = dot == std::string::npos ? "" : s.substr(dot + 1);
 }
 
-} // namespace
+}  // namespace
 
 FloatArrayFormat::FloatArrayFormat(const std::vector<FloatValue> &values) {
   std::vector<FloatValue> finite, nonZero;
@@ -52,8 +49,7 @@ FloatArrayFormat::FloatArrayFormat(const std::vector<FloatValue> &values) {
   for (const FloatValue &x : values) {
     if (std::isfinite(x.v)) {
       finite.push_back(x);
-      if (x.v != 0)
-        nonZero.push_back(x);
+      if (x.v != 0) nonZero.push_back(x);
     } else {
       anyNonFinite = true;
       negInf |= std::isinf(x.v) && x.v < 0;
@@ -61,8 +57,8 @@ FloatArrayFormat::FloatArrayFormat(const std::vector<FloatValue> &values) {
   }
   bool isF32 = !values.empty() && values.front().isF32;
   // float32's finfo precision is 6, float64's 15: the cutoff is 10**min(8, p).
-  expFormat_ = isF32 ? wantsScientific<float>(nonZero, 1e6f)
-                     : wantsScientific<double>(nonZero, 1e8);
+  expFormat_ =
+      isF32 ? wantsScientific<float>(nonZero, 1e6f) : wantsScientific<double>(nonZero, 1e8);
 
   if (finite.empty()) {
     padLeft_ = padRight_ = 0;
@@ -134,8 +130,7 @@ std::string FloatArrayFormat::operator()(FloatValue x) const {
 }
 
 std::string formatFloatScalar(FloatValue x) {
-  if (!std::isfinite(x.v))
-    return dragon4(x, Dragon4Options{});
+  if (!std::isfinite(x.v)) return dragon4(x, Dragon4Options{});
   double a = std::fabs(x.v);
   double upper = x.isF32 ? 1e6 : 1e16;
   Dragon4Options o;
@@ -148,4 +143,4 @@ std::string formatFloatScalar(FloatValue x) {
   return dragon4(x, o);
 }
 
-} // namespace spmd::rt
+}  // namespace spmd::rt

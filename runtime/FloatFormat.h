@@ -23,10 +23,10 @@ namespace spmd::rt {
 
 /// How Dragon4 trims trailing zeros; named after NumPy's `trim` letters.
 enum class Trim {
-  Keep,         ///< 'k': keep trailing zeros and the decimal point
-  Zeros,        ///< '.': drop trailing zeros, keep the decimal point ("1.")
-  LeaveOneZero, ///< '0': drop trailing zeros but keep one after the point ("1.0")
-  DotAndZeros,  ///< '-': drop trailing zeros and a bare decimal point ("1")
+  Keep,          ///< 'k': keep trailing zeros and the decimal point
+  Zeros,         ///< '.': drop trailing zeros, keep the decimal point ("1.")
+  LeaveOneZero,  ///< '0': drop trailing zeros but keep one after the point ("1.0")
+  DotAndZeros,   ///< '-': drop trailing zeros and a bare decimal point ("1")
 };
 
 /// The options of np.format_float_positional / np.format_float_scientific with
@@ -74,6 +74,6 @@ private:
   Trim trim_ = Trim::Zeros;
 };
 
-} // namespace spmd::rt
+}  // namespace spmd::rt
 
-#endif // SPMD_RUNTIME_FLOATFORMAT_H
+#endif  // SPMD_RUNTIME_FLOATFORMAT_H

@@ -29,9 +29,10 @@ enum DType { Bool = 0, I32 = 1, U32 = 2, F32 = 3, F64 = 4, Key = 5 };
 /// A typed view of the raw buffer; element i is the i-th in row-major order.
 struct Elements {
   const unsigned char *data;
-  int dtype; // never Key: keys are viewed as U32
+  int dtype;  // never Key: keys are viewed as U32
 
-  template <typename T> T load(int64_t i) const {
+  template <typename T>
+  T load(int64_t i) const {
     T v;
     std::memcpy(&v, data + i * static_cast<int64_t>(sizeof(T)), sizeof(T));
     return v;
@@ -55,13 +56,10 @@ struct Geometry {
     int64_t n = shape[axis];
     std::vector<int64_t> idx;
     if (summarize && n > 2 * kEdgeItems) {
-      for (int64_t i = 0; i < kEdgeItems; ++i)
-        idx.push_back(i);
-      for (int64_t i = n - kEdgeItems; i < n; ++i)
-        idx.push_back(i);
+      for (int64_t i = 0; i < kEdgeItems; ++i) idx.push_back(i);
+      for (int64_t i = n - kEdgeItems; i < n; ++i) idx.push_back(i);
     } else {
-      for (int64_t i = 0; i < n; ++i)
-        idx.push_back(i);
+      for (int64_t i = 0; i < n; ++i) idx.push_back(i);
     }
     return idx;
   }
@@ -71,8 +69,7 @@ struct Geometry {
       out.push_back(offset);
       return;
     }
-    for (int64_t i : shownIndices(axis))
-      collectShown(axis + 1, offset + i * strides[axis], out);
+    for (int64_t i : shownIndices(axis)) collectShown(axis + 1, offset + i * strides[axis], out);
   }
 };
 
@@ -94,19 +91,16 @@ ElementFormatter integerFormatter(const Elements &el, const std::vector<int64_t>
 
 ElementFormatter makeFormatter(const Elements &el, const std::vector<int64_t> &shown) {
   switch (el.dtype) {
-  case Bool:
-    return [el](int64_t off) { return std::string(el.boolAt(off) ? " True" : "False"); };
+  case Bool: return [el](int64_t off) { return std::string(el.boolAt(off) ? " True" : "False"); };
   case F32:
   case F64: {
     std::vector<FloatValue> values;
     values.reserve(shown.size());
-    for (int64_t off : shown)
-      values.push_back(el.floatAt(off));
+    for (int64_t off : shown) values.push_back(el.floatAt(off));
     FloatArrayFormat fmt(values);
     return [el, fmt](int64_t off) { return fmt(el.floatAt(off)); };
   }
-  default:
-    return integerFormatter(el, shown);
+  default: return integerFormatter(el, shown);
   }
 }
 
@@ -114,8 +108,8 @@ ElementFormatter makeFormatter(const Elements &el, const std::vector<int64_t> &s
 /// pass `width` (unless the line holds nothing but its indent).
 void extendLine(std::string &s, std::string &line, const std::string &word, int width,
                 const std::string &nextLinePrefix) {
-  bool wrap = line.size() + word.size() > static_cast<size_t>(width) &&
-              line.size() > nextLinePrefix.size();
+  bool wrap =
+      line.size() + word.size() > static_cast<size_t>(width) && line.size() > nextLinePrefix.size();
   if (wrap) {
     size_t end = line.find_last_not_of(' ');
     s += line.substr(0, end == std::string::npos ? 0 : end + 1) + "\n";
@@ -134,10 +128,9 @@ public:
 private:
   std::string recurse(size_t axis, int64_t offset, const std::string &hanging, int width) {
     const size_t axesLeft = g_.shape.size() - axis;
-    if (axesLeft == 0)
-      return fmt_(offset);
+    if (axesLeft == 0) return fmt_(offset);
     const std::string nextHanging = hanging + " ";
-    const int nextWidth = width - 1; // room for the closing ']'
+    const int nextWidth = width - 1;  // room for the closing ']'
     const int64_t n = g_.shape[axis];
     const bool summary = g_.summarize && n > 2 * kEdgeItems;
     const int64_t leading = summary ? kEdgeItems : 0;
@@ -166,12 +159,9 @@ private:
       s += line;
     } else {
       const std::string lineSep(axesLeft - 1, '\n');
-      for (int64_t i = 0; i < leading; ++i)
-        s += hanging + child(i) + lineSep;
-      if (summary)
-        s += hanging + "..." + lineSep;
-      for (int64_t i = trailing; i > 1; --i)
-        s += hanging + child(n - i) + lineSep;
+      for (int64_t i = 0; i < leading; ++i) s += hanging + child(i) + lineSep;
+      if (summary) s += hanging + "..." + lineSep;
+      for (int64_t i = trailing; i > 1; --i) s += hanging + child(n - i) + lineSep;
       s += hanging + child(n - 1);
     }
     return "[" + s.substr(hanging.size()) + "]";
@@ -184,17 +174,14 @@ private:
 /// str() of a NumPy scalar, for rank-0 arrays.
 std::string formatScalar(const Elements &el) {
   switch (el.dtype) {
-  case Bool:
-    return el.boolAt(0) ? "True" : "False";
+  case Bool: return el.boolAt(0) ? "True" : "False";
   case F32:
-  case F64:
-    return formatFloatScalar(el.floatAt(0));
-  default:
-    return std::to_string(el.intAt(0));
+  case F64: return formatFloatScalar(el.floatAt(0));
+  default: return std::to_string(el.intAt(0));
   }
 }
 
-} // namespace
+}  // namespace
 
 std::string formatArray(const void *data, int dtype, const std::vector<int64_t> &shape) {
   Geometry g;
@@ -204,17 +191,13 @@ std::string formatArray(const void *data, int dtype, const std::vector<int64_t> 
     g.shape.push_back(2);
     el.dtype = U32;
   }
-  if (g.shape.empty())
-    return formatScalar(el);
+  if (g.shape.empty()) return formatScalar(el);
 
   int64_t size = 1;
-  for (int64_t d : g.shape)
-    size *= d;
-  if (size == 0)
-    return "[]";
+  for (int64_t d : g.shape) size *= d;
+  if (size == 0) return "[]";
   g.strides.assign(g.shape.size(), 1);
-  for (size_t i = g.shape.size() - 1; i > 0; --i)
-    g.strides[i - 1] = g.strides[i] * g.shape[i];
+  for (size_t i = g.shape.size() - 1; i > 0; --i) g.strides[i - 1] = g.strides[i] * g.shape[i];
   g.summarize = size > kThreshold;
 
   std::vector<int64_t> shown;
@@ -223,4 +206,4 @@ std::string formatArray(const void *data, int dtype, const std::vector<int64_t> 
   return layout.print();
 }
 
-} // namespace spmd::rt
+}  // namespace spmd::rt

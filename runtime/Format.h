@@ -23,6 +23,6 @@ namespace spmd::rt {
 /// (`6.0`, `3`, `True`, `1e-05`); an array with no elements as `[]`.
 std::string formatArray(const void *data, int dtype, const std::vector<int64_t> &shape);
 
-} // namespace spmd::rt
+}  // namespace spmd::rt
 
-#endif // SPMD_RUNTIME_FORMAT_H
+#endif  // SPMD_RUNTIME_FORMAT_H

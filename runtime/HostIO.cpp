@@ -38,8 +38,8 @@ std::string closeFailure(const void *a, const void *b, int32_t dtype, int64_t n,
   for (int64_t i = 0; i < n; ++i) {
     double x = elementAt(a, dtype, i), y = elementAt(b, dtype, i);
     double diff = std::fabs(x - y);
-    bool close = static_cast<DType>(dtype) == DType::Key ? x == y
-                                                        : diff <= atol + rtol * std::fabs(y);
+    bool close =
+        static_cast<DType>(dtype) == DType::Key ? x == y : diff <= atol + rtol * std::fabs(y);
     if (close) continue;
     if (first < 0) first = i;
     ++bad;
@@ -50,8 +50,8 @@ std::string closeFailure(const void *a, const void *b, int32_t dtype, int64_t n,
   os.precision(9);
   os << (where ? where : "?") << ": assert_close failed: " << bad << " of " << n
      << " elements differ (max |a - b| = " << worst << "; first at index " << first << ": "
-     << elementAt(a, dtype, first) << " vs " << elementAt(b, dtype, first)
-     << "; rtol=" << rtol << ", atol=" << atol << ")";
+     << elementAt(a, dtype, first) << " vs " << elementAt(b, dtype, first) << "; rtol=" << rtol
+     << ", atol=" << atol << ")";
   return os.str();
 }
 
@@ -67,8 +67,8 @@ void writeLine(spmd_host *h) {
   h->line.clear();
 }
 
-} // namespace
-} // namespace spmd::rt
+}  // namespace
+}  // namespace spmd::rt
 
 using namespace spmd::rt;
 
@@ -85,8 +85,10 @@ void spmd_print_render(spmd_host *h, const uint8_t *data, int64_t n, const char 
                        const char *off) {
   size_t lon = std::strlen(on), loff = std::strlen(off);
   for (int64_t i = 0; i < n; ++i) {
-    if (data[i]) h->line.append(on, lon);
-    else h->line.append(off, loff);
+    if (data[i])
+      h->line.append(on, lon);
+    else
+      h->line.append(off, loff);
   }
 }
 
@@ -99,4 +101,4 @@ void spmd_assert_close(spmd_host *h, const void *a, const void *b, int32_t dtype
   unwindHost(h);
 }
 
-} // extern "C"
+}  // extern "C"

@@ -71,4 +71,4 @@ namespace spmd::rt {
 [[noreturn]] void failHost(spmd_host *h, const char *message);
 /// Leaves the run after an error that is already recorded.
 [[noreturn]] void unwindHost(spmd_host *h);
-} // namespace spmd::rt
+}  // namespace spmd::rt

@@ -16,13 +16,13 @@ namespace spmd::rt {
 namespace {
 std::atomic_ref<int32_t> flag() { return std::atomic_ref<int32_t>(spmd_interrupt_requested); }
 static_assert(std::atomic_ref<int32_t>::is_always_lock_free, "a signal handler sets the flag");
-} // namespace
+}  // namespace
 
 void requestInterrupt() { flag().store(1); }
 bool interruptRequested() { return flag().load() != 0; }
 void clearInterrupt() { flag().store(0); }
 
-} // namespace spmd::rt
+}  // namespace spmd::rt
 
 using namespace spmd::rt;
 

@@ -23,8 +23,9 @@ namespace spmd::rt {
 // axes), of in_bytes[k] / (product of their sizes) bytes; the devices that differ only on
 // the other axes read the same block. A nested pmap whose inner pmaps take their slices
 // of an outer input as they are (in_axes 0 all the way down) splits it over every axis
-// of that chain, so each device reads exactly its own block. For output k, each replica's result is out_bytes[k] long and stacked row-major over
-// the mesh axes in the mask out_axes[k]: the device writes at
+// of that chain, so each device reads exactly its own block. For output k, each replica's result is
+// out_bytes[k] long and stacked row-major over the mesh axes in the mask out_axes[k]: the device
+// writes at
 //   out_ptrs[k] + (row-major index of c over the masked axes) * out_bytes[k]
 // when its coordinate on every other axis is 0; the other devices compute the same
 // replica, and write it to scratch, so each result is written exactly once.
@@ -46,11 +47,13 @@ int32_t launch(spmd_host *h, const spmd_launch_desc &d) {
   // its own first error.
   if (!h->inRun) h->errors.clear();
   if (d.mesh_rank < 1 || d.mesh_rank > kMaxMeshRank)
-    return badLaunch(h, d, "a mesh of rank " + std::to_string(d.mesh_rank) + " (1 to " + std::to_string(kMaxMeshRank) + " axes)");
+    return badLaunch(h, d,
+                     "a mesh of rank " + std::to_string(d.mesh_rank) + " (1 to " +
+                         std::to_string(kMaxMeshRank) + " axes)");
   for (int m = 0; m < d.mesh_rank; ++m)
     if (d.mesh_shape[m] < 1)
-      return badLaunch(h, d, "mesh axis " + std::to_string(m) + " has size " +
-                                 std::to_string(d.mesh_shape[m]));
+      return badLaunch(
+          h, d, "mesh axis " + std::to_string(m) + " has size " + std::to_string(d.mesh_shape[m]));
   // Between launches is where a host program of launches alone stops (Note [Interrupts]).
   if (h->inRun && interruptRequested()) {
     h->errors.record("interrupted");
@@ -58,8 +61,9 @@ int32_t launch(spmd_host *h, const spmd_launch_desc &d) {
   }
   Mesh mesh(d.mesh_rank, d.mesh_shape);
   if (mesh.size > be.deviceCount())
-    return badLaunch(h, d, "needs " + std::to_string(mesh.size) + " devices, but only " +
-                               std::to_string(be.deviceCount()) + " are available");
+    return badLaunch(h, d,
+                     "needs " + std::to_string(mesh.size) + " devices, but only " +
+                         std::to_string(be.deviceCount()) + " are available");
   h->mesh = mesh;
 
   // Inputs: a sharded result mapped over the same layout is read in place; one with
@@ -108,8 +112,10 @@ int32_t launch(spmd_host *h, const spmd_launch_desc &d) {
       bool writes = true;
       int64_t slot = 0;
       for (int m = 0; m < mesh.rank; ++m) {
-        if (mask & (1u << m)) slot = slot * mesh.shape[m] + c[m];
-        else if (c[m] != 0) writes = false;
+        if (mask & (1u << m))
+          slot = slot * mesh.shape[m] + c[m];
+        else if (c[m] != 0)
+          writes = false;
       }
       w.outs[k] = writes ? static_cast<char *>(d.out_ptrs[k]) + slot * d.out_bytes[k] : nullptr;
     }
@@ -126,8 +132,8 @@ int32_t launch(spmd_host *h, const spmd_launch_desc &d) {
   auto t0 = std::chrono::steady_clock::now();
   std::optional<trace::Span> span;
   if (trace::enabled())
-    span.emplace(std::string("launch ") + (d.name ? d.name : "kernel"), "launch", trace::kHostPid, 0,
-                 "\"devices\":" + std::to_string(mesh.size));
+    span.emplace(std::string("launch ") + (d.name ? d.name : "kernel"), "launch", trace::kHostPid,
+                 0, "\"devices\":" + std::to_string(mesh.size));
   trace::setCurrentLaunch(d.name);
   {
     std::string why;
@@ -154,7 +160,8 @@ int32_t launch(spmd_host *h, const spmd_launch_desc &d) {
   ls.collective_bytes += collective;
   ls.host_to_device_bytes += inBytes;
   double deviceSeconds = -1;  // the slowest device, when the backend measures its own time
-  for (int64_t i = 0; i < mesh.size; ++i) deviceSeconds = std::max(deviceSeconds, be.device(int(i)).deviceSeconds());
+  for (int64_t i = 0; i < mesh.size; ++i)
+    deviceSeconds = std::max(deviceSeconds, be.device(int(i)).deviceSeconds());
   if (deviceSeconds >= 0) ls.device_seconds = std::max(ls.device_seconds, 0.0) + deviceSeconds;
   // Results stay on the devices, as shards, until the host reads them.
   for (int k = 0; k < d.num_out; ++k) {
@@ -170,8 +177,8 @@ int32_t launch(spmd_host *h, const spmd_launch_desc &d) {
   return 1;
 }
 
-} // namespace
-} // namespace spmd::rt
+}  // namespace
+}  // namespace spmd::rt
 
 extern "C" int32_t spmd_launch(spmd_host *h, const spmd_launch_desc *d) {
   int32_t rc = spmd::rt::launch(h, *d);

@@ -36,18 +36,20 @@ DeviceSpec parseDeviceSpec(const std::string &s) {
   // Each logical device is a host thread: past a few thousand, starting and stopping them
   // alone takes seconds (100,000 took minutes), so the count is bounded.
   constexpr int kMaxDevices = 4096;
-  bool digits = !n.empty() && n.size() <= 6 &&
-                n.find_first_not_of("0123456789") == std::string::npos;
+  bool digits =
+      !n.empty() && n.size() <= 6 && n.find_first_not_of("0123456789") == std::string::npos;
   if (!digits || std::stoi(n) < 1 || std::stoi(n) > kMaxDevices)
-    throw std::invalid_argument("bad device count '" + n + "' in '" + s + "' (expected a number from 1 to " +
-                                std::to_string(kMaxDevices) + ")");
+    throw std::invalid_argument("bad device count '" + n + "' in '" + s +
+                                "' (expected a number from 1 to " + std::to_string(kMaxDevices) +
+                                ")");
   spec.count = std::stoi(n);
   return spec;
 }
 
 int defaultCpuDevices() {
   // Under mpirun the ranks on one machine share its hardware threads.
-  int n = static_cast<int>(std::thread::hardware_concurrency()) / (mpi::active() ? mpi::localSize() : 1);
+  int n = static_cast<int>(std::thread::hardware_concurrency()) /
+          (mpi::active() ? mpi::localSize() : 1);
   return n > 0 ? n : 1;
 }
 
@@ -64,7 +66,8 @@ Host::~Host() {
 
 std::unique_ptr<Host> Host::create(const DeviceSpec &spec) {
   if (spec.kind == "cuda" && mpi::active())
-    throw std::runtime_error("GPUs across processes (NCCL) are not built yet; under mpirun use --devices cpu:N");
+    throw std::runtime_error(
+        "GPUs across processes (NCCL) are not built yet; under mpirun use --devices cpu:N");
   if (spec.kind == "cuda") {
     std::string why;
     if (cudaDeviceCount(why) == 0)
@@ -81,8 +84,7 @@ std::unique_ptr<Host> Host::create(const DeviceSpec &spec) {
     }
     return host;
   }
-  if (spec.kind != "cpu")
-    throw std::runtime_error("unknown device kind '" + spec.kind + "'");
+  if (spec.kind != "cpu") throw std::runtime_error("unknown device kind '" + spec.kind + "'");
   int n = spec.count > 0 ? spec.count : defaultCpuDevices();
   std::unique_ptr<Host> host(new Host());
   try {
@@ -119,13 +121,16 @@ static bool callMain(spmd_host *h, void (*main)(spmd_host *)) {
 }
 
 /// callMain for the REPL's entry (Note [REPL entry] in codegen/LlvmEmitter.cpp).
-static bool callMainIO(spmd_host *h, void (*main)(spmd_host *, void **, void **), void **ins, void **outs) {
+static bool callMainIO(spmd_host *h, void (*main)(spmd_host *, void **, void **), void **ins,
+                       void **outs) {
   if (setjmp(h->jump) != 0) return false;
   main(h, ins, outs);
   return true;
 }
 
-int Host::run(void (*main)(spmd_host *)) { return runWith([&](spmd_host *h) { return callMain(h, main); }); }
+int Host::run(void (*main)(spmd_host *)) {
+  return runWith([&](spmd_host *h) { return callMain(h, main); });
+}
 
 int Host::run(void (*main)(spmd_host *, void **, void **), void **ins, void **outs) {
   return runWith([&](spmd_host *h) { return callMainIO(h, main, ins, outs); });
@@ -168,10 +173,14 @@ void Host::resetStats() {
 
 static std::string humanBytes(int64_t b) {
   std::ostringstream os;
-  if (b < 1024) os << b << " B";
-  else if (b < (int64_t(1) << 20)) os << std::fixed << std::setprecision(1) << b / 1024.0 << " KiB";
-  else if (b < (int64_t(1) << 30)) os << std::fixed << std::setprecision(1) << b / 1048576.0 << " MiB";
-  else os << std::fixed << std::setprecision(2) << b / 1073741824.0 << " GiB";
+  if (b < 1024)
+    os << b << " B";
+  else if (b < (int64_t(1) << 20))
+    os << std::fixed << std::setprecision(1) << b / 1024.0 << " KiB";
+  else if (b < (int64_t(1) << 30))
+    os << std::fixed << std::setprecision(1) << b / 1048576.0 << " MiB";
+  else
+    os << std::fixed << std::setprecision(2) << b / 1073741824.0 << " GiB";
   return os.str();
 }
 
@@ -194,16 +203,16 @@ std::string Host::formatStats() const {
     width = std::max(width, l.name.size());
     measured |= l.device_seconds >= 0;
   }
-  os << std::left << std::setw(int(width)) << "kernel" << std::right << std::setw(10)
-     << "launches" << std::setw(12) << "total ms" << std::setw(12) << "mean ms"
-     << std::setw(14) << "collectives" << std::setw(12) << "to device" << std::setw(12) << "to host";
+  os << std::left << std::setw(int(width)) << "kernel" << std::right << std::setw(10) << "launches"
+     << std::setw(12) << "total ms" << std::setw(12) << "mean ms" << std::setw(14) << "collectives"
+     << std::setw(12) << "to device" << std::setw(12) << "to host";
   if (measured) os << std::setw(12) << "device ms";
   os << "\n";
   for (const LaunchStats &l : s.launches) {
     double ms = l.seconds * 1e3;
-    os << std::left << std::setw(int(width)) << l.name << std::right << std::setw(10)
-       << l.launches << std::fixed << std::setprecision(3) << std::setw(12) << ms
-       << std::setw(12) << (l.launches ? ms / double(l.launches) : 0.0) << std::setw(14)
+    os << std::left << std::setw(int(width)) << l.name << std::right << std::setw(10) << l.launches
+       << std::fixed << std::setprecision(3) << std::setw(12) << ms << std::setw(12)
+       << (l.launches ? ms / double(l.launches) : 0.0) << std::setw(14)
        << humanBytes(l.collective_bytes) << std::setw(12) << humanBytes(l.host_to_device_bytes)
        << std::setw(12) << humanBytes(l.device_to_host_bytes);
     if (measured) os << std::setw(12) << std::max(l.device_seconds, 0.0) * 1e3;
@@ -228,8 +237,7 @@ void failHost(spmd_host *h, const char *message) {
   unwindHost(h);
 }
 
-
-} // namespace spmd::rt
+}  // namespace spmd::rt
 
 using namespace spmd::rt;
 
@@ -240,8 +248,8 @@ void *spmd_host_alloc_at(spmd_host *h, int64_t bytes, const char *where) {
   // previous step's freed buffers back instead of fresh pages.
   void *p = BufferPool::global().alloc(bytes);
   if (!p) {
-    h->errors.record((where ? std::string(where) + ": " : std::string()) + "out of host memory (allocating " +
-                     std::to_string(bytes) + " bytes)");
+    h->errors.record((where ? std::string(where) + ": " : std::string()) +
+                     "out of host memory (allocating " + std::to_string(bytes) + " bytes)");
     unwindHost(h);
   }
   h->allocations.insert(p);
@@ -304,8 +312,7 @@ void spmd_fail(spmd_host *h, spmd_dev *d, const char *message) {
   failHost(h, message);
 }
 
-void spmd_index_error(spmd_host *h, spmd_dev *d, int64_t index, int64_t size,
-                      const char *where) {
+void spmd_index_error(spmd_host *h, spmd_dev *d, int64_t index, int64_t size, const char *where) {
   if (d) {
     recordDeviceError(d, indexErrorMessage(index, size, where));
     unwindDevice(d);
@@ -314,4 +321,4 @@ void spmd_index_error(spmd_host *h, spmd_dev *d, int64_t index, int64_t size,
   unwindHost(h);
 }
 
-} // extern "C"
+}  // extern "C"

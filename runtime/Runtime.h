@@ -139,4 +139,4 @@ private:
   std::unique_ptr<spmd_host> state_;
 };
 
-} // namespace spmd::rt
+}  // namespace spmd::rt

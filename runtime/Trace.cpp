@@ -45,16 +45,19 @@ State &state() {
 std::string quote(const std::string &s) {
   std::string o = "\"";
   for (char c : s) {
-    if (c == '"' || c == '\\') { o += '\\'; o += c; }
-    else if (static_cast<unsigned char>(c) < 0x20) {
+    if (c == '"' || c == '\\') {
+      o += '\\';
+      o += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
       char buf[8];
       std::snprintf(buf, sizeof buf, "\\u%04x", c);
       o += buf;
-    } else o += c;
+    } else
+      o += c;
   }
   return o + "\"";
 }
-} // namespace
+}  // namespace
 
 bool start(const std::string &path, std::string *error) {
   {
@@ -65,7 +68,9 @@ bool start(const std::string &path, std::string *error) {
       bool dir = std::filesystem::is_directory(path, ec);
       if (error)
         *error = "cannot write the trace file '" + path + "': " +
-                 (dir ? std::string("is a directory") : errno ? std::string(std::strerror(errno)) : "cannot create it");
+                 (dir     ? std::string("is a directory")
+                  : errno ? std::string(std::strerror(errno))
+                          : "cannot create it");
       return false;
     }
   }
@@ -83,7 +88,8 @@ void setRank(int rank) { state().rank = rank; }
 bool enabled() { return state().on.load(std::memory_order_relaxed); }
 
 double nowMicros() {
-  return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - state().t0).count();
+  return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - state().t0)
+      .count();
 }
 
 void complete(int pid, int tid, const std::string &name, const char *cat, double tsUs, double durUs,
@@ -117,19 +123,24 @@ bool finish(std::string *error) {
   tracks.insert({kHostPid + offset, 0});
   out << "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n";
   bool first = true;
-  auto sep = [&] { out << (first ? "" : ",\n"); first = false; };
+  auto sep = [&] {
+    out << (first ? "" : ",\n");
+    first = false;
+  };
   std::set<int> pids;
   for (auto &[pid, tid] : tracks) {
     if (pids.insert(pid).second) {
       sep();
-      out << "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":" << pid << ",\"tid\":0,\"args\":{\"name\":"
+      out << "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":" << pid
+          << ",\"tid\":0,\"args\":{\"name\":"
           << quote(prefix + (pid - offset == kHostPid ? "host" : "devices")) << "}}";
       sep();
       out << "{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":" << pid
           << ",\"tid\":0,\"args\":{\"sort_index\":" << pid << "}}";
     }
-    std::string tname = pid - offset == kHostPid ? (tid == 0 ? "main thread" : "host " + std::to_string(tid))
-                                        : "device " + std::to_string(tid);
+    std::string tname = pid - offset == kHostPid
+                            ? (tid == 0 ? "main thread" : "host " + std::to_string(tid))
+                            : "device " + std::to_string(tid);
     sep();
     out << "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":" << pid << ",\"tid\":" << tid
         << ",\"args\":{\"name\":" << quote(tname) << "}}";
@@ -140,8 +151,8 @@ bool finish(std::string *error) {
   char num[64];
   for (auto &e : s.events) {
     sep();
-    out << "{\"ph\":\"X\",\"name\":" << quote(e.name) << ",\"cat\":" << quote(e.cat) << ",\"pid\":" << e.pid
-        << ",\"tid\":" << e.tid;
+    out << "{\"ph\":\"X\",\"name\":" << quote(e.name) << ",\"cat\":" << quote(e.cat)
+        << ",\"pid\":" << e.pid << ",\"tid\":" << e.tid;
     std::snprintf(num, sizeof num, ",\"ts\":%.3f,\"dur\":%.3f", e.ts, e.dur);
     out << num;
     if (!e.args.empty()) out << ",\"args\":{" << e.args << "}";
@@ -168,4 +179,4 @@ Span::~Span() {
   if (on_) complete(pid_, tid_, name_, cat_, t0_, nowMicros() - t0_, args_);
 }
 
-} // namespace spmd::rt::trace
+}  // namespace spmd::rt::trace

@@ -47,7 +47,8 @@ const std::string &currentLaunch();
 /// Records the lifetime of a scope as a complete event (host main thread by default).
 class Span {
 public:
-  Span(std::string_view name, const char *cat, int pid = kHostPid, int tid = 0, std::string_view args = {});
+  Span(std::string_view name, const char *cat, int pid = kHostPid, int tid = 0,
+       std::string_view args = {});
   ~Span();
   Span(const Span &) = delete;
   Span &operator=(const Span &) = delete;
@@ -60,4 +61,4 @@ private:
   double t0_ = 0;
 };
 
-} // namespace spmd::rt::trace
+}  // namespace spmd::rt::trace

@@ -40,4 +40,4 @@ const char *spelling(BinOp op) {
   return "?";
 }
 
-} // namespace spmd::ast
+}  // namespace spmd::ast

@@ -30,54 +30,115 @@ struct Ident {
 // ---- Patterns: `x`, `_`, `(a, (b, c))` -------------------------------------------------
 struct Pattern {
   enum Kind { Name, Wildcard, Tuple } kind = Name;
-  Ident name;                      ///< for Name
-  std::vector<Pattern> elems;      ///< for Tuple
+  Ident name;                  ///< for Name
+  std::vector<Pattern> elems;  ///< for Tuple
   SrcRange loc;
 };
 
 // ---- Type annotations: `f32[n, m]`, `i32[]`, `key[8]` -----------------------------------
 struct TypeAnn {
-  Ident dtype;                     ///< "f32", "i32", ...
-  struct Dim { bool isName = false; int64_t value = 0; Ident name; };
+  Ident dtype;  ///< "f32", "i32", ...
+  struct Dim {
+    bool isName = false;
+    int64_t value = 0;
+    Ident name;
+  };
   std::vector<Dim> dims;
-  bool hasShape = false;           ///< `f32` alone means any shape
+  bool hasShape = false;  ///< `f32` alone means any shape
   SrcRange loc;
 };
 
 // ---- Expressions ------------------------------------------------------------------------
 enum class ExprKind {
-  IntLit, FloatLit, BoolLit, StringLit, Name,
-  Unary, Binary, Call, Index, ArrayLit, Comprehension, Range, TupleLit,
-  Lambda, Block, If, Map, ShardMap,
+  IntLit,
+  FloatLit,
+  BoolLit,
+  StringLit,
+  Name,
+  Unary,
+  Binary,
+  Call,
+  Index,
+  ArrayLit,
+  Comprehension,
+  Range,
+  TupleLit,
+  Lambda,
+  Block,
+  If,
+  Map,
+  ShardMap,
 };
 
 enum class UnOp { Neg, BitNot, Not, Plus };
 enum class BinOp {
-  Add, Sub, Mul, Div, FloorDiv, Mod, Pow, MatMul,
-  Eq, Ne, Lt, Le, Gt, Ge, BitAnd, BitOr, BitXor, And, Or,
+  Add,
+  Sub,
+  Mul,
+  Div,
+  FloorDiv,
+  Mod,
+  Pow,
+  MatMul,
+  Eq,
+  Ne,
+  Lt,
+  Le,
+  Gt,
+  Ge,
+  BitAnd,
+  BitOr,
+  BitXor,
+  And,
+  Or,
 };
 const char *spelling(UnOp);
 const char *spelling(BinOp);
 
 struct Expr {
   ExprKind kind;
-  SrcRange loc;  ///< the place a caret points to (the operator of a binary expression)
+  SrcRange loc;    ///< the place a caret points to (the operator of a binary expression)
   SrcRange range;  ///< the whole expression
   explicit Expr(ExprKind k) : kind(k) {}
   virtual ~Expr() = default;
-  template <class T> T *as() { return kind == T::Kind ? static_cast<T *>(this) : nullptr; }
-  template <class T> const T *as() const { return kind == T::Kind ? static_cast<const T *>(this) : nullptr; }
+  template <class T>
+  T *as() {
+    return kind == T::Kind ? static_cast<T *>(this) : nullptr;
+  }
+  template <class T>
+  const T *as() const {
+    return kind == T::Kind ? static_cast<const T *>(this) : nullptr;
+  }
 };
 
-#define SPMD_EXPR(NAME) static constexpr ExprKind Kind = ExprKind::NAME; NAME##Expr() : Expr(Kind) {}
+#define SPMD_EXPR(NAME)                                                                            \
+  static constexpr ExprKind Kind = ExprKind::NAME;                                                 \
+  NAME##Expr() : Expr(Kind) {}
 
-struct IntLitExpr : Expr { SPMD_EXPR(IntLit) int64_t value = 0; };
-struct FloatLitExpr : Expr { SPMD_EXPR(FloatLit) double value = 0; std::string text; };
-struct BoolLitExpr : Expr { SPMD_EXPR(BoolLit) bool value = false; };
-struct StringLitExpr : Expr { SPMD_EXPR(StringLit) std::string value; };  ///< unescaped
-struct NameExpr : Expr { SPMD_EXPR(Name) std::string name; };
-struct UnaryExpr : Expr { SPMD_EXPR(Unary) UnOp op{}; ExprP operand; };
-struct BinaryExpr : Expr { SPMD_EXPR(Binary) BinOp op{}; ExprP lhs, rhs; };
+struct IntLitExpr : Expr {
+  SPMD_EXPR(IntLit) int64_t value = 0;
+};
+struct FloatLitExpr : Expr {
+  SPMD_EXPR(FloatLit) double value = 0;
+  std::string text;
+};
+struct BoolLitExpr : Expr {
+  SPMD_EXPR(BoolLit) bool value = false;
+};
+struct StringLitExpr : Expr {
+  SPMD_EXPR(StringLit) std::string value;
+};  ///< unescaped
+struct NameExpr : Expr {
+  SPMD_EXPR(Name) std::string name;
+};
+struct UnaryExpr : Expr {
+  SPMD_EXPR(Unary) UnOp op{};
+  ExprP operand;
+};
+struct BinaryExpr : Expr {
+  SPMD_EXPR(Binary) BinOp op{};
+  ExprP lhs, rhs;
+};
 
 /// A call argument, positional or `name=value`.
 struct Arg {
@@ -88,7 +149,7 @@ struct Arg {
 struct CallExpr : Expr {
   SPMD_EXPR(Call)
   ExprP callee;
-  std::vector<Ident> axes;         ///< axis arguments in `f[i, j](x)`
+  std::vector<Ident> axes;  ///< axis arguments in `f[i, j](x)`
   bool hasAxisList = false;
   std::vector<Arg> args;
 };
@@ -96,17 +157,30 @@ struct CallExpr : Expr {
 /// One item of an index: an expression, or a slice `lo:hi:step` with optional parts.
 struct IndexItem {
   bool isSlice = false;
-  ExprP index;                     ///< when !isSlice
-  ExprP lo, hi, step;              ///< when isSlice; null when omitted
+  ExprP index;         ///< when !isSlice
+  ExprP lo, hi, step;  ///< when isSlice; null when omitted
   SrcRange loc;
 };
-struct IndexExpr : Expr { SPMD_EXPR(Index) ExprP base; std::vector<IndexItem> items; };
-struct ArrayLitExpr : Expr { SPMD_EXPR(ArrayLit) std::vector<ExprP> elems; };
+struct IndexExpr : Expr {
+  SPMD_EXPR(Index) ExprP base;
+  std::vector<IndexItem> items;
+};
+struct ArrayLitExpr : Expr {
+  SPMD_EXPR(ArrayLit) std::vector<ExprP> elems;
+};
 /// `[elem for pattern in iter]`
-struct ComprehensionExpr : Expr { SPMD_EXPR(Comprehension) ExprP elem; Pattern var; ExprP iter; };
+struct ComprehensionExpr : Expr {
+  SPMD_EXPR(Comprehension) ExprP elem;
+  Pattern var;
+  ExprP iter;
+};
 /// `lo..hi`
-struct RangeExpr : Expr { SPMD_EXPR(Range) ExprP lo, hi; };
-struct TupleLitExpr : Expr { SPMD_EXPR(TupleLit) std::vector<ExprP> elems; };
+struct RangeExpr : Expr {
+  SPMD_EXPR(Range) ExprP lo, hi;
+};
+struct TupleLitExpr : Expr {
+  SPMD_EXPR(TupleLit) std::vector<ExprP> elems;
+};
 
 struct Param {
   Ident name;
@@ -116,40 +190,40 @@ struct Param {
 /// `fn (x) = expr` or `fn (x) { ... }`; also the body of a named `fn`.
 struct LambdaExpr : Expr {
   SPMD_EXPR(Lambda)
-  std::vector<Ident> axisParams;   ///< `fn f[i, j](x)`
+  std::vector<Ident> axisParams;  ///< `fn f[i, j](x)`
   std::vector<Param> params;
   std::optional<TypeAnn> result;
-  ExprP body;                      ///< an expression or a BlockExpr
+  ExprP body;  ///< an expression or a BlockExpr
 };
 
 /// `{ stmts; expr }`: the value is the last statement when it is an expression.
 struct BlockExpr : Expr {
   SPMD_EXPR(Block)
   std::vector<StmtP> stmts;
-  SrcRange close;                  ///< the closing brace
+  SrcRange close;  ///< the closing brace
 };
 
 struct IfExpr : Expr {
   SPMD_EXPR(If)
   ExprP cond;
-  ExprP then;                      ///< a BlockExpr
-  ExprP otherwise;                 ///< a BlockExpr, an IfExpr (else if), or null
+  ExprP then;       ///< a BlockExpr
+  ExprP otherwise;  ///< a BlockExpr, an IfExpr (else if), or null
 };
 
 /// One mapped input of a pmap/vmap: `PATTERN in EXPR [along K]`.
 struct MapBinding {
   Pattern pattern;
   ExprP source;
-  ExprP along;                     ///< null: axis 0
+  ExprP along;  ///< null: axis 0
 };
 /// `pmap AXIS (bindings) [-> along K] { body }`, `vmap [AXIS] (...) { ... }`.
 struct MapExpr : Expr {
   SPMD_EXPR(Map)
   bool isPmap = true;
-  std::optional<Ident> axis;       ///< required for pmap, optional for vmap
+  std::optional<Ident> axis;  ///< required for pmap, optional for vmap
   std::vector<MapBinding> bindings;
-  ExprP outAlong;                  ///< null: axis 0; an int or a tuple of ints
-  ExprP body;                      ///< a BlockExpr
+  ExprP outAlong;  ///< null: axis 0; an int or a tuple of ints
+  ExprP body;      ///< a BlockExpr
 };
 
 /// One dimension of a partition spec: the mesh axes it is split over, major first
@@ -181,13 +255,13 @@ struct MeshAxis {
 /// mesh may instead be a name bound by `let NAME = mesh(AXIS=N, ...)`: `shard_map NAME (...)`.
 struct ShardMapExpr : Expr {
   SPMD_EXPR(ShardMap)
-  std::vector<MeshAxis> mesh;      ///< empty when `meshName` names the mesh
+  std::vector<MeshAxis> mesh;  ///< empty when `meshName` names the mesh
   std::optional<Ident> meshName;
   std::vector<ShardBinding> bindings;
   std::vector<PartitionSpec> outSpecs;
-  bool outTuple = false;           ///< `-> ([...], [...])`
+  bool outTuple = false;  ///< `-> ([...], [...])`
   SrcRange outLoc;
-  ExprP body;                      ///< a BlockExpr
+  ExprP body;  ///< a BlockExpr
 };
 #undef SPMD_EXPR
 
@@ -199,19 +273,45 @@ struct Stmt {
   SrcRange loc;
   explicit Stmt(StmtKind k) : kind(k) {}
   virtual ~Stmt() = default;
-  template <class T> T *as() { return kind == T::Kind ? static_cast<T *>(this) : nullptr; }
-  template <class T> const T *as() const { return kind == T::Kind ? static_cast<const T *>(this) : nullptr; }
+  template <class T>
+  T *as() {
+    return kind == T::Kind ? static_cast<T *>(this) : nullptr;
+  }
+  template <class T>
+  const T *as() const {
+    return kind == T::Kind ? static_cast<const T *>(this) : nullptr;
+  }
 };
 
-#define SPMD_STMT(NAME) static constexpr StmtKind Kind = StmtKind::NAME; NAME##Stmt() : Stmt(Kind) {}
-struct LetStmt : Stmt { SPMD_STMT(Let) Pattern pattern; ExprP value; };
-struct VarStmt : Stmt { SPMD_STMT(Var) Ident name; ExprP value; };
-struct AssignStmt : Stmt { SPMD_STMT(Assign) Ident name; ExprP value; };
+#define SPMD_STMT(NAME)                                                                            \
+  static constexpr StmtKind Kind = StmtKind::NAME;                                                 \
+  NAME##Stmt() : Stmt(Kind) {}
+struct LetStmt : Stmt {
+  SPMD_STMT(Let) Pattern pattern;
+  ExprP value;
+};
+struct VarStmt : Stmt {
+  SPMD_STMT(Var) Ident name;
+  ExprP value;
+};
+struct AssignStmt : Stmt {
+  SPMD_STMT(Assign) Ident name;
+  ExprP value;
+};
 /// `fn name[axes](params) -> T = expr` / `{ block }`; the lambda holds params and body.
-struct FnStmt : Stmt { SPMD_STMT(Fn) Ident name; std::unique_ptr<LambdaExpr> fn; };
+struct FnStmt : Stmt {
+  SPMD_STMT(Fn) Ident name;
+  std::unique_ptr<LambdaExpr> fn;
+};
 /// `for PATTERN in EXPR { body }` (the iterable is usually a range `a..b`).
-struct ForStmt : Stmt { SPMD_STMT(For) Pattern var; ExprP iter; ExprP body; };
-struct ExprStmt : Stmt { SPMD_STMT(Expr) ExprP expr; };
+struct ForStmt : Stmt {
+  SPMD_STMT(For) Pattern var;
+  ExprP iter;
+  ExprP body;
+};
+struct ExprStmt : Stmt {
+  SPMD_STMT(Expr) ExprP expr;
+};
 #undef SPMD_STMT
 
 struct Program {
@@ -222,4 +322,4 @@ struct Program {
 /// Renders the AST as an indented S-expression tree (`--dump=ast`).
 std::string dumpAst(const Program &p);
 
-} // namespace spmd::ast
+}  // namespace spmd::ast

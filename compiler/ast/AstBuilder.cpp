@@ -73,7 +73,8 @@ BinOp binOpOf(size_t tokenType) {
   case P::AND: return BinOp::And;
   case P::OR: return BinOp::Or;
   }
-  internalError(__FILE__, __LINE__, "no binary operator for token type " + std::to_string(tokenType));
+  internalError(__FILE__, __LINE__,
+                "no binary operator for token type " + std::to_string(tokenType));
 }
 
 class Builder {
@@ -97,7 +98,8 @@ private:
   std::string text(TerminalNode *n) const { return tokenText(n->getSymbol(), src_); }
   Ident ident(TerminalNode *n) const { return Ident{text(n), at(n)}; }
 
-  template <class T> std::unique_ptr<T> node(const SrcRange &loc, const SrcRange &range) {
+  template <class T>
+  std::unique_ptr<T> node(const SrcRange &loc, const SrcRange &range) {
     auto e = std::make_unique<T>();
     e->loc = loc;
     e->range = range;
@@ -223,9 +225,14 @@ private:
       r->hi = expr(e->orExpr(1));
       return r;
     }
-    case P::RuleOrExpr: case P::RuleAndExpr: case P::RuleCmpExpr: case P::RuleBitOrExpr:
-    case P::RuleBitXorExpr: case P::RuleBitAndExpr: case P::RuleAddExpr: case P::RuleMulExpr:
-      return leftChain(c);
+    case P::RuleOrExpr:
+    case P::RuleAndExpr:
+    case P::RuleCmpExpr:
+    case P::RuleBitOrExpr:
+    case P::RuleBitXorExpr:
+    case P::RuleBitAndExpr:
+    case P::RuleAddExpr:
+    case P::RuleMulExpr: return leftChain(c);
     case P::RuleNotExpr: {
       auto *n = static_cast<P::NotExprContext *>(c);
       if (!n->NOT()) return expr(n->cmpExpr());
@@ -247,7 +254,8 @@ private:
     case P::RulePrimary: return primary(static_cast<P::PrimaryContext *>(c));
     case P::RuleIfExpr: return ifExpr(static_cast<P::IfExprContext *>(c));
     }
-    internalError(__FILE__, __LINE__, "not an expression rule: " + std::to_string(c->getRuleIndex()));
+    internalError(__FILE__, __LINE__,
+                  "not an expression rule: " + std::to_string(c->getRuleIndex()));
   }
 
   ExprP unary(UnOp op, TerminalNode *tok, ExprP operand, ParserRuleContext *c) {
@@ -270,7 +278,8 @@ private:
     ExprP lhs = expr(c->children[0]);
     for (size_t i = 1; i + 1 < c->children.size(); i += 2) {
       auto *op = static_cast<TerminalNode *>(c->children[i]);
-      lhs = binary(binOpOf(op->getSymbol()->getType()), op, std::move(lhs), expr(c->children[i + 1]));
+      lhs =
+          binary(binOpOf(op->getSymbol()->getType()), op, std::move(lhs), expr(c->children[i + 1]));
     }
     return lhs;
   }
@@ -335,8 +344,10 @@ private:
     auto e = node<IfExpr>(at(c->IF()), span(c));
     e->cond = expr(c->expr());
     e->then = block(c->block(0));
-    if (c->ifExpr()) e->otherwise = ifExpr(c->ifExpr());
-    else if (c->ELSE()) e->otherwise = block(c->block(1));
+    if (c->ifExpr())
+      e->otherwise = ifExpr(c->ifExpr());
+    else if (c->ELSE())
+      e->otherwise = block(c->block(1));
     return e;
   }
 
@@ -424,15 +435,18 @@ private:
     for (auto *b : c->mapBinding()) {
       ShardBinding binding;
       binding.pattern = pattern(b->pattern());
-      if (b->ALONG()) userError(at(b->ALONG()), "a shard_map input is placed by its partition spec, not 'along'");
+      if (b->ALONG())
+        userError(at(b->ALONG()), "a shard_map input is placed by its partition spec, not 'along'");
       ExprP src = expr(b->expr(0));
       auto *ix = src->as<IndexExpr>();
       if (!ix)
-        userError(src->loc, "a shard_map input needs a partition spec after it, one entry per dimension: "
-                            "`a in x [rows, _]`");
+        userError(src->loc,
+                  "a shard_map input needs a partition spec after it, one entry per dimension: "
+                  "`a in x [rows, _]`");
       binding.spec.loc = ix->items.front().loc;
       for (auto &it : ix->items) {
-        if (it.isSlice) userError(it.loc, "a partition spec entry is a mesh axis name, a tuple of them, or _");
+        if (it.isSlice)
+          userError(it.loc, "a partition spec entry is a mesh axis name, a tuple of them, or _");
         binding.spec.dims.push_back(specEntry(*it.index));
       }
       binding.source = std::move(ix->base);
@@ -442,7 +456,10 @@ private:
     m->outLoc = out->loc;
     auto spec = [&](const Expr &e) {
       auto *l = e.as<ArrayLitExpr>();
-      if (!l) userError(e.loc, "a shard_map's result is placed by a partition spec `[rows, _]` (or a tuple of them)");
+      if (!l)
+        userError(
+            e.loc,
+            "a shard_map's result is placed by a partition spec `[rows, _]` (or a tuple of them)");
       PartitionSpec ps;
       ps.loc = e.loc;
       for (auto &x : l->elems) ps.dims.push_back(specEntry(*x));
@@ -498,7 +515,9 @@ private:
       case 't': out += '\t'; break;
       case 'r': out += '\r'; break;
       case '0': out += '\0'; break;
-      case '\\': case '"': case '\'': out += c; break;
+      case '\\':
+      case '"':
+      case '\'': out += c; break;
       default: {
         SrcRange r = loc;
         r.col += int(i) - 1;
@@ -512,7 +531,7 @@ private:
   }
 };
 
-} // namespace
+}  // namespace
 
 Program buildAst(ParserRuleContext *program, const std::string &src, int file) {
   auto *p = dynamic_cast<P::ProgramContext *>(program);
@@ -520,4 +539,4 @@ Program buildAst(ParserRuleContext *program, const std::string &src, int file) {
   return Builder(src, file).program(p);
 }
 
-} // namespace spmd::front
+}  // namespace spmd::front

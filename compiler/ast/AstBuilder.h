@@ -11,7 +11,7 @@
 namespace antlr4 {
 class ParserRuleContext;
 class Token;
-} // namespace antlr4
+}  // namespace antlr4
 
 namespace spmd::front {
 
@@ -28,4 +28,4 @@ std::string tokenText(const antlr4::Token *t, const std::string &src);
 /// literal too large for 64 bits).
 ast::Program buildAst(antlr4::ParserRuleContext *program, const std::string &src, int file);
 
-} // namespace spmd::front
+}  // namespace spmd::front

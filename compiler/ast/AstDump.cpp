@@ -60,7 +60,8 @@ std::string typeText(const TypeAnn &t) {
   if (!t.hasShape) return s;
   s += "[";
   for (size_t i = 0; i < t.dims.size(); ++i)
-    s += (i ? ", " : "") + (t.dims[i].isName ? t.dims[i].name.name : std::to_string(t.dims[i].value));
+    s += (i ? ", " : "") +
+         (t.dims[i].isName ? t.dims[i].name.name : std::to_string(t.dims[i].value));
   return s + "]";
 }
 
@@ -100,8 +101,10 @@ private:
     // deep) the indent stops growing and the level is written out, so the dump stays
     // linear in the size of the program.
     constexpr int kDeep = 64;
-    if (depth <= kDeep) os_ << std::string(2 * depth, ' ');
-    else os_ << std::string(2 * kDeep, ' ') << '[' << depth << "] ";
+    if (depth <= kDeep)
+      os_ << std::string(2 * depth, ' ');
+    else
+      os_ << std::string(2 * kDeep, ' ') << '[' << depth << "] ";
     os_ << label << text << where(loc) << '\n';
   }
 
@@ -134,10 +137,13 @@ private:
 
   void expr(const Expr &e, int d, const std::string &label = "") {
     switch (e.kind) {
-    case ExprKind::IntLit: return line(d, label, "Int " + std::to_string(e.as<IntLitExpr>()->value), e.loc);
+    case ExprKind::IntLit:
+      return line(d, label, "Int " + std::to_string(e.as<IntLitExpr>()->value), e.loc);
     case ExprKind::FloatLit: return line(d, label, "Float " + e.as<FloatLitExpr>()->text, e.loc);
-    case ExprKind::BoolLit: return line(d, label, e.as<BoolLitExpr>()->value ? "Bool true" : "Bool false", e.loc);
-    case ExprKind::StringLit: return line(d, label, "String " + quoted(e.as<StringLitExpr>()->value), e.loc);
+    case ExprKind::BoolLit:
+      return line(d, label, e.as<BoolLitExpr>()->value ? "Bool true" : "Bool false", e.loc);
+    case ExprKind::StringLit:
+      return line(d, label, "String " + quoted(e.as<StringLitExpr>()->value), e.loc);
     case ExprKind::Name: return line(d, label, "Name " + e.as<NameExpr>()->name, e.loc);
     case ExprKind::Unary: {
       auto *u = e.as<UnaryExpr>();
@@ -253,7 +259,7 @@ private:
   }
 };
 
-} // namespace
+}  // namespace
 
 std::string dumpAst(const Program &p) { return Dumper().run(p); }
 
@@ -262,8 +268,10 @@ std::string specText(const PartitionSpec &s) {
   for (size_t k = 0; k < s.dims.size(); ++k) {
     auto &a = s.dims[k].axes;
     out += k ? ", " : "";
-    if (a.empty()) out += "_";
-    else if (a.size() == 1) out += a[0].name;
+    if (a.empty())
+      out += "_";
+    else if (a.size() == 1)
+      out += a[0].name;
     else {
       out += "(";
       for (size_t j = 0; j < a.size(); ++j) out += (j ? ", " : "") + a[j].name;
@@ -273,4 +281,4 @@ std::string specText(const PartitionSpec &s) {
   return out + "]";
 }
 
-} // namespace spmd::ast
+}  // namespace spmd::ast

@@ -84,10 +84,23 @@ const char *closerOf(size_t opener) {
 
 bool canStartExpr(size_t t) {
   switch (t) {
-  case P::INT: case P::FLOAT: case P::TRUE: case P::FALSE: case P::STRING: case P::NAME:
-  case P::LPAREN: case P::LBRACK: case P::LBRACE: case P::FN: case P::IF: case P::PMAP:
-  case P::VMAP: case P::MINUS: case P::PLUS: case P::TILDE: case P::NOT:
-    return true;
+  case P::INT:
+  case P::FLOAT:
+  case P::TRUE:
+  case P::FALSE:
+  case P::STRING:
+  case P::NAME:
+  case P::LPAREN:
+  case P::LBRACK:
+  case P::LBRACE:
+  case P::FN:
+  case P::IF:
+  case P::PMAP:
+  case P::VMAP:
+  case P::MINUS:
+  case P::PLUS:
+  case P::TILDE:
+  case P::NOT: return true;
   }
   return false;
 }
@@ -99,7 +112,8 @@ size_t editDistance(const std::string &a, const std::string &b) {
   for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
   for (size_t i = 1; i <= a.size(); ++i)
     for (size_t j = 1; j <= b.size(); ++j) {
-      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] != b[j - 1])});
+      d[i][j] =
+          std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] != b[j - 1])});
       if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
         d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
     }
@@ -148,29 +162,35 @@ public:
       std::string s = text(t);
       if (s.size() == 1 && (static_cast<unsigned char>(s[0]) < 0x20 || s[0] == 0x7F)) {
         char buf[48];
-        std::snprintf(buf, sizeof buf, "unexpected control character U+%04X", static_cast<unsigned char>(s[0]));
+        std::snprintf(buf, sizeof buf, "unexpected control character U+%04X",
+                      static_cast<unsigned char>(s[0]));
         return error(range(at), buf);
       }
       return error(range(at), "unexpected character '" + s + "'");
     }
-    if (type == P::UNTERMINATED_STRING) return error(range(at), "missing terminating '\"' character");
+    if (type == P::UNTERMINATED_STRING)
+      return error(range(at), "missing terminating '\"' character");
     if (auto d = misspeltKeyword(at, expected)) return *d;
     if (auto d = bracketProblem(at)) return *d;
     if (expected && expected->contains(size_t(P::NAME)) && expected->contains(size_t(P::INT)) &&
         expected->contains(size_t(P::LPAREN)) && !canStartExpr(type))
       return error(range(at), "expected an expression");
     if (type == P::ELSE) return error(range(at), "'else' without an 'if' block before it");
-    if (expected && at > 0 && (toks_[at - 1]->getType() == P::PMAP) && expected->contains(size_t(P::NAME)))
+    if (expected && at > 0 && (toks_[at - 1]->getType() == P::PMAP) &&
+        expected->contains(size_t(P::NAME)))
       return error(range(at), "expected an axis name after 'pmap'");
-    if (expected && endsStatement(*expected) && type != P::NEWLINE && type != Token::EOF && !isCloser(type))
-      return error(range(at), "unexpected " + describeToken(t) + ": a statement ends with a newline or ';'");
+    if (expected && endsStatement(*expected) && type != P::NEWLINE && type != Token::EOF &&
+        !isCloser(type))
+      return error(range(at),
+                   "unexpected " + describeToken(t) + ": a statement ends with a newline or ';'");
     if (expected) {
       std::vector<std::string> names;
       for (ssize_t e : expected->toList())
         if (e != P::NEWLINE && e != P::SEMI) names.push_back(tokenName(size_t(e)));
       if (!names.empty() && names.size() <= 3) {
         std::string msg = "expected " + names[0];
-        for (size_t i = 1; i < names.size(); ++i) msg += (i + 1 == names.size() ? " or " : ", ") + names[i];
+        for (size_t i = 1; i < names.size(); ++i)
+          msg += (i + 1 == names.size() ? " or " : ", ") + names[i];
         return error(range(at), msg + ", found " + describeToken(t));
       }
     }
@@ -187,7 +207,11 @@ public:
     };
     std::vector<Level> levels(1);
     size_t nesting = 0, length = 0;  // sums over the open levels (plus the brackets)
-    auto resetRight = [&](Level &l) { nesting -= l.right; length -= l.right; l.right = 0; };
+    auto resetRight = [&](Level &l) {
+      nesting -= l.right;
+      length -= l.right;
+      l.right = 0;
+    };
     auto reset = [&](Level &l) {
       resetRight(l);
       nesting -= l.sticky;
@@ -201,8 +225,9 @@ public:
     size_t prev = Token::EOF;  // the previous token's type (EOF: none)
     for (size_t i = 0; i < toks_.size(); ++i) {
       size_t t = toks_[i]->getType();
-      bool afterOperand = prev == P::NAME || prev == P::INT || prev == P::FLOAT || prev == P::STRING ||
-                          prev == P::TRUE || prev == P::FALSE || isCloser(prev);
+      bool afterOperand = prev == P::NAME || prev == P::INT || prev == P::FLOAT ||
+                          prev == P::STRING || prev == P::TRUE || prev == P::FALSE ||
+                          isCloser(prev);
       Level &l = levels.back();
       bool chainOp = false;
       if (isOpener(t)) {
@@ -242,15 +267,21 @@ public:
         for (auto &lv : levels) rights += lv.right, stickies += lv.sticky;
         std::vector<std::pair<SrcRange, std::string>> notes;
         if (2 * rights > kMaxNesting)
-          notes.push_back({SrcRange{}, "'**' groups to the right, as do prefix operators: each one nests the rest"});
+          notes.push_back(
+              {SrcRange{},
+               "'**' groups to the right, as do prefix operators: each one nests the rest"});
         if (2 * stickies > kMaxNesting)
-          notes.push_back({SrcRange{}, "each 'else if' (and each lambda) nests the rest of the expression"});
-        return error(range(i), "expression nested too deeply (more than " + std::to_string(kMaxNesting) + " levels)",
+          notes.push_back(
+              {SrcRange{}, "each 'else if' (and each lambda) nests the rest of the expression"});
+        return error(range(i),
+                     "expression nested too deeply (more than " + std::to_string(kMaxNesting) +
+                         " levels)",
                      std::move(notes));
       }
       if (length > kMaxChain)
-        return error(range(i), "expression too long (more than " + std::to_string(kMaxChain) + " operators)",
-                     {{SrcRange{}, "split it into several statements with intermediate variables"}});
+        return error(
+            range(i), "expression too long (more than " + std::to_string(kMaxChain) + " operators)",
+            {{SrcRange{}, "split it into several statements with intermediate variables"}});
       prev = t;
     }
     return std::nullopt;
@@ -294,7 +325,8 @@ private:
   /// Whether `expected` is just what may follow a complete statement.
   static bool endsStatement(const antlr4::misc::IntervalSet &expected) {
     for (ssize_t e : expected.toList())
-      if (e != ssize_t(Token::EOF) && e != P::RBRACE && e != P::NEWLINE && e != P::SEMI) return false;
+      if (e != ssize_t(Token::EOF) && e != P::RBRACE && e != P::NEWLINE && e != P::SEMI)
+        return false;
     return !expected.isEmpty();
   }
 
@@ -329,8 +361,10 @@ private:
     return i;
   }
 
-  std::optional<Diagnostic> misspeltKeyword(size_t at, const antlr4::misc::IntervalSet *expected) const {
-    auto suggest = [&](size_t i, std::initializer_list<const char *> kws) -> std::optional<Diagnostic> {
+  std::optional<Diagnostic> misspeltKeyword(size_t at,
+                                            const antlr4::misc::IntervalSet *expected) const {
+    auto suggest = [&](size_t i,
+                       std::initializer_list<const char *> kws) -> std::optional<Diagnostic> {
       if (toks_[i]->getType() != P::NAME) return std::nullopt;
       std::string word = text(toks_[i]), kw = nearKeyword(word, kws);
       if (kw.empty()) return std::nullopt;
@@ -349,7 +383,7 @@ private:
     // `lett x`, `fnn f`, `x inn xs`: two words side by side never parse.
     if (at > 0 && (type == P::NAME || type == P::INT || type == P::FLOAT || type == P::STRING))
       if (auto d = suggest(at - 1, {"let", "var", "fn", "for", "if", "else", "pmap", "vmap", "in",
-                                     "along", "and", "or", "not"}))
+                                    "along", "and", "or", "not"}))
         return d;
     // `lett (a, b) = t`, `vmapp (x in xs) { ... }`: the statement's first word.
     size_t start = statementStart(at);
@@ -400,7 +434,9 @@ private:
     std::string msg = "expected '" + closer + "'";
     if (type == P::LBRACE) msg += " to close the block";
     SrcRange loc = atLineEnd ? after(at - 1) : range(at);
-    return error(loc, msg, {{front::tokenRange(toks_[opener], file_), "to match this '" + text(toks_[opener]) + "'"}});
+    return error(
+        loc, msg,
+        {{front::tokenRange(toks_[opener], file_), "to match this '" + text(toks_[opener]) + "'"}});
   }
 };
 
@@ -420,8 +456,10 @@ std::optional<Diagnostic> notText(const std::string &src, int file) {
       d.loc.col = int(i - lineStart) + 1;
       d.loc.endCol = d.loc.col + 1;
       char buf[96];
-      if (c == 0) std::snprintf(buf, sizeof buf, "unexpected NUL byte: this is not a text file");
-      else std::snprintf(buf, sizeof buf, "invalid UTF-8 byte 0x%02X: a script must be UTF-8 text", c);
+      if (c == 0)
+        std::snprintf(buf, sizeof buf, "unexpected NUL byte: this is not a text file");
+      else
+        std::snprintf(buf, sizeof buf, "invalid UTF-8 byte 0x%02X: a script must be UTF-8 text", c);
       d.message = buf;
       return d;
     }
@@ -434,7 +472,7 @@ std::optional<Diagnostic> notText(const std::string &src, int file) {
   return std::nullopt;
 }
 
-} // namespace
+}  // namespace
 
 ast::Program parseProgram(const SourceManager &sm, int file, std::vector<Diagnostic> &errors) {
   const std::string &src = sm.text(file);
@@ -464,7 +502,7 @@ ast::Program parseProgram(const SourceManager &sm, int file, std::vector<Diagnos
   } catch (StopParsing &) {
     size_t at = strategy->offending ? strategy->offending->getTokenIndex() : toks.size() - 1;
     errors.push_back(describer.describe(std::min(at, toks.size() - 1),
-                                       strategy->expectedKnown ? &strategy->expected : nullptr));
+                                        strategy->expectedKnown ? &strategy->expected : nullptr));
     return {};
   }
   try {
@@ -498,4 +536,4 @@ bool inputIsIncomplete(const std::string &text) {
   return !open.empty();
 }
 
-} // namespace spmd
+}  // namespace spmd

@@ -26,4 +26,4 @@ ast::Program parseProgram(const SourceManager &sm, int file, std::vector<Diagnos
 /// bracket) is not "incomplete": parsing it reports the error at once.
 bool inputIsIncomplete(const std::string &text);
 
-} // namespace spmd
+}  // namespace spmd

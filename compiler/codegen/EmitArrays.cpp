@@ -27,11 +27,13 @@ static Value *scalarSlot(LlvmEmitter &L, Type *t) {
 }
 
 /// A loop lo <= i < hi with run-time bounds.
-static void loopRange(LlvmEmitter &L, Value *lo, Value *hi, const std::function<void(Value *)> &body) {
+static void loopRange(LlvmEmitter &L, Value *lo, Value *hi,
+                      const std::function<void(Value *)> &body) {
   auto &b = L.b;
   Function *f = b.GetInsertBlock()->getParent();
   BasicBlock *pre = b.GetInsertBlock();
-  BasicBlock *head = BasicBlock::Create(L.ctx, "r.head", f), *bodyB = BasicBlock::Create(L.ctx, "r.body", f),
+  BasicBlock *head = BasicBlock::Create(L.ctx, "r.head", f),
+             *bodyB = BasicBlock::Create(L.ctx, "r.body", f),
              *exit = BasicBlock::Create(L.ctx, "r.end", f);
   b.CreateBr(head);
   b.SetInsertPoint(head);
@@ -48,7 +50,8 @@ static void loopRange(LlvmEmitter &L, Value *lo, Value *hi, const std::function<
 /// Runs `then` only when `cond` holds.
 static void ifThen(LlvmEmitter &L, Value *cond, const std::function<void()> &then) {
   Function *f = L.b.GetInsertBlock()->getParent();
-  BasicBlock *t = BasicBlock::Create(L.ctx, "then", f), *cont = BasicBlock::Create(L.ctx, "endif", f);
+  BasicBlock *t = BasicBlock::Create(L.ctx, "then", f),
+             *cont = BasicBlock::Create(L.ctx, "endif", f);
   L.b.CreateCondBr(cond, t, cont);
   L.b.SetInsertPoint(t);
   then();
@@ -73,15 +76,19 @@ static Value *foldCascade(LlvmEmitter &L, Op comb, DType d, Value *ident, int64_
   // stack[k]: the sum of the 2^k blocks before the last carry into level k
   Value *stack = scalarSlot(L, ArrayType::get(t, 64));
   Value *level = scalarSlot(L, L.i64()), *carry = scalarSlot(L, t), *count = scalarSlot(L, L.i64());
-  auto at = [&](Value *k) { return b.CreateInBoundsGEP(ArrayType::get(t, 64), stack, {L.c64(0), k}); };
+  auto at = [&](Value *k) {
+    return b.CreateInBoundsGEP(ArrayType::get(t, 64), stack, {L.c64(0), k});
+  };
   loopRange(L, L.c64(0), L.c64(blocks), [&](Value *blk) {
     Value *lo = b.CreateMul(blk, L.c64(kBlock));
-    b.CreateStore(L.foldRange(comb, d, ident, lo, b.CreateAdd(lo, L.c64(kBlock)), L.c64(1), elem), carry);
+    b.CreateStore(L.foldRange(comb, d, ident, lo, b.CreateAdd(lo, L.c64(kBlock)), L.c64(1), elem),
+                  carry);
     b.CreateStore(L.c64(0), level);
     b.CreateStore(b.CreateAdd(blk, L.c64(1)), count);
     // while the count's low bit is 0: fold the level's sum in and move up a level
     Function *f = b.GetInsertBlock()->getParent();
-    BasicBlock *head = BasicBlock::Create(L.ctx, "carry.head", f), *body = BasicBlock::Create(L.ctx, "carry", f),
+    BasicBlock *head = BasicBlock::Create(L.ctx, "carry.head", f),
+               *body = BasicBlock::Create(L.ctx, "carry", f),
                *done = BasicBlock::Create(L.ctx, "carry.end", f);
     b.CreateBr(head);
     b.SetInsertPoint(head);
@@ -106,12 +113,16 @@ static Value *foldCascade(LlvmEmitter &L, Op comb, DType d, Value *ident, int64_
 double reduceIdentity(Op op, DType d) {
   double inf = std::numeric_limits<double>::infinity();
   switch (op) {
-  case Op::ReduceSum: case Op::ReduceOr: return 0;
-  case Op::ReduceProd: case Op::ReduceAnd: return 1;
-  case Op::ReduceMax:
-    return ir::isFloat(d) ? -inf : d == DType::I32 ? double(INT32_MIN) : 0;
+  case Op::ReduceSum:
+  case Op::ReduceOr: return 0;
+  case Op::ReduceProd:
+  case Op::ReduceAnd: return 1;
+  case Op::ReduceMax: return ir::isFloat(d) ? -inf : d == DType::I32 ? double(INT32_MIN) : 0;
   case Op::ReduceMin:
-    return ir::isFloat(d) ? inf : d == DType::I32 ? double(INT32_MAX) : d == DType::U32 ? double(UINT32_MAX) : 1;
+    return ir::isFloat(d)    ? inf
+           : d == DType::I32 ? double(INT32_MAX)
+           : d == DType::U32 ? double(UINT32_MAX)
+                             : 1;
   default: internal_assert(false, "not a reduction");
   }
 }
@@ -201,7 +212,8 @@ void LlvmEmitter::emitReduce(const ir::Eqn &e) {
     int64_t nc = (n + kChunk - 1) / kChunk;
     Value *part = !heap ? allocBytes(nc * outN * elt)
                   : curEqn && curEqn->loc.valid()
-                      ? b.CreateCall(rt("spmd_host_alloc_at"), {fs->host, c64(nc * outN * elt), cstr(where(*curEqn))})
+                      ? b.CreateCall(rt("spmd_host_alloc_at"),
+                                     {fs->host, c64(nc * outN * elt), cstr(where(*curEqn))})
                       : b.CreateCall(rt("spmd_host_alloc"), {fs->host, c64(nc * outN * elt)});
     loopRange(*this, c64(0), c64(nc * outN), [&](Value *i) { store(d, ident, part, i); });
     loopNest(in, [&](const std::vector<Value *> &idx) {
@@ -226,7 +238,9 @@ void LlvmEmitter::emitReduce(const ir::Eqn &e) {
     if (heap) b.CreateCall(rt("spmd_host_free"), {fs->host, part});
     return;
   }
-  loopNest(ot.shape, [&](const std::vector<Value *> &oi) { store(d, ident, dst, linearIndex(oi, ot.shape)); });
+  loopNest(ot.shape, [&](const std::vector<Value *> &oi) {
+    store(d, ident, dst, linearIndex(oi, ot.shape));
+  });
   loopNest(in, [&](const std::vector<Value *> &idx) {
     std::vector<Value *> oi;
     for (size_t k = 0; k < in.size(); ++k)
@@ -286,17 +300,21 @@ void LlvmEmitter::emitConstant(const ir::Eqn &e) {
   int64_t n = t.numel();
   for (int64_t k = 0; k < n; ++k) {
     const ir::Param &p = v.kind == ir::Param::Tuple || v.kind == ir::Param::List
-                             ? v.elems.at(v.elems.size() == 1 ? 0 : size_t(k)) : v;
+                             ? v.elems.at(v.elems.size() == 1 ? 0 : size_t(k))
+                             : v;
     double x = p.kind == ir::Param::Float ? p.f : double(p.i);
     Constant *c = cast<Constant>(constOf(t.dtype, x));
     if (t.dtype == DType::Bool) c = ConstantInt::get(i8(), x != 0);
     elems.push_back(c);
   }
   auto *aty = ArrayType::get(memTy(t.dtype), uint64_t(n));
-  auto *g = new GlobalVariable(*mod, aty, true, GlobalValue::PrivateLinkage, ConstantArray::get(aty, elems), "const");
+  auto *g = new GlobalVariable(*mod, aty, true, GlobalValue::PrivateLinkage,
+                               ConstantArray::get(aty, elems), "const");
   auto it = fs->buf.find(e.out[0].id);
-  if (it != fs->buf.end()) memcpy(it->second, g, t.bytes());
-  else fs->buf[e.out[0].id] = g;
+  if (it != fs->buf.end())
+    memcpy(it->second, g, t.bytes());
+  else
+    fs->buf[e.out[0].id] = g;
 }
 
 void LlvmEmitter::emitConcatenate(const ir::Eqn &e) {
@@ -318,7 +336,9 @@ void LlvmEmitter::emitPad(const ir::Eqn &e) {
   const ir::Shape &in = e.in[0].type().shape;
   Value *dst = defBuffer(e.out[0]);
   Value *pv = elemAt(e.in[1], {});
-  loopNest(ot.shape, [&](const std::vector<Value *> &oi) { store(ot.dtype, pv, dst, linearIndex(oi, ot.shape)); });
+  loopNest(ot.shape, [&](const std::vector<Value *> &oi) {
+    store(ot.dtype, pv, dst, linearIndex(oi, ot.shape));
+  });
   const ir::Param &cfg = e.param("padding_config");
   loopNest(in, [&](const std::vector<Value *> &idx) {
     std::vector<Value *> oi;
@@ -333,8 +353,10 @@ void LlvmEmitter::emitPad(const ir::Eqn &e) {
       }
     }
     auto put = [&] { store(ot.dtype, elemAt(e.in[0], idx), dst, linearIndex(oi, ot.shape)); };
-    if (ok) ifThen(*this, ok, put);
-    else put();
+    if (ok)
+      ifThen(*this, ok, put);
+    else
+      put();
   });
 }
 
@@ -351,7 +373,8 @@ std::string LlvmEmitter::where(const ir::Eqn &e) {
 // size 10, not the wrapped -1). A slice larger than its dimension (any index into a
 // dimension of size 0) leaves no valid start at all (limit = size - slice_size < 0):
 // every index is out of range, and nothing may be read or written.
-void LlvmEmitter::checkIndex(Value *index, int64_t limit, int64_t size, const std::string &w, int64_t wrap) {
+void LlvmEmitter::checkIndex(Value *index, int64_t limit, int64_t size, const std::string &w,
+                             int64_t wrap) {
   // Negative indices are huge unsigned.
   Value *bad = limit < 0 ? (Value *)b.getTrue() : b.CreateICmpUGT(index, c64(limit));
   auto reported = [&]() -> Value * {
@@ -364,18 +387,21 @@ void LlvmEmitter::checkIndex(Value *index, int64_t limit, int64_t size, const st
     ifThen(*this, bad, [&] {
       Value *won = b.CreateExtractValue(
           b.CreateAtomicCmpXchg(fs->errRec, b.getInt32(0), b.getInt32(1), MaybeAlign(4),
-                                AtomicOrdering::Monotonic, AtomicOrdering::Monotonic), 1);
+                                AtomicOrdering::Monotonic, AtomicOrdering::Monotonic),
+          1);
       ifThen(*this, won, [&] {
         b.CreateStore(reported(), b.CreateConstInBoundsGEP1_64(i8(), fs->errRec, 8));
         b.CreateStore(c64(size), b.CreateConstInBoundsGEP1_64(i8(), fs->errRec, 16));
-        b.CreateStore(b.CreatePtrToInt(cstr(w), i64()), b.CreateConstInBoundsGEP1_64(i8(), fs->errRec, 24));
+        b.CreateStore(b.CreatePtrToInt(cstr(w), i64()),
+                      b.CreateConstInBoundsGEP1_64(i8(), fs->errRec, 24));
       });
     });
     return;
   }
   ifThen(*this, bad, [&] {
-    b.CreateCall(rt("spmd_index_error"), {fs->kernel ? nullPtr() : fs->host, fs->kernel ? fs->dev : nullPtr(),
-                                          reported(), c64(size), cstr(w)});
+    b.CreateCall(rt("spmd_index_error"),
+                 {fs->kernel ? nullPtr() : fs->host, fs->kernel ? fs->dev : nullPtr(), reported(),
+                  c64(size), cstr(w)});
   });
 }
 
@@ -396,10 +422,12 @@ std::vector<Value *> LlvmEmitter::dynamicStarts(const ir::Eqn &e) {
   std::vector<Value *> start;
   for (size_t k = 0; k < sizes.size(); ++k) {
     Value *i = elemAt(e.in[first + k], {});
-    i = e.in[first + k].type().dtype == DType::U32 ? b.CreateZExt(i, i64()) : b.CreateSExt(i, i64());
+    i = e.in[first + k].type().dtype == DType::U32 ? b.CreateZExt(i, i64())
+                                                   : b.CreateSExt(i, i64());
     int64_t limit = xt.shape[k] - sizes[k];
     // Note [Index errors]: a window of one element is an index the user wrote.
-    checkIndex(i, limit, limit < 0 ? xt.shape[k] : limit + 1, where(e), sizes[k] == 1 ? xt.shape[k] : 0);
+    checkIndex(i, limit, limit < 0 ? xt.shape[k] : limit + 1, where(e),
+               sizes[k] == 1 ? xt.shape[k] : 0);
     // After a reported error the index is clamped, so memory stays safe.
     start.push_back(b.CreateIntrinsic(Intrinsic::smin, {i64()},
                                       {b.CreateIntrinsic(Intrinsic::smax, {i64()}, {i, c64(0)}),
@@ -420,8 +448,10 @@ void LlvmEmitter::emitDynamicSlice(const ir::Eqn &e, bool update) {
   loopNest(sizes, [&](const std::vector<Value *> &idx) {
     std::vector<Value *> xi;
     for (size_t k = 0; k < idx.size(); ++k) xi.push_back(b.CreateAdd(idx[k], start[k]));
-    if (update) store(ot.dtype, elemAt(e.in[1], idx), dst, linearIndex(xi, xt.shape));
-    else store(ot.dtype, elemAt(e.in[0], xi), dst, linearIndex(idx, ot.shape));
+    if (update)
+      store(ot.dtype, elemAt(e.in[1], idx), dst, linearIndex(xi, xt.shape));
+    else
+      store(ot.dtype, elemAt(e.in[0], xi), dst, linearIndex(idx, ot.shape));
   });
 }
 
@@ -432,7 +462,8 @@ void LlvmEmitter::emitDynamicSlice(const ir::Eqn &e, bool update) {
 void LlvmEmitter::checkIndexElements(const ir::Eqn &e) {
   auto bounds = e.intsParam("bounds");
   std::vector<int64_t> sizes = e.has("sizes") ? e.intsParam("sizes") : bounds;
-  std::vector<int64_t> wraps = e.has("wraps") ? e.intsParam("wraps") : std::vector<int64_t>(bounds.size(), 0);
+  std::vector<int64_t> wraps =
+      e.has("wraps") ? e.intsParam("wraps") : std::vector<int64_t>(bounds.size(), 0);
   std::string w = e.has("where") ? e.param("where").s : where(e);
   for (size_t k = 0; k < e.in.size(); ++k) {
     loopNest(e.in[k].type().shape, [&](const std::vector<Value *> &idx) {
@@ -446,7 +477,7 @@ void LlvmEmitter::checkIndexElements(const ir::Eqn &e) {
 void LlvmEmitter::emitCheckIndex(const ir::Eqn &e) { checkIndexElements(e); }
 
 void LlvmEmitter::emitTransposeCopy(DType d, Value *src, const ir::Shape &srcShape,
-                                 const std::vector<int64_t> &perm, Value *dst) {
+                                    const std::vector<int64_t> &perm, Value *dst) {
   ir::Shape o;
   for (auto p : perm) o.push_back(srcShape[p]);
   if (fs->deviceProgram) {
@@ -481,7 +512,9 @@ void LlvmEmitter::emitDot(const ir::Eqn &e) {
   auto freeDims = [](int rank, const std::vector<int64_t> &x, const std::vector<int64_t> &y) {
     std::vector<int64_t> f;
     for (int k = 0; k < rank; ++k)
-      if (std::find(x.begin(), x.end(), k) == x.end() && std::find(y.begin(), y.end(), k) == y.end()) f.push_back(k);
+      if (std::find(x.begin(), x.end(), k) == x.end() &&
+          std::find(y.begin(), y.end(), k) == y.end())
+        f.push_back(k);
     return f;
   };
   auto prod = [](const ir::Shape &s, const std::vector<int64_t> &dims) {
@@ -490,7 +523,8 @@ void LlvmEmitter::emitDot(const ir::Eqn &e) {
     return p;
   };
   auto lf = freeDims(lt.rank(), lb, lc), rf = freeDims(rtp.rank(), rbd, rc);
-  int64_t B = prod(lt.shape, lb), M = prod(lt.shape, lf), K = prod(lt.shape, lc), N = prod(rtp.shape, rf);
+  int64_t B = prod(lt.shape, lb), M = prod(lt.shape, lf), K = prod(lt.shape, lc),
+          N = prod(rtp.shape, rf);
   // Canonical operands: A as [B, M, K], B as [B, K, N].
   auto canon = [&](const ir::Atom &a, std::vector<int64_t> perm, bool &owned) -> Value * {
     Value *src = bufferOf(a);
@@ -521,8 +555,10 @@ void LlvmEmitter::emitDot(const ir::Eqn &e) {
     return b.CreateIntrinsic(Intrinsic::smin, {i64()}, {b.CreateAdd(lo, c64(step)), c64(hi)});
   };
   // The scalar i-k-j loops over rows [i0, i1) and columns [j0, j1), the j loop vectorised.
-  Value *part = fl ? scalarSlot(*this, ArrayType::get(t, uint64_t(NB))) : nullptr;  // one row of a j tile
-  auto scalarPart = [&](Value *a0, Value *b0, Value *c0, int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
+  Value *part =
+      fl ? scalarSlot(*this, ArrayType::get(t, uint64_t(NB))) : nullptr;  // one row of a j tile
+  auto scalarPart = [&](Value *a0, Value *b0, Value *c0, int64_t i0, int64_t i1, int64_t j0,
+                        int64_t j1) {
     if (i0 >= i1 || j0 >= j1) return;
     loop((j1 - j0 + NB - 1) / NB, [&](Value *jt) {
       Value *jlo = b.CreateAdd(c64(j0), b.CreateMul(jt, c64(NB))), *jhi = tileRange(jlo, NB, j1);
@@ -530,12 +566,16 @@ void LlvmEmitter::emitDot(const ir::Eqn &e) {
         Value *klo = b.CreateMul(kt, c64(KB)), *khi = tileRange(klo, KB, K);
         loop(i1 - i0, [&](Value *ii) {
           Value *i = b.CreateAdd(ii, c64(i0));
-          Value *arow = b.CreateAdd(a0, b.CreateMul(i, c64(K))), *crow = b.CreateAdd(c0, b.CreateMul(i, c64(N)));
+          Value *arow = b.CreateAdd(a0, b.CreateMul(i, c64(K))),
+                *crow = b.CreateAdd(c0, b.CreateMul(i, c64(N)));
           Value *cout = b.CreateInBoundsGEP(t, C, crow);
           // The k tile's products gather in a row of partials (part[j - jlo]), which then
           // joins C.
           Value *cp = fl ? b.CreateGEP(t, part, b.CreateNeg(jlo)) : cout;
-          if (fl) loopRange(*this, jlo, jhi, [&](Value *j) { b.CreateStore(constOf(d, 0), b.CreateInBoundsGEP(t, cp, j)); });
+          if (fl)
+            loopRange(*this, jlo, jhi, [&](Value *j) {
+              b.CreateStore(constOf(d, 0), b.CreateInBoundsGEP(t, cp, j));
+            });
           loopRange(*this, klo, khi, [&](Value *k) {
             Value *av = load(d, A, b.CreateAdd(arow, k));
             Value *bp = b.CreateInBoundsGEP(t, Bm, b.CreateAdd(b0, b.CreateMul(k, c64(N))));
@@ -553,7 +593,9 @@ void LlvmEmitter::emitDot(const ir::Eqn &e) {
           if (fl)
             loopRange(*this, jlo, jhi, [&](Value *j) {
               Value *cj = b.CreateInBoundsGEP(t, cout, j);
-              b.CreateStore(b.CreateFAdd(b.CreateLoad(t, cj), b.CreateLoad(t, b.CreateInBoundsGEP(t, cp, j))), cj);
+              b.CreateStore(
+                  b.CreateFAdd(b.CreateLoad(t, cj), b.CreateLoad(t, b.CreateInBoundsGEP(t, cp, j))),
+                  cj);
             });
         });
       });
@@ -574,16 +616,21 @@ void LlvmEmitter::emitDot(const ir::Eqn &e) {
     // k was off by 1e-4 for K = 1e6).
     loop(B * M, [&](Value *bm) {
       Value *arow = b.CreateMul(bm, c64(K)), *bcol = b.CreateMul(b.CreateUDiv(bm, c64(M)), c64(K));
-      store(d, foldCascade(*this, Op::Add, d, constOf(d, 0), K, [&](Value *k) {
-              return b.CreateFMul(load(d, A, b.CreateAdd(arow, k)), load(d, Bm, b.CreateAdd(bcol, k)));
-            }), C, bm);
+      store(d,
+            foldCascade(*this, Op::Add, d, constOf(d, 0), K,
+                        [&](Value *k) {
+                          return b.CreateFMul(load(d, A, b.CreateAdd(arow, k)),
+                                              load(d, Bm, b.CreateAdd(bcol, k)));
+                        }),
+            C, bm);
     });
     if (ownA) freeBuffer(A);
     if (ownB) freeBuffer(Bm);
     return;
   }
   loop(B, [&](Value *bi) {
-    Value *a0 = b.CreateMul(bi, c64(M * K)), *b0 = b.CreateMul(bi, c64(K * N)), *c0 = b.CreateMul(bi, c64(M * N));
+    Value *a0 = b.CreateMul(bi, c64(M * K)), *b0 = b.CreateMul(bi, c64(K * N)),
+          *c0 = b.CreateMul(bi, c64(M * N));
     if (Mf) {
       loop((Nf + NB - 1) / NB, [&](Value *jt) {
         Value *jlo = b.CreateMul(jt, c64(NB)), *jhi = tileRange(jlo, NB, Nf);
@@ -601,17 +648,20 @@ void LlvmEmitter::emitDot(const ir::Eqn &e) {
               };
               for (int64_t r = 0; r < MR; ++r) b.CreateStore(Constant::getNullValue(vt), acc[r]);
               loopRange(*this, klo, khi, [&](Value *k) {
-                Value *bp = b.CreateInBoundsGEP(t, Bm, b.CreateAdd(b.CreateAdd(b0, b.CreateMul(k, c64(N))), j0));
+                Value *bp = b.CreateInBoundsGEP(
+                    t, Bm, b.CreateAdd(b.CreateAdd(b0, b.CreateMul(k, c64(N))), j0));
                 Value *bv = b.CreateAlignedLoad(vt, bp, Align(4));
                 for (int64_t r = 0; r < MR; ++r) {
-                  Value *ai = b.CreateAdd(b.CreateAdd(a0, b.CreateMul(b.CreateAdd(i0, c64(r)), c64(K))), k);
+                  Value *ai =
+                      b.CreateAdd(b.CreateAdd(a0, b.CreateMul(b.CreateAdd(i0, c64(r)), c64(K))), k);
                   Value *av = b.CreateVectorSplat(unsigned(NR), load(d, A, ai));
                   Value *cur = b.CreateLoad(vt, acc[r]);
                   b.CreateStore(b.CreateIntrinsic(Intrinsic::fmuladd, {vt}, {av, bv, cur}), acc[r]);
                 }
               });
               for (int64_t r = 0; r < MR; ++r)  // the tile's sum joins C (Note [Dot] accuracy)
-                b.CreateAlignedStore(b.CreateFAdd(b.CreateAlignedLoad(vt, cptr(r), Align(4)), b.CreateLoad(vt, acc[r])),
+                b.CreateAlignedStore(b.CreateFAdd(b.CreateAlignedLoad(vt, cptr(r), Align(4)),
+                                                  b.CreateLoad(vt, acc[r])),
                                      cptr(r), Align(4));
             });
           });
@@ -625,4 +675,4 @@ void LlvmEmitter::emitDot(const ir::Eqn &e) {
   if (ownB) freeBuffer(Bm);
 }
 
-} // namespace spmd::codegen
+}  // namespace spmd::codegen

@@ -60,7 +60,8 @@ static Value *entrySlot(LlvmEmitter &L, Type *t) {
   return eb.CreateAlloca(t);
 }
 
-void LlvmEmitter::collectLeaves(const ir::Atom &a, std::vector<int> &out, std::unordered_set<int> &seen) {
+void LlvmEmitter::collectLeaves(const ir::Atom &a, std::vector<int> &out,
+                                std::unordered_set<int> &seen) {
   if (a.isLit || !seen.insert(a.var.id).second) return;
   auto f = fs->fused.find(a.var.id);
   if (f != fs->fused.end()) {
@@ -84,7 +85,7 @@ static Value *sreg(IRBuilder<> &b, Intrinsic::ID id) {
 }
 
 void LlvmEmitter::launchKernel(const std::string &tag, int64_t n, const std::vector<int> &vars,
-                            const std::vector<Value *> &extra, const KernelBody &body) {
+                               const std::vector<Value *> &extra, const KernelBody &body) {
   internal_assert(fs->deviceProgram, "kernels are launched from device programs only");
   if (n <= 0) return;
   // The device program's side: the argument values, in order.
@@ -100,8 +101,9 @@ void LlvmEmitter::launchKernel(const std::string &tag, int64_t n, const std::vec
   std::string name = "k" + std::to_string(kmodCount++) + "_" + tag;
   FunctionType *kt = FunctionType::get(b.getVoidTy(), tys, false);
   bool nvptx = split == Split::NVPTX;
-  Function *kf = Function::Create(kt, nvptx ? GlobalValue::ExternalLinkage : GlobalValue::InternalLinkage,
-                                  nvptx ? name : name + ".body", kmod.get());
+  Function *kf =
+      Function::Create(kt, nvptx ? GlobalValue::ExternalLinkage : GlobalValue::InternalLinkage,
+                       nvptx ? name : name + ".body", kmod.get());
   kf->addFnAttr(Attribute::NoUnwind);
   if (nvptx) {
     NamedMDNode *ann = kmod->getOrInsertNamedMetadata("nvvm.annotations");
@@ -127,25 +129,31 @@ void LlvmEmitter::launchKernel(const std::string &tag, int64_t n, const std::vec
   ks.errRec = kf->getArg(0);
   for (size_t k = 0; k < vars.size(); ++k) {
     Value *arg = kf->getArg(unsigned(2 + k));
-    if (dp->scalars.count(vars[k])) ks.scalars[vars[k]] = arg;
-    else ks.buf[vars[k]] = arg;
+    if (dp->scalars.count(vars[k]))
+      ks.scalars[vars[k]] = arg;
+    else
+      ks.buf[vars[k]] = arg;
   }
   std::vector<Value *> kextra;
-  for (size_t k = 0; k < extra.size(); ++k) kextra.push_back(kf->getArg(unsigned(2 + vars.size() + k)));
+  for (size_t k = 0; k < extra.size(); ++k)
+    kextra.push_back(kf->getArg(unsigned(2 + vars.size() + k)));
   fs = &ks;
   std::swap(mod, kmod);
   Target savedTarget = target;
   if (nvptx) target = Target::NVPTX;
   {
     BasicBlock *entry = BasicBlock::Create(ctx, "entry", kf);
-    BasicBlock *head = BasicBlock::Create(ctx, "grid", kf), *bodyB = BasicBlock::Create(ctx, "elem", kf),
+    BasicBlock *head = BasicBlock::Create(ctx, "grid", kf),
+               *bodyB = BasicBlock::Create(ctx, "elem", kf),
                *exit = BasicBlock::Create(ctx, "done", kf);
     b.SetInsertPoint(entry);
     Value *start = c64(0), *stride = c64(1);
     if (nvptx) {
-      start = b.CreateAdd(b.CreateMul(sreg(b, Intrinsic::nvvm_read_ptx_sreg_ctaid_x), sreg(b, Intrinsic::nvvm_read_ptx_sreg_ntid_x)),
+      start = b.CreateAdd(b.CreateMul(sreg(b, Intrinsic::nvvm_read_ptx_sreg_ctaid_x),
+                                      sreg(b, Intrinsic::nvvm_read_ptx_sreg_ntid_x)),
                           sreg(b, Intrinsic::nvvm_read_ptx_sreg_tid_x));
-      stride = b.CreateMul(sreg(b, Intrinsic::nvvm_read_ptx_sreg_nctaid_x), sreg(b, Intrinsic::nvvm_read_ptx_sreg_ntid_x));
+      stride = b.CreateMul(sreg(b, Intrinsic::nvvm_read_ptx_sreg_nctaid_x),
+                           sreg(b, Intrinsic::nvvm_read_ptx_sreg_ntid_x));
     }
     Value *count = kf->getArg(1);
     b.CreateBr(head);
@@ -186,7 +194,8 @@ void LlvmEmitter::launchKernel(const std::string &tag, int64_t n, const std::vec
     b.CreateStore(args[k], slot);
     b.CreateStore(slot, b.CreateConstInBoundsGEP1_64(ptr(), params, k));
   }
-  b.CreateCall(rt("spmd_kernel_launch"), {fs->dev, cstr(name), c64(n), c32(int32_t(args.size())), params});
+  b.CreateCall(rt("spmd_kernel_launch"),
+               {fs->dev, cstr(name), c64(n), c32(int32_t(args.size())), params});
 }
 
 Value *LlvmEmitter::hostScalar(const ir::Atom &a) {
@@ -201,11 +210,13 @@ Value *LlvmEmitter::hostScalar(const ir::Atom &a) {
   return v->getType() == regTy(d) ? v : b.CreateBitCast(v, regTy(d));
 }
 
-void LlvmEmitter::storeKernel(const std::string &tag, const ir::Type &t, Value *dst, const std::vector<ir::Atom> &reads,
-                           const std::function<Value *(const std::vector<Value *> &)> &elem) {
-  launchKernel(tag, t.numel(), leavesOf(reads), {dst}, [&](Value *i, const std::vector<Value *> &kx) {
-    store(t.dtype, elem(delinearize(i, t.shape)), kx[0], i);
-  });
+void LlvmEmitter::storeKernel(const std::string &tag, const ir::Type &t, Value *dst,
+                              const std::vector<ir::Atom> &reads,
+                              const std::function<Value *(const std::vector<Value *> &)> &elem) {
+  launchKernel(tag, t.numel(), leavesOf(reads), {dst},
+               [&](Value *i, const std::vector<Value *> &kx) {
+                 store(t.dtype, elem(delinearize(i, t.shape)), kx[0], i);
+               });
 }
 
 // ---- element emitters for kernels (gather form: the output element at idx) ---------------
@@ -234,11 +245,13 @@ static Value *ifElse(LlvmEmitter &L, Value *cond, const std::function<Value *()>
 }
 
 /// A loop lo <= i < hi step `step` (run-time bounds) in the current function.
-static void stridedLoop(LlvmEmitter &L, Value *lo, Value *hi, Value *step, const std::function<void(Value *)> &body) {
+static void stridedLoop(LlvmEmitter &L, Value *lo, Value *hi, Value *step,
+                        const std::function<void(Value *)> &body) {
   auto &b = L.b;
   Function *f = b.GetInsertBlock()->getParent();
   BasicBlock *pre = b.GetInsertBlock();
-  BasicBlock *head = BasicBlock::Create(L.ctx, "s.head", f), *bodyB = BasicBlock::Create(L.ctx, "s.body", f),
+  BasicBlock *head = BasicBlock::Create(L.ctx, "s.head", f),
+             *bodyB = BasicBlock::Create(L.ctx, "s.body", f),
              *exit = BasicBlock::Create(L.ctx, "s.end", f);
   b.CreateBr(head);
   b.SetInsertPoint(head);
@@ -256,7 +269,8 @@ Value *LlvmEmitter::kernelElem(const ir::Eqn &e, const std::vector<Value *> &idx
   if (indexable(e)) return computeElem(e, idx);
   const ir::Type &ot = e.out[0].type;
   switch (e.op) {
-  case Op::Argmax: case Op::Argmin: {
+  case Op::Argmax:
+  case Op::Argmin: {
     const ir::Atom &x = e.in[0];
     DType d = x.type().dtype;
     int64_t axis = e.intsParam("axes").at(0);
@@ -287,7 +301,8 @@ Value *LlvmEmitter::kernelElem(const ir::Eqn &e, const std::vector<Value *> &idx
       int64_t end = off + a.type().shape[dim];
       if (k + 1 == e.in.size()) return at();
       if (a.type().shape[dim] == 0) return pick(k + 1, end);
-      return ifElse(*this, b.CreateICmpSLT(idx[dim], c64(end)), at, [&] { return pick(k + 1, end); });
+      return ifElse(*this, b.CreateICmpSLT(idx[dim], c64(end)), at,
+                    [&] { return pick(k + 1, end); });
     };
     return pick(0, 0);
   }
@@ -305,9 +320,11 @@ Value *LlvmEmitter::kernelElem(const ir::Eqn &e, const std::vector<Value *> &idx
       ok = b.CreateAnd(ok, b.CreateICmpSLT(q, c64(in[k])));
       xi.push_back(q);
     }
-    return ifElse(*this, ok, [&] { return elemAt(e.in[0], xi); }, [&] { return elemAt(e.in[1], {}); });
+    return ifElse(
+        *this, ok, [&] { return elemAt(e.in[0], xi); }, [&] { return elemAt(e.in[1], {}); });
   }
-  case Op::DynamicSlice: case Op::DynamicUpdateSlice: {
+  case Op::DynamicSlice:
+  case Op::DynamicUpdateSlice: {
     bool update = e.op == Op::DynamicUpdateSlice;
     ir::Shape sizes = update ? e.in[1].type().shape : ir::Shape(e.intsParam("slice_sizes"));
     std::vector<Value *> start = dynamicStarts(e);  // checked (the error record) and clamped
@@ -322,10 +339,12 @@ Value *LlvmEmitter::kernelElem(const ir::Eqn &e, const std::vector<Value *> &idx
     std::vector<Value *> ui;
     for (size_t k = 0; k < idx.size(); ++k) {
       Value *u = b.CreateSub(idx[k], start[k]);
-      inside = b.CreateAnd(inside, b.CreateAnd(b.CreateICmpSGE(u, c64(0)), b.CreateICmpSLT(u, c64(sizes[k]))));
+      inside = b.CreateAnd(
+          inside, b.CreateAnd(b.CreateICmpSGE(u, c64(0)), b.CreateICmpSLT(u, c64(sizes[k]))));
       ui.push_back(u);
     }
-    return ifElse(*this, inside, [&] { return elemAt(e.in[1], ui); }, [&] { return elemAt(e.in[0], idx); });
+    return ifElse(
+        *this, inside, [&] { return elemAt(e.in[1], ui); }, [&] { return elemAt(e.in[0], idx); });
   }
   case Op::Constant: {
     // The data as a constant array of the kernel module.
@@ -333,14 +352,16 @@ Value *LlvmEmitter::kernelElem(const ir::Eqn &e, const std::vector<Value *> &idx
     std::vector<Constant *> elems;
     for (int64_t k = 0; k < ot.numel(); ++k) {
       const ir::Param &p = v.kind == ir::Param::Tuple || v.kind == ir::Param::List
-                               ? v.elems.at(v.elems.size() == 1 ? 0 : size_t(k)) : v;
+                               ? v.elems.at(v.elems.size() == 1 ? 0 : size_t(k))
+                               : v;
       double x = p.kind == ir::Param::Float ? p.f : double(p.i);
       Constant *c = cast<Constant>(constOf(ot.dtype, x));
       if (ot.dtype == DType::Bool) c = ConstantInt::get(i8(), x != 0);
       elems.push_back(c);
     }
     auto *aty = ArrayType::get(memTy(ot.dtype), uint64_t(elems.size()));
-    auto *g = new GlobalVariable(*mod, aty, true, GlobalValue::PrivateLinkage, ConstantArray::get(aty, elems), "const");
+    auto *g = new GlobalVariable(*mod, aty, true, GlobalValue::PrivateLinkage,
+                                 ConstantArray::get(aty, elems), "const");
     return load(ot.dtype, g, linearIndex(idx, ot.shape));
   }
   default: break;
@@ -371,7 +392,8 @@ void LlvmEmitter::deviceReduce(const ir::Eqn &e) {
   Value *ident = constOf(d, reduceIdentity(e.op, d));
   // Note [Device programs]: P threads per output, each folding a fixed strided subset.
   int64_t P = 1;
-  if (R >= 4096) P = std::max<int64_t>(1, std::min<int64_t>(R / 256, 131072 / std::max<int64_t>(K, 1)));
+  if (R >= 4096)
+    P = std::max<int64_t>(1, std::min<int64_t>(R / 256, 131072 / std::max<int64_t>(K, 1)));
   Value *dst = defBuffer(e.out[0]);
   // Folds elements lo, lo+step, ... < R of output k's reduced range.
   auto fold = [&](Value *k, Value *lo, Value *step) {
@@ -391,22 +413,24 @@ void LlvmEmitter::deviceReduce(const ir::Eqn &e) {
     return;
   }
   Value *partial = allocBytes(K * P * ir::byteSize(d));
-  launchKernel(tag + "_part", K * P, leavesOf(e.in), {partial}, [&](Value *i, const std::vector<Value *> &kx) {
-    Value *k = b.CreateUDiv(i, c64(P)), *p = b.CreateURem(i, c64(P));
-    store(d, fold(k, p, c64(P)), kx[0], i);
-  });
+  launchKernel(tag + "_part", K * P, leavesOf(e.in), {partial},
+               [&](Value *i, const std::vector<Value *> &kx) {
+                 Value *k = b.CreateUDiv(i, c64(P)), *p = b.CreateURem(i, c64(P));
+                 store(d, fold(k, p, c64(P)), kx[0], i);
+               });
   // Fold the P partials of each output: again over a fixed partition while there are
   // many (a single thread folding 100k partials would be latency-bound), then in order.
   while (P > 1024) {
     int64_t Q = (P + 255) / 256;  // threads per output, each folding about 256 partials
     Value *next = allocBytes(K * Q * ir::byteSize(d));
-    launchKernel(tag + "_fold", K * Q, {}, {partial, next}, [&](Value *i, const std::vector<Value *> &kx) {
-      Value *k = b.CreateUDiv(i, c64(Q)), *q = b.CreateURem(i, c64(Q));
-      Value *base = b.CreateMul(k, c64(P));
-      Value *v = foldRange(comb, d, ident, q, c64(P), c64(Q),
-                           [&](Value *p) { return load(d, kx[0], b.CreateAdd(base, p)); });
-      store(d, v, kx[1], i);
-    });
+    launchKernel(
+        tag + "_fold", K * Q, {}, {partial, next}, [&](Value *i, const std::vector<Value *> &kx) {
+          Value *k = b.CreateUDiv(i, c64(Q)), *q = b.CreateURem(i, c64(Q));
+          Value *base = b.CreateMul(k, c64(P));
+          Value *v = foldRange(comb, d, ident, q, c64(P), c64(Q),
+                               [&](Value *p) { return load(d, kx[0], b.CreateAdd(base, p)); });
+          store(d, v, kx[1], i);
+        });
     partial = next;
     P = Q;
   }
@@ -423,7 +447,7 @@ void LlvmEmitter::deviceReduce(const ir::Eqn &e) {
 // then combines the lanes pairwise. Far more accurate than one running sum, and still a
 // fixed order: the same bits on every run.
 Value *LlvmEmitter::foldRange(Op comb, DType d, Value *ident, Value *lo, Value *hi, Value *step,
-                           const std::function<Value *(Value *)> &elem) {
+                              const std::function<Value *(Value *)> &elem) {
   constexpr int kLanes = 16;
   bool lanes = ir::isFloat(d) && (comb == Op::Add || comb == Op::Mul);
   if (!lanes) {
@@ -455,7 +479,8 @@ Value *LlvmEmitter::foldRange(Op comb, DType d, Value *ident, Value *lo, Value *
   for (int q = 0; q < kLanes - 1; ++q) {
     Value *r = b.CreateAdd(tail0, b.CreateMul(step, c64(q)));
     Function *f = b.GetInsertBlock()->getParent();
-    BasicBlock *t = BasicBlock::Create(ctx, "tail", f), *cont = BasicBlock::Create(ctx, "tail.end", f);
+    BasicBlock *t = BasicBlock::Create(ctx, "tail", f),
+               *cont = BasicBlock::Create(ctx, "tail.end", f);
     b.CreateCondBr(b.CreateICmpSLT(r, hi), t, cont);
     b.SetInsertPoint(t);
     b.CreateStore(binaryOp(comb, d, b.CreateLoad(regTy(d), acc[q]), elem(r)), acc[q]);
@@ -478,7 +503,9 @@ void LlvmEmitter::deviceDot(const ir::Eqn &e) {
   auto freeDims = [](int rank, const std::vector<int64_t> &x, const std::vector<int64_t> &y) {
     std::vector<int64_t> f;
     for (int k = 0; k < rank; ++k)
-      if (std::find(x.begin(), x.end(), k) == x.end() && std::find(y.begin(), y.end(), k) == y.end()) f.push_back(k);
+      if (std::find(x.begin(), x.end(), k) == x.end() &&
+          std::find(y.begin(), y.end(), k) == y.end())
+        f.push_back(k);
     return f;
   };
   auto prod = [](const ir::Shape &s, const std::vector<int64_t> &dims) {
@@ -487,7 +514,8 @@ void LlvmEmitter::deviceDot(const ir::Eqn &e) {
     return p;
   };
   auto lf = freeDims(lt.rank(), lb, lc), rf = freeDims(rtp.rank(), rbd, rc);
-  int64_t B = prod(lt.shape, lb), M = prod(lt.shape, lf), K = prod(lt.shape, lc), N = prod(rtp.shape, rf);
+  int64_t B = prod(lt.shape, lb), M = prod(lt.shape, lf), K = prod(lt.shape, lc),
+          N = prod(rtp.shape, rf);
   // Canonical operands, A as [B, M, K] and B as [B, K, N] (a transpose kernel when needed).
   auto canon = [&](const ir::Atom &a, std::vector<int64_t> perm) -> Value * {
     Value *src = bufferOf(a);
@@ -515,7 +543,8 @@ void LlvmEmitter::deviceDot(const ir::Eqn &e) {
       Value *acc = entrySlot(*this, regTy(d));
       b.CreateStore(constOf(d, 0), acc);
       loop(K, [&](Value *k) {
-        Value *x = load(d, kx[0], b.CreateAdd(a0, k)), *y = load(d, kx[1], b.CreateAdd(b0, b.CreateMul(k, c64(N))));
+        Value *x = load(d, kx[0], b.CreateAdd(a0, k)),
+              *y = load(d, kx[1], b.CreateAdd(b0, b.CreateMul(k, c64(N))));
         Value *cur = b.CreateLoad(regTy(d), acc);
         Value *r = ir::isFloat(d) ? b.CreateIntrinsic(Intrinsic::fmuladd, {regTy(d)}, {x, y, cur})
                                   : binaryOp(Op::Add, d, cur, binaryOp(Op::Mul, d, x, y));
@@ -535,9 +564,11 @@ void LlvmEmitter::deviceDot(const ir::Eqn &e) {
     return ownKernel();
   }
   // The device's BLAS when it has one (spmd_gemm returns 1 otherwise).
-  Value *rc_ = b.CreateCall(rt("spmd_gemm"), {fs->dev, c32(dtypeCode(d)), c64(B), c64(M), c64(N), c64(K), A, Bm, C});
+  Value *rc_ = b.CreateCall(rt("spmd_gemm"),
+                            {fs->dev, c32(dtypeCode(d)), c64(B), c64(M), c64(N), c64(K), A, Bm, C});
   Function *f = b.GetInsertBlock()->getParent();
-  BasicBlock *own = BasicBlock::Create(ctx, "dot.own", f), *cont = BasicBlock::Create(ctx, "dot.done", f);
+  BasicBlock *own = BasicBlock::Create(ctx, "dot.own", f),
+             *cont = BasicBlock::Create(ctx, "dot.done", f);
   b.CreateCondBr(b.CreateICmpNE(rc_, c32(0)), own, cont);
   b.SetInsertPoint(own);
   ownKernel();
@@ -547,9 +578,8 @@ void LlvmEmitter::deviceDot(const ir::Eqn &e) {
 
 void LlvmEmitter::deviceCheckIndex(const ir::Eqn &e) {
   // One thread checks every element (the indices are scalars or a vmap's few).
-  launchKernel("check_index", 1, leavesOf(e.in), {}, [&](Value *, const std::vector<Value *> &) {
-    checkIndexElements(e);
-  });
+  launchKernel("check_index", 1, leavesOf(e.in), {},
+               [&](Value *, const std::vector<Value *> &) { checkIndexElements(e); });
 }
 
 /// The reduction that folds the G blocks a gathering collective received.
@@ -566,9 +596,10 @@ void LlvmEmitter::deviceCollective(const ir::Eqn &e) {
     auto it = fs->buf.find(out.id);  // a launch output: write it there too
     fs->scalars[out.id] = v;
     if (it != fs->buf.end())
-      launchKernel("axis_index", 1, {out.id}, {it->second}, [&](Value *, const std::vector<Value *> &kx) {
-        store(DType::I32, fs->scalars.at(out.id), kx[0], c64(0));
-      });
+      launchKernel("axis_index", 1, {out.id}, {it->second},
+                   [&](Value *, const std::vector<Value *> &kx) {
+                     store(DType::I32, fs->scalars.at(out.id), kx[0], c64(0));
+                   });
     return;
   }
   auto groupSize = [&](uint32_t m) {
@@ -579,20 +610,25 @@ void LlvmEmitter::deviceCollective(const ir::Eqn &e) {
   };
   // dst[i] = fold over j < G of blocks[j * n + i], in group order.
   auto foldBlocks = [&](Op comb, Value *blocks, int64_t G, int64_t n, Value *dst) {
-    launchKernel(std::string(ir::name(e.op)) + "_fold", n, {}, {blocks, dst}, [&](Value *i, const std::vector<Value *> &kx) {
-      Value *acc = load(d, kx[0], i);
-      for (int64_t j = 1; j < G; ++j) acc = binaryOp(comb, d, acc, load(d, kx[0], b.CreateAdd(i, c64(j * n))));
-      store(d, acc, kx[1], i);
-    });
+    launchKernel(std::string(ir::name(e.op)) + "_fold", n, {}, {blocks, dst},
+                 [&](Value *i, const std::vector<Value *> &kx) {
+                   Value *acc = load(d, kx[0], i);
+                   for (int64_t j = 1; j < G; ++j)
+                     acc = binaryOp(comb, d, acc, load(d, kx[0], b.CreateAdd(i, c64(j * n))));
+                   store(d, acc, kx[1], i);
+                 });
   };
   switch (e.op) {
-  case Op::Psum: case Op::Pmax: case Op::Pmin: {
+  case Op::Psum:
+  case Op::Pmax:
+  case Op::Pmin: {
     uint32_t m = axisMask(e.param("axes"));
     int64_t G = groupSize(m), bytes = out.type.bytes();
     Value *dst = defBuffer(out);
     if (G == 1) return copyAtom(e.in[0], dst);
     Value *blocks = allocBytes(G * bytes);
-    b.CreateCall(rt("spmd_all_gather"), {fs->dev, bufferOf(e.in[0]), blocks, c64(bytes), c32(int32_t(m))});
+    b.CreateCall(rt("spmd_all_gather"),
+                 {fs->dev, bufferOf(e.in[0]), blocks, c64(bytes), c32(int32_t(m))});
     foldBlocks(collectiveCombiner(e.op, d), blocks, G, out.type.numel(), dst);
     return;
   }
@@ -600,10 +636,12 @@ void LlvmEmitter::deviceCollective(const ir::Eqn &e) {
     uint32_t m = axisMask(e.param("axis_name"));
     int64_t G = groupSize(m);
     const ir::Atom &x = e.in[0];
-    Value *in = reorderGroup(e.param("axis_name"), d, chunkMajor(x, e.intParam("scatter_dimension"), G),
-                             x.type().numel() / G, true);
+    Value *in =
+        reorderGroup(e.param("axis_name"), d, chunkMajor(x, e.intParam("scatter_dimension"), G),
+                     x.type().numel() / G, true);
     Value *blocks = allocBytes(x.type().bytes());
-    b.CreateCall(rt("spmd_all_to_all"), {fs->dev, in, blocks, c64(x.type().bytes() / G), c32(int32_t(m))});
+    b.CreateCall(rt("spmd_all_to_all"),
+                 {fs->dev, in, blocks, c64(x.type().bytes() / G), c32(int32_t(m))});
     foldBlocks(collectiveCombiner(e.op, d), blocks, G, x.type().numel() / G, defBuffer(out));
     return;
   }
@@ -618,4 +656,4 @@ void LlvmEmitter::emitDeviceEqn(const ir::Eqn &e) {
   emit(*this, e);
 }
 
-} // namespace spmd::codegen
+}  // namespace spmd::codegen

@@ -31,14 +31,23 @@ bool LlvmEmitter::indexable(const ir::Eqn &e) { return e.out.size() == 1 && inde
 
 bool LlvmEmitter::indexableOp(ir::Op op) {
   switch (ir::info(op).category) {
-  case OpCategory::Unary: case OpCategory::Binary: case OpCategory::Compare:
-  case OpCategory::Select: case OpCategory::Ternary: return true;
+  case OpCategory::Unary:
+  case OpCategory::Binary:
+  case OpCategory::Compare:
+  case OpCategory::Select:
+  case OpCategory::Ternary: return true;
   default: break;
   }
   switch (op) {
-  case Op::BroadcastInDim: case Op::Iota: case Op::Transpose: case Op::Slice: case Op::Rev:
-  case Op::RandomSeed: case Op::RandomFoldIn: case Op::RandomSplit: case Op::RandomBits:
-    return true;
+  case Op::BroadcastInDim:
+  case Op::Iota:
+  case Op::Transpose:
+  case Op::Slice:
+  case Op::Rev:
+  case Op::RandomSeed:
+  case Op::RandomFoldIn:
+  case Op::RandomSplit:
+  case Op::RandomBits: return true;
   default: return false;
   }
 }
@@ -79,13 +88,19 @@ void LlvmEmitter::planFusion(const ir::Jaxpr &j) {
   };
   for (size_t k = j.eqns.size(); k-- > 0;) {
     const ir::Eqn &e = j.eqns[k];
-    if (!indexable(e)) { readAt(e, 1); continue; }
+    if (!indexable(e)) {
+      readAt(e, 1);
+      continue;
+    }
     int id = e.out[0].id;
     int n = uses[id];
     int d = std::max(depth[id], 1);
     bool fuse = !(forced.count(id) || blocked.count(id) || n == 0 || fs->direct.count(id)) &&
                 !(n > 1 && !cheap(e.op)) && d < kMaxFusionDepth;
-    if (!fuse) { readAt(e, 1); continue; }
+    if (!fuse) {
+      readAt(e, 1);
+      continue;
+    }
     fs->fused[id] = &e;
     readAt(e, d + 1);
     if (n > 1)
@@ -108,7 +123,8 @@ Value *LlvmEmitter::elemAt(const ir::Atom &a, const std::vector<Value *> &idx) {
   auto s = fs->scalars.find(a.var.id);
   if (s != fs->scalars.end()) return s->second;
   auto f = fs->fused.find(a.var.id);
-  if (f != fs->fused.end()) return computeElem(*f->second, a.var.type.rank() == 0 ? std::vector<Value *>{} : idx);
+  if (f != fs->fused.end())
+    return computeElem(*f->second, a.var.type.rank() == 0 ? std::vector<Value *>{} : idx);
   Value *base = fs->buf.at(a.var.id);
   const ir::Type &t = a.var.type;
   return load(t.dtype, base, t.rank() == 0 ? c64(0) : linearIndex(idx, t.shape));
@@ -118,7 +134,8 @@ Value *LlvmEmitter::computeElem(const ir::Eqn &e, const std::vector<Value *> &id
   const ir::Type &ot = e.out[0].type;
   switch (ir::info(e.op).category) {
   case OpCategory::Unary: return unaryOp(e, e.in[0].type().dtype, elemAt(e.in[0], idx));
-  case OpCategory::Binary: case OpCategory::Compare: {
+  case OpCategory::Binary:
+  case OpCategory::Compare: {
     DType d = e.in[0].isLit ? e.in[1].type().dtype : e.in[0].type().dtype;
     if (e.op == Op::Div && ir::isFloat(d) && e.in[1].isLit && !e.in[0].isLit) {
       // Note [Division by a constant]: XLA rewrites A / c as A * (1 / c), the reciprocal
@@ -126,7 +143,8 @@ Value *LlvmEmitter::computeElem(const ir::Eqn &e, const std::vector<Value *> &id
       // linspace): so does spmdrun, to print the same digits.
       ir::Literal r = e.in[1].lit;
       r.dtype = d;
-      r.f = d == DType::F32 ? double(1.0f / float(e.in[1].lit.asDouble())) : 1.0 / e.in[1].lit.asDouble();
+      r.f = d == DType::F32 ? double(1.0f / float(e.in[1].lit.asDouble()))
+                            : 1.0 / e.in[1].lit.asDouble();
       return binaryOp(Op::Mul, d, elemAt(e.in[0], idx), literal(r, d));
     }
     return binaryOp(e.op, d, elemAt(e.in[0], idx), elemAt(e.in[1], idx));
@@ -144,13 +162,14 @@ Value *LlvmEmitter::computeElem(const ir::Eqn &e, const std::vector<Value *> &id
   }
   std::vector<Value *> in;
   switch (e.op) {
-  case Op::RandomSeed: case Op::RandomFoldIn: case Op::RandomSplit: case Op::RandomBits:
-    return randomElem(e, idx);
+  case Op::RandomSeed:
+  case Op::RandomFoldIn:
+  case Op::RandomSplit:
+  case Op::RandomBits: return randomElem(e, idx);
   case Op::BroadcastInDim: {
     auto dims = e.intsParam("broadcast_dimensions");
     const ir::Shape &s = e.in[0].type().shape;
-    for (size_t j = 0; j < s.size(); ++j)
-      in.push_back(s[j] == 1 ? c64(0) : idx[dims[j]]);
+    for (size_t j = 0; j < s.size(); ++j) in.push_back(s[j] == 1 ? c64(0) : idx[dims[j]]);
     break;
   }
   case Op::Iota: {
@@ -166,7 +185,8 @@ Value *LlvmEmitter::computeElem(const ir::Eqn &e, const std::vector<Value *> &id
   case Op::Slice: {
     auto start = e.intsParam("start_indices");
     std::vector<int64_t> strides(start.size(), 1);
-    if (e.has("strides") && e.param("strides").kind != ir::Param::None) strides = e.intsParam("strides");
+    if (e.has("strides") && e.param("strides").kind != ir::Param::None)
+      strides = e.intsParam("strides");
     for (size_t k = 0; k < start.size(); ++k)
       in.push_back(b.CreateAdd(c64(start[k]), b.CreateMul(idx[k], c64(strides[k]))));
     break;
@@ -188,7 +208,8 @@ static WordPair unpackKey(IRBuilderBase &b, Value *k) {
   return {b.CreateTrunc(k, b.getInt32Ty()), b.CreateTrunc(b.CreateLShr(k, 32), b.getInt32Ty())};
 }
 static Value *packKey(IRBuilderBase &b, WordPair w) {
-  return b.CreateOr(b.CreateZExt(w.first, b.getInt64Ty()), b.CreateShl(b.CreateZExt(w.second, b.getInt64Ty()), 32));
+  return b.CreateOr(b.CreateZExt(w.first, b.getInt64Ty()),
+                    b.CreateShl(b.CreateZExt(w.second, b.getInt64Ty()), 32));
 }
 
 Value *LlvmEmitter::randomElem(const ir::Eqn &e, const std::vector<Value *> &idx) {
@@ -226,10 +247,11 @@ Value *LlvmEmitter::literal(const ir::Literal &l, DType as) {
 Value *LlvmEmitter::mathCall(const std::string &name, DType d, std::vector<Value *> args) {
   Type *t = regTy(d);
   static const std::unordered_map<std::string, Intrinsic::ID> intrinsics = {
-      {"sqrt", Intrinsic::sqrt}, {"floor", Intrinsic::floor}, {"ceil", Intrinsic::ceil},
-      {"roundeven", Intrinsic::roundeven}, {"fabs", Intrinsic::fabs},
-      {"exp", Intrinsic::exp}, {"log", Intrinsic::log}, {"sin", Intrinsic::sin},
-      {"cos", Intrinsic::cos}, {"pow", Intrinsic::pow}};
+      {"sqrt", Intrinsic::sqrt}, {"floor", Intrinsic::floor},
+      {"ceil", Intrinsic::ceil}, {"roundeven", Intrinsic::roundeven},
+      {"fabs", Intrinsic::fabs}, {"exp", Intrinsic::exp},
+      {"log", Intrinsic::log},   {"sin", Intrinsic::sin},
+      {"cos", Intrinsic::cos},   {"pow", Intrinsic::pow}};
   bool gpuLib = target == Target::NVPTX && name != "sqrt" && name != "floor" && name != "ceil" &&
                 name != "roundeven" && name != "fabs";
   auto it = intrinsics.find(name);
@@ -246,7 +268,9 @@ Value *LlvmEmitter::mathCall(const std::string &name, DType d, std::vector<Value
 static bool vecMath(Target, DType d) { return d == DType::F32; }
 
 /// Where VecMath.h's sin, cos and tan will run (the GPU has no loop vectoriser).
-static MathTarget mathTarget(Target t) { return t == Target::NVPTX ? MathTarget::Gpu : MathTarget::Cpu; }
+static MathTarget mathTarget(Target t) {
+  return t == Target::NVPTX ? MathTarget::Gpu : MathTarget::Cpu;
+}
 
 Value *LlvmEmitter::unaryOp(const ir::Eqn &e, DType d, Value *x) {
   bool fl = ir::isFloat(d);
@@ -265,22 +289,32 @@ Value *LlvmEmitter::unaryOp(const ir::Eqn &e, DType d, Value *x) {
     return b.CreateFPExt(emitErfInvF32(b, b.CreateFPTrunc(x, b.getFloatTy())), t);
   case Op::Sqrt: return mathCall("sqrt", d, {x});
   case Op::Rsqrt: return b.CreateFDiv(one(), mathCall("sqrt", d, {x}));
-  case Op::Sin: return vecMath(target, d) ? emitSinF32(b, x, mathTarget(target)) : mathCall("sin", d, {x});
-  case Op::Cos: return vecMath(target, d) ? emitCosF32(b, x, mathTarget(target)) : mathCall("cos", d, {x});
-  case Op::Tan: return vecMath(target, d) ? emitTanF32(b, x, mathTarget(target)) : mathCall("tan", d, {x});
+  case Op::Sin:
+    return vecMath(target, d) ? emitSinF32(b, x, mathTarget(target)) : mathCall("sin", d, {x});
+  case Op::Cos:
+    return vecMath(target, d) ? emitCosF32(b, x, mathTarget(target)) : mathCall("cos", d, {x});
+  case Op::Tan:
+    return vecMath(target, d) ? emitTanF32(b, x, mathTarget(target)) : mathCall("tan", d, {x});
   case Op::Tanh: return vecMath(target, d) ? emitTanhF32(b, x) : mathCall("tanh", d, {x});
   case Op::Logistic:
     if (vecMath(target, d)) return emitLogisticF32(b, x);
     return b.CreateFDiv(one(), b.CreateFAdd(one(), mathCall("exp", d, {b.CreateFNeg(x)})));
   case Op::Abs:
     if (fl) return mathCall("fabs", d, {x});
-    if (d == DType::I32) return b.CreateSelect(b.CreateICmpSLT(x, b.getInt32(0)), b.CreateNeg(x), x);
+    if (d == DType::I32)
+      return b.CreateSelect(b.CreateICmpSLT(x, b.getInt32(0)), b.CreateNeg(x), x);
     return x;
   case Op::Sign: {
-    if (d == DType::U32 || d == DType::Bool) return b.CreateZExt(b.CreateICmpNE(x, ConstantInt::get(t, 0)), t);
+    if (d == DType::U32 || d == DType::Bool)
+      return b.CreateZExt(b.CreateICmpNE(x, ConstantInt::get(t, 0)), t);
     Value *zero = constOf(d, 0), *pos, *neg;
-    if (fl) { pos = b.CreateFCmpOGT(x, zero); neg = b.CreateFCmpOLT(x, zero); }
-    else { pos = b.CreateICmpSGT(x, zero); neg = b.CreateICmpSLT(x, zero); }
+    if (fl) {
+      pos = b.CreateFCmpOGT(x, zero);
+      neg = b.CreateFCmpOLT(x, zero);
+    } else {
+      pos = b.CreateICmpSGT(x, zero);
+      neg = b.CreateICmpSLT(x, zero);
+    }
     return b.CreateSelect(pos, one(), b.CreateSelect(neg, constOf(d, -1), fl ? x : zero));
   }
   case Op::Floor: return fl ? mathCall("floor", d, {x}) : x;
@@ -309,10 +343,13 @@ Value *LlvmEmitter::convertOp(DType from, DType to, Value *x) {
   bool ff = ir::isFloat(from), tf = ir::isFloat(to);
   Type *t = regTy(to);
   if (to == DType::Bool)
-    return ff ? b.CreateFCmpUNE(x, ConstantFP::get(x->getType(), 0)) : b.CreateICmpNE(x, ConstantInt::get(x->getType(), 0));
+    return ff ? b.CreateFCmpUNE(x, ConstantFP::get(x->getType(), 0))
+              : b.CreateICmpNE(x, ConstantInt::get(x->getType(), 0));
   if (from == DType::Bool) return tf ? b.CreateUIToFP(x, t) : b.CreateZExt(x, t);
   if (ff && tf) return b.CreateFPCast(x, t);
-  if (ff) return b.CreateIntrinsic(to == DType::U32 ? Intrinsic::fptoui_sat : Intrinsic::fptosi_sat, {t, x->getType()}, {x});
+  if (ff)
+    return b.CreateIntrinsic(to == DType::U32 ? Intrinsic::fptoui_sat : Intrinsic::fptosi_sat,
+                             {t, x->getType()}, {x});
   if (tf) return from == DType::U32 ? b.CreateUIToFP(x, t) : b.CreateSIToFP(x, t);
   return b.CreateZExtOrTrunc(x, t);  // i32 <-> u32 (and keys)
 }
@@ -329,10 +366,12 @@ Value *LlvmEmitter::binaryOp(Op op, DType d, Value *x, Value *y) {
   auto zero = [&] { return ConstantInt::get(t, 0); };
   switch (op) {
   // XLA's add of two preds is their or (True + True is True in JAX), not an i1 add.
-  case Op::Add: return fl ? b.CreateFAdd(x, y) : d == DType::Bool ? b.CreateOr(x, y) : b.CreateAdd(x, y);
+  case Op::Add:
+    return fl ? b.CreateFAdd(x, y) : d == DType::Bool ? b.CreateOr(x, y) : b.CreateAdd(x, y);
   case Op::Sub: return fl ? b.CreateFSub(x, y) : b.CreateSub(x, y);
   case Op::Mul: return fl ? b.CreateFMul(x, y) : b.CreateMul(x, y);
-  case Op::Div: case Op::Rem: {
+  case Op::Div:
+  case Op::Rem: {
     // NVPTX has no exact frem: libdevice's fmod.
     if (fl && op == Op::Rem && target == Target::NVPTX) return mathCall("fmod", d, {x, y});
     if (fl) return op == Op::Div ? b.CreateFDiv(x, y) : b.CreateFRem(x, y);
@@ -349,21 +388,26 @@ Value *LlvmEmitter::binaryOp(Op op, DType d, Value *x, Value *y) {
   }
   case Op::Pow: {
     if (fl) return vecMath(target, d) ? emitPowF32(b, x, y) : mathCall("pow", d, {x, y});
-    auto cv = [&](Value *v) { return sgn ? b.CreateSIToFP(v, b.getDoubleTy()) : b.CreateUIToFP(v, b.getDoubleTy()); };
+    auto cv = [&](Value *v) {
+      return sgn ? b.CreateSIToFP(v, b.getDoubleTy()) : b.CreateUIToFP(v, b.getDoubleTy());
+    };
     Value *p = mathCall("pow", DType::F64, {cv(x), cv(y)});
     return convertOp(DType::F64, d, p);
   }
-  case Op::Max: case Op::Min: {
+  case Op::Max:
+  case Op::Min: {
     bool mx = op == Op::Max;
     if (fl) return b.CreateIntrinsic(mx ? Intrinsic::maximum : Intrinsic::minimum, {t}, {x, y});
     if (d == DType::Bool) return mx ? b.CreateOr(x, y) : b.CreateAnd(x, y);
-    Intrinsic::ID id = sgn ? (mx ? Intrinsic::smax : Intrinsic::smin) : (mx ? Intrinsic::umax : Intrinsic::umin);
+    Intrinsic::ID id =
+        sgn ? (mx ? Intrinsic::smax : Intrinsic::smin) : (mx ? Intrinsic::umax : Intrinsic::umin);
     return b.CreateIntrinsic(id, {t}, {x, y});
   }
   case Op::And: return b.CreateAnd(x, y);
   case Op::Or: return b.CreateOr(x, y);
   case Op::Xor: return b.CreateXor(x, y);
-  case Op::ShiftLeft: case Op::ShiftRightLogical: {
+  case Op::ShiftLeft:
+  case Op::ShiftRightLogical: {
     Value *big = b.CreateICmpUGE(y, ConstantInt::get(t, t->getIntegerBitWidth()));
     Value *safe = b.CreateSelect(big, zero(), y);
     Value *r = op == Op::ShiftLeft ? b.CreateShl(x, safe) : b.CreateLShr(x, safe);
@@ -371,13 +415,17 @@ Value *LlvmEmitter::binaryOp(Op op, DType d, Value *x, Value *y) {
   }
   case Op::Eq: return fl ? b.CreateFCmpOEQ(x, y) : b.CreateICmpEQ(x, y);
   case Op::Ne: return fl ? b.CreateFCmpUNE(x, y) : b.CreateICmpNE(x, y);
-  case Op::Lt: return fl ? b.CreateFCmpOLT(x, y) : sgn ? b.CreateICmpSLT(x, y) : b.CreateICmpULT(x, y);
-  case Op::Le: return fl ? b.CreateFCmpOLE(x, y) : sgn ? b.CreateICmpSLE(x, y) : b.CreateICmpULE(x, y);
-  case Op::Gt: return fl ? b.CreateFCmpOGT(x, y) : sgn ? b.CreateICmpSGT(x, y) : b.CreateICmpUGT(x, y);
-  case Op::Ge: return fl ? b.CreateFCmpOGE(x, y) : sgn ? b.CreateICmpSGE(x, y) : b.CreateICmpUGE(x, y);
+  case Op::Lt:
+    return fl ? b.CreateFCmpOLT(x, y) : sgn ? b.CreateICmpSLT(x, y) : b.CreateICmpULT(x, y);
+  case Op::Le:
+    return fl ? b.CreateFCmpOLE(x, y) : sgn ? b.CreateICmpSLE(x, y) : b.CreateICmpULE(x, y);
+  case Op::Gt:
+    return fl ? b.CreateFCmpOGT(x, y) : sgn ? b.CreateICmpSGT(x, y) : b.CreateICmpUGT(x, y);
+  case Op::Ge:
+    return fl ? b.CreateFCmpOGE(x, y) : sgn ? b.CreateICmpSGE(x, y) : b.CreateICmpUGE(x, y);
   default: break;
   }
   internal_assert(false, std::string("not a binary op: ") + ir::name(op));
 }
 
-} // namespace spmd::codegen
+}  // namespace spmd::codegen

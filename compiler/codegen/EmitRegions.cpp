@@ -32,7 +32,8 @@ static void collectMesh(const ir::Jaxpr &j, size_t depth, std::vector<MeshAxis> 
     MeshAxis ax{e.param("axis_name").s, e.intParam("axis_size")};
     if (depth < mesh.size())
       internal_assert(mesh[depth].name == ax.name && mesh[depth].size == ax.size,
-                      "pmaps at one nesting depth must share their axis (" + mesh[depth].name + " vs " + ax.name + ")");
+                      "pmaps at one nesting depth must share their axis (" + mesh[depth].name +
+                          " vs " + ax.name + ")");
     else
       mesh.push_back(ax);
     for (auto &r : e.regions) collectMesh(r, depth + 1, mesh);
@@ -96,9 +97,9 @@ Value *LlvmEmitter::devAxisIndex(uint32_t mask) {
 // (all_gather, all_to_all, psum_scatter); when they agree nothing changes.
 namespace {
 struct TupleOrder {
-  std::vector<int64_t> sizes;  ///< of each name, in the tuple's order
-  std::vector<size_t> pos;     ///< the mesh position of each name
-  std::vector<int64_t> sorted; ///< the tuple's indices in mesh order
+  std::vector<int64_t> sizes;   ///< of each name, in the tuple's order
+  std::vector<size_t> pos;      ///< the mesh position of each name
+  std::vector<int64_t> sorted;  ///< the tuple's indices in mesh order
   bool agrees() const {
     for (size_t k = 0; k < sorted.size(); ++k)
       if (sorted[k] != int64_t(k)) return false;
@@ -130,10 +131,11 @@ TupleOrder tupleOrderOf(const std::vector<MeshAxis> &mesh, const ir::Param &name
     o.sizes.push_back(mesh[k].size);
   }
   for (size_t k = 0; k < ns.size(); ++k) o.sorted.push_back(int64_t(k));
-  std::sort(o.sorted.begin(), o.sorted.end(), [&](int64_t a, int64_t b) { return o.pos[size_t(a)] < o.pos[size_t(b)]; });
+  std::sort(o.sorted.begin(), o.sorted.end(),
+            [&](int64_t a, int64_t b) { return o.pos[size_t(a)] < o.pos[size_t(b)]; });
   return o;
 }
-} // namespace
+}  // namespace
 
 Value *LlvmEmitter::tupleAxisIndex(const ir::Param &names) {
   TupleOrder o = tupleOrderOf(fs->mesh, names);
@@ -146,8 +148,8 @@ Value *LlvmEmitter::tupleAxisIndex(const ir::Param &names) {
   return idx;
 }
 
-Value *LlvmEmitter::reorderGroup(const ir::Param &names, DType d, Value *blocks, int64_t blockElems, bool toMesh,
-                              Value *into) {
+Value *LlvmEmitter::reorderGroup(const ir::Param &names, DType d, Value *blocks, int64_t blockElems,
+                                 bool toMesh, Value *into) {
   TupleOrder o = tupleOrderOf(fs->mesh, names);
   if (o.agrees()) return blocks;
   size_t m = o.sizes.size();
@@ -156,7 +158,7 @@ Value *LlvmEmitter::reorderGroup(const ir::Param &names, DType d, Value *blocks,
   if (toMesh) {  // [tuple-order sizes.., block] -> [mesh-order sizes.., block]
     shape = o.sizes;
     for (size_t k = 0; k < m; ++k) perm[k] = o.sorted[k];
-  } else {       // [mesh-order sizes.., block] -> [tuple-order sizes.., block]
+  } else {  // [mesh-order sizes.., block] -> [tuple-order sizes.., block]
     for (size_t k = 0; k < m; ++k) {
       shape.push_back(o.sizes[size_t(o.sorted[k])]);
       perm[size_t(o.sorted[k])] = int64_t(k);
@@ -188,7 +190,8 @@ static bool canWriteDirect(const ir::Jaxpr &body, const ir::Atom &ov, size_t q) 
 /// earlier nest, stacked over the same axes, is read where it is (Note [Sharded arrays]).
 /// Returns the mask of the chain below `depth` and records each value whose buffer is
 /// then already its device's slice.
-static uint32_t splitChain(const ir::Jaxpr &body, int id, size_t depth, std::unordered_set<int> &presliced) {
+static uint32_t splitChain(const ir::Jaxpr &body, int id, size_t depth,
+                           std::unordered_set<int> &presliced) {
   if (depth >= 32 || countUses(body, id) != 1) return 0;
   for (auto &e : body.eqns) {
     if (e.op != Op::Pmap) continue;
@@ -197,7 +200,8 @@ static uint32_t splitChain(const ir::Jaxpr &body, int id, size_t depth, std::uno
       if (e.in[k].isLit || e.in[k].var.id != id) continue;
       if (optInt(inAxes.at(k)) != 0) return 0;
       presliced.insert(id);
-      return 1u << depth | splitChain(e.regions.at(0), e.regions.at(0).invars[k].id, depth + 1, presliced);
+      return 1u << depth |
+             splitChain(e.regions.at(0), e.regions.at(0).invars[k].id, depth + 1, presliced);
     }
   }
   return 0;
@@ -231,10 +235,12 @@ void LlvmEmitter::emitPmapLaunch(const ir::Eqn &e) {
   fs = &ks;
   b.SetInsertPoint(start);
   for (size_t k = 0; k < body.invars.size(); ++k)
-    ks.buf[body.invars[k].id] = b.CreateLoad(ptr(), b.CreateConstInBoundsGEP1_64(ptr(), kf->getArg(1), k));
+    ks.buf[body.invars[k].id] =
+        b.CreateLoad(ptr(), b.CreateConstInBoundsGEP1_64(ptr(), kf->getArg(1), k));
   std::vector<uint32_t> inMasks(e.in.size(), 0);
   for (size_t k = 0; k < e.in.size(); ++k)
-    if (optInt(inAxes.at(k)) >= 0) inMasks[k] = 1u | splitChain(body, body.invars[k].id, 1, ks.presliced);
+    if (optInt(inAxes.at(k)) >= 0)
+      inMasks[k] = 1u | splitChain(body, body.invars[k].id, 1, ks.presliced);
   std::vector<Value *> outPtr;
   ks.outMasks.assign(body.outvars.size(), 1u);
   for (size_t k = 0; k < body.outvars.size(); ++k) {
@@ -290,18 +296,29 @@ void LlvmEmitter::emitPmapLaunch(const ir::Eqn &e) {
   }
   auto ptrArray = [&](const std::vector<Value *> &ps) {
     Value *a = entryAlloca(*this, ArrayType::get(ptr(), std::max<size_t>(ps.size(), 1)));
-    for (size_t k = 0; k < ps.size(); ++k) b.CreateStore(ps[k], b.CreateConstInBoundsGEP1_64(ptr(), a, k));
+    for (size_t k = 0; k < ps.size(); ++k)
+      b.CreateStore(ps[k], b.CreateConstInBoundsGEP1_64(ptr(), a, k));
     return a;
   };
   std::vector<int64_t> meshShape;
   for (auto &m : mesh) meshShape.push_back(m.size);
-  StructType *desc = StructType::get(ctx, {ptr(), ptr(), i32(), ptr(), i32(), ptr(), ptr(), ptr(), i32(), ptr(), ptr(), ptr()});
+  StructType *desc = StructType::get(
+      ctx, {ptr(), ptr(), i32(), ptr(), i32(), ptr(), ptr(), ptr(), i32(), ptr(), ptr(), ptr()});
   Value *d = entryAlloca(*this, desc);
   std::vector<int32_t> outMasks(masks.begin(), masks.end());
   std::string label = "pmap " + mesh[0].name + " @ " + where(e);
-  Value *fields[] = {kf, cstr(label), c32(int32_t(mesh.size())), constI64s(meshShape),
-                     c32(int32_t(ins.size())), ptrArray(ins), constI64s(inBytes), constI32s(std::vector<int32_t>(inMasks.begin(), inMasks.end())),
-                     c32(int32_t(outs.size())), ptrArray(outs), constI64s(outBytes), constI32s(outMasks)};
+  Value *fields[] = {kf,
+                     cstr(label),
+                     c32(int32_t(mesh.size())),
+                     constI64s(meshShape),
+                     c32(int32_t(ins.size())),
+                     ptrArray(ins),
+                     constI64s(inBytes),
+                     constI32s(std::vector<int32_t>(inMasks.begin(), inMasks.end())),
+                     c32(int32_t(outs.size())),
+                     ptrArray(outs),
+                     constI64s(outBytes),
+                     constI32s(outMasks)};
   for (unsigned k = 0; k < 12; ++k) b.CreateStore(fields[k], b.CreateStructGEP(desc, d, k));
   Value *rc = b.CreateCall(rt("spmd_launch"), {fs->host, d});
   BasicBlock *ok = BasicBlock::Create(ctx, "launched", fs->fn);
@@ -310,11 +327,15 @@ void LlvmEmitter::emitPmapLaunch(const ir::Eqn &e) {
   for (auto *t : temps) freeBuffer(t);
   for (size_t k = 0; k < e.out.size(); ++k) {
     const ir::Var &v = e.out[k];
-    if (outAxes[k] == 0) { fs->unsynced.insert(v.id); continue; }
+    if (outAxes[k] == 0) {
+      fs->unsynced.insert(v.id);
+      continue;
+    }
     b.CreateCall(rt("spmd_host_sync"), {fs->host, outs[k], c64(v.type.bytes())});
     ir::Shape stacked = body.outvars[k].type().shape;
     stacked.insert(stacked.begin(), e.intParam("axis_size"));
-    emitTransposeCopy(v.type.dtype, outs[k], stacked, stackPerm(v.type.rank(), outAxes[k]), defBuffer(v));
+    emitTransposeCopy(v.type.dtype, outs[k], stacked, stackPerm(v.type.rank(), outAxes[k]),
+                      defBuffer(v));
     freeBuffer(outs[k]);
   }
 }
@@ -329,23 +350,35 @@ void LlvmEmitter::emitInnerPmap(const ir::Eqn &e) {
     const ir::Var &iv = body.invars[k];
     Value *src = bufferOf(e.in[k]);
     int64_t a = optInt(inAxes.at(k));
-    if (a < 0) { fs->buf[iv.id] = src; continue; }
-    if (a == 0 && !e.in[k].isLit && fs->presliced.count(e.in[k].var.id)) { fs->buf[iv.id] = src; continue; }  // Note [Inputs split over a nest]
-    if (a == 0) { fs->buf[iv.id] = b.CreateInBoundsGEP(i8(), src, b.CreateMul(me, c64(iv.type.bytes()))); continue; }
+    if (a < 0) {
+      fs->buf[iv.id] = src;
+      continue;
+    }
+    if (a == 0 && !e.in[k].isLit && fs->presliced.count(e.in[k].var.id)) {
+      fs->buf[iv.id] = src;
+      continue;
+    }  // Note [Inputs split over a nest]
+    if (a == 0) {
+      fs->buf[iv.id] = b.CreateInBoundsGEP(i8(), src, b.CreateMul(me, c64(iv.type.bytes())));
+      continue;
+    }
     Value *dst = defBuffer(iv);
     const ir::Shape &xs = e.in[k].type().shape;
     if (fs->deviceProgram) {
-      launchKernel("pmap_slice", iv.type.numel(), {}, {src, dst, me}, [&](Value *i, const std::vector<Value *> &kx) {
-        std::vector<Value *> xi = delinearize(i, iv.type.shape);
-        xi.insert(xi.begin() + a, kx[2]);
-        store(iv.type.dtype, load(iv.type.dtype, kx[0], linearIndex(xi, xs)), kx[1], i);
-      });
+      launchKernel("pmap_slice", iv.type.numel(), {}, {src, dst, me},
+                   [&](Value *i, const std::vector<Value *> &kx) {
+                     std::vector<Value *> xi = delinearize(i, iv.type.shape);
+                     xi.insert(xi.begin() + a, kx[2]);
+                     store(iv.type.dtype, load(iv.type.dtype, kx[0], linearIndex(xi, xs)), kx[1],
+                           i);
+                   });
       continue;
     }
     loopNest(iv.type.shape, [&](const std::vector<Value *> &idx) {
       std::vector<Value *> xi = idx;
       xi.insert(xi.begin() + a, me);
-      store(iv.type.dtype, load(iv.type.dtype, src, linearIndex(xi, xs)), dst, linearIndex(idx, iv.type.shape));
+      store(iv.type.dtype, load(iv.type.dtype, src, linearIndex(xi, xs)), dst,
+            linearIndex(idx, iv.type.shape));
     });
   }
   std::vector<bool> isDirect(e.out.size(), false);
@@ -355,7 +388,8 @@ void LlvmEmitter::emitInnerPmap(const ir::Eqn &e) {
     const ir::Atom &ov = body.outvars[q];
     if (it == fs->direct.end()) continue;
     const ir::Eqn *d = ov.isLit ? nullptr : definer(body, ov.var.id);
-    if (outAxes[q] != 0 || !canWriteDirect(body, ov, q) || (d && d->op == Op::Pmap && countUses(body, ov.var.id) != 1)) {
+    if (outAxes[q] != 0 || !canWriteDirect(body, ov, q) ||
+        (d && d->op == Op::Pmap && countUses(body, ov.var.id) != 1)) {
       fs->direct.erase(it);  // gathered below, then copied out by the enclosing kernel
       continue;
     }
@@ -378,11 +412,13 @@ void LlvmEmitter::emitInnerPmap(const ir::Eqn &e) {
     const ir::Var &v = e.out[q];
     Value *per = bufferOf(ov);
     Value *res = outAxes[q] == 0 ? defBuffer(v) : allocBytes(v.type.bytes());
-    b.CreateCall(rt("spmd_all_gather"), {fs->dev, per, res, c64(ov.type().bytes()), c32(int32_t(bit))});
+    b.CreateCall(rt("spmd_all_gather"),
+                 {fs->dev, per, res, c64(ov.type().bytes()), c32(int32_t(bit))});
     if (outAxes[q] != 0) {
       ir::Shape stacked = ov.type().shape;
       stacked.insert(stacked.begin(), e.intParam("axis_size"));
-      emitTransposeCopy(v.type.dtype, res, stacked, stackPerm(v.type.rank(), outAxes[q]), defBuffer(v));
+      emitTransposeCopy(v.type.dtype, res, stacked, stackPerm(v.type.rank(), outAxes[q]),
+                        defBuffer(v));
     }
   }
 }
@@ -423,11 +459,13 @@ void LlvmEmitter::emitPollPoint() {
   v->setAtomic(AtomicOrdering::Monotonic);
   v->setAlignment(Align(4));
   Function *f = b.GetInsertBlock()->getParent();
-  BasicBlock *stop = BasicBlock::Create(ctx, "poll", f), *go = BasicBlock::Create(ctx, "poll.end", f);
+  BasicBlock *stop = BasicBlock::Create(ctx, "poll", f),
+             *go = BasicBlock::Create(ctx, "poll.end", f);
   MDBuilder md(ctx);
   b.CreateCondBr(b.CreateICmpNE(v, c32(0)), stop, go, md.createBranchWeights(1, 1 << 20));
   b.SetInsertPoint(stop);
-  b.CreateCall(rt("spmd_poll"), {fs->kernel ? nullPtr() : fs->host, fs->kernel ? fs->dev : nullPtr()});
+  b.CreateCall(rt("spmd_poll"),
+               {fs->kernel ? nullPtr() : fs->host, fs->kernel ? fs->dev : nullPtr()});
   b.CreateBr(go);
   b.SetInsertPoint(go);
 }
@@ -449,7 +487,8 @@ void LlvmEmitter::emitForLoop(const ir::Eqn &e) {
       fs->unsynced.insert(body.invars[1 + nc + k].id);
     }
     for (size_t k = 0; k < nc; ++k)
-      if (!e.in[k].isLit && fs->unsynced.count(e.in[k].var.id)) fs->unsynced.insert(body.invars[1 + k].id);
+      if (!e.in[k].isLit && fs->unsynced.count(e.in[k].var.id))
+        fs->unsynced.insert(body.invars[1 + k].id);
   }
   std::unordered_set<int> inv;
   for (auto &v : body.invars) inv.insert(v.id);
@@ -465,13 +504,19 @@ void LlvmEmitter::emitForLoop(const ir::Eqn &e) {
   for (size_t k = 0; k < ncar; ++k) fs->buf[body.invars[1 + nc + k].id] = carry[k];
   loop(e.intParam("trip_count"), [&](Value *i) {
     emitPollPoint();
-    if (fs->deviceProgram) fs->scalars[counter] = b.CreateTrunc(i, i32());
-    else b.CreateStore(b.CreateTrunc(i, i32()), ibuf);
+    if (fs->deviceProgram)
+      fs->scalars[counter] = b.CreateTrunc(i, i32());
+    else
+      b.CreateStore(b.CreateTrunc(i, i32()), ibuf);
     emitJaxpr(body);
-    for (size_t k = 0; k < ncar; ++k) copyKeepingShards(body.outvars[k], viaTemp ? tmp[k] : carry[k]);
+    for (size_t k = 0; k < ncar; ++k)
+      copyKeepingShards(body.outvars[k], viaTemp ? tmp[k] : carry[k]);
     for (size_t k = 0; k < tmp.size(); ++k) {
-      if (fs->kernel) memcpy(carry[k], tmp[k], e.out[k].type.bytes());
-      else b.CreateCall(rt("spmd_host_copy"), {fs->host, carry[k], tmp[k], c64(e.out[k].type.bytes())});
+      if (fs->kernel)
+        memcpy(carry[k], tmp[k], e.out[k].type.bytes());
+      else
+        b.CreateCall(rt("spmd_host_copy"),
+                     {fs->host, carry[k], tmp[k], c64(e.out[k].type.bytes())});
     }
     freeRegionOuts(*this, body);
   });
@@ -486,7 +531,8 @@ void LlvmEmitter::emitCond(const ir::Eqn &e) {
   // A device program reads a predicate that lives on the device back (one sync).
   Value *p = fs->deviceProgram ? hostScalar(e.in[0]) : elemAt(e.in[0], {});
   if (!p->getType()->isIntegerTy(1)) p = b.CreateICmpNE(p, ConstantInt::get(p->getType(), 0));
-  BasicBlock *tb = BasicBlock::Create(ctx, "cond.true", fs->fn), *fb = BasicBlock::Create(ctx, "cond.false", fs->fn),
+  BasicBlock *tb = BasicBlock::Create(ctx, "cond.true", fs->fn),
+             *fb = BasicBlock::Create(ctx, "cond.false", fs->fn),
              *cont = BasicBlock::Create(ctx, "cond.end", fs->fn);
   b.CreateCondBr(p, tb, fb);
   for (int r = 0; r < 2; ++r) {
@@ -549,11 +595,14 @@ void LlvmEmitter::emitCollective(const ir::Eqn &e) {
     return g;
   };
   switch (e.op) {
-  case Op::Psum: case Op::Pmax: case Op::Pmin: {
+  case Op::Psum:
+  case Op::Pmax:
+  case Op::Pmin: {
     Value *dst = defBuffer(out);
     copyAtom(x, dst);
-        b.CreateCall(rt("spmd_allreduce"), {fs->dev, dst, c64(out.type.numel()), c32(dtypeCode(d)), c32(collectiveReduceCode(e.op)),
-                                        c32(int32_t(axisMask(e.param("axes"))))});
+    b.CreateCall(rt("spmd_allreduce"),
+                 {fs->dev, dst, c64(out.type.numel()), c32(dtypeCode(d)),
+                  c32(collectiveReduceCode(e.op)), c32(int32_t(axisMask(e.param("axes"))))});
     return;
   }
   case Op::AllGather: {
@@ -564,7 +613,8 @@ void LlvmEmitter::emitCollective(const ir::Eqn &e) {
     Value *tmp = gd == 0 && agrees ? dst : allocBytes(out.type.bytes());
     b.CreateCall(rt("spmd_all_gather"), {fs->dev, bufferOf(x), tmp, c64(bytes), c32(int32_t(m))});
     if (!agrees)  // Note [Tuple order]
-      tmp = reorderGroup(e.param("axis_name"), d, tmp, x.type().numel(), false, gd == 0 ? dst : nullptr);
+      tmp = reorderGroup(e.param("axis_name"), d, tmp, x.type().numel(), false,
+                         gd == 0 ? dst : nullptr);
     if (gd != 0) {
       ir::Shape st = x.type().shape;
       st.insert(st.begin(), groupSize(m));
@@ -585,7 +635,8 @@ void LlvmEmitter::emitCollective(const ir::Eqn &e) {
   case Op::AllToAll: {
     uint32_t m = axisMask(e.param("axis_name"));
     int64_t G = groupSize(m), sa = e.intParam("split_axis"), ca = e.intParam("concat_axis");
-    Value *in = reorderGroup(e.param("axis_name"), d, chunkMajor(x, sa, G), x.type().numel() / G, true);
+    Value *in =
+        reorderGroup(e.param("axis_name"), d, chunkMajor(x, sa, G), x.type().numel() / G, true);
     Value *tmp = allocBytes(bytes);
     b.CreateCall(rt("spmd_all_to_all"), {fs->dev, in, tmp, c64(bytes / G), c32(int32_t(m))});
     tmp = reorderGroup(e.param("axis_name"), d, tmp, x.type().numel() / G, false);
@@ -598,10 +649,12 @@ void LlvmEmitter::emitCollective(const ir::Eqn &e) {
   case Op::ReduceScatter: {
     uint32_t m = axisMask(e.param("axis_name"));
     int64_t G = groupSize(m);
-    Value *in = reorderGroup(e.param("axis_name"), d, chunkMajor(x, e.intParam("scatter_dimension"), G),
-                             x.type().numel() / G, true);
-    b.CreateCall(rt("spmd_reduce_scatter"), {fs->dev, in, defBuffer(out), c64(x.type().numel() / G),
-                                             c32(dtypeCode(d)), c32(collectiveReduceCode(e.op)), c32(int32_t(m))});
+    Value *in =
+        reorderGroup(e.param("axis_name"), d, chunkMajor(x, e.intParam("scatter_dimension"), G),
+                     x.type().numel() / G, true);
+    b.CreateCall(rt("spmd_reduce_scatter"),
+                 {fs->dev, in, defBuffer(out), c64(x.type().numel() / G), c32(dtypeCode(d)),
+                  c32(collectiveReduceCode(e.op)), c32(int32_t(m))});
     return;
   }
   default: break;
@@ -616,8 +669,8 @@ void LlvmEmitter::emitPrint(const ir::Eqn &e) {
     } else if (s.kind == ir::Param::Int) {
       const ir::Atom &a = e.in.at(size_t(s.i));
       const ir::Type t = a.type();
-      b.CreateCall(rt("spmd_print_array"), {fs->host, bufferOf(a), c32(dtypeCode(t.dtype)), c32(t.rank()),
-                                            constI64s(t.shape)});
+      b.CreateCall(rt("spmd_print_array"), {fs->host, bufferOf(a), c32(dtypeCode(t.dtype)),
+                                            c32(t.rank()), constI64s(t.shape)});
     } else {
       const ir::Atom &a = e.in.at(size_t(s.elems.at(0).i));
       b.CreateCall(rt("spmd_print_render"), {fs->host, bufferOf(a), c64(a.type().numel()),
@@ -633,8 +686,9 @@ void LlvmEmitter::emitAssertClose(const ir::Eqn &e) {
     const ir::Param &p = e.param(k);
     return ConstantFP::get(b.getDoubleTy(), p.kind == ir::Param::Float ? p.f : double(p.i));
   };
-  b.CreateCall(rt("spmd_assert_close"), {fs->host, bufferOf(e.in[0]), bufferOf(e.in[1]), c32(dtypeCode(t.dtype)),
-                                          c64(t.numel()), num("rtol"), num("atol"), cstr(e.param("where").s)});
+  b.CreateCall(rt("spmd_assert_close"),
+               {fs->host, bufferOf(e.in[0]), bufferOf(e.in[1]), c32(dtypeCode(t.dtype)),
+                c64(t.numel()), num("rtol"), num("atol"), cstr(e.param("where").s)});
 }
 
-} // namespace spmd::codegen
+}  // namespace spmd::codegen

@@ -22,28 +22,36 @@ const std::array<EqnEmitter, ir::kNumOps> &hostEmitters() {
     for (int k = 0; k < ir::kNumOps; ++k) {
       Op op = Op(k);
       // Elementwise and cheap shape ops: one element at a time, fusable (Note [Fusion]).
-      if (LlvmEmitter::indexableOp(op)) set(op, [](LlvmEmitter &l, const ir::Eqn &e) { l.emitIndexable(e); });
+      if (LlvmEmitter::indexableOp(op))
+        set(op, [](LlvmEmitter &l, const ir::Eqn &e) { l.emitIndexable(e); });
       if (ir::info(op).category == OpCategory::Collective)
         set(op, [](LlvmEmitter &l, const ir::Eqn &e) { l.emitCollective(e); });
     }
-    for (Op op : {Op::ReduceSum, Op::ReduceMax, Op::ReduceMin, Op::ReduceProd, Op::ReduceAnd, Op::ReduceOr})
+    for (Op op :
+         {Op::ReduceSum, Op::ReduceMax, Op::ReduceMin, Op::ReduceProd, Op::ReduceAnd, Op::ReduceOr})
       set(op, [](LlvmEmitter &l, const ir::Eqn &e) { l.emitReduce(e); });
-    for (Op op : {Op::Argmax, Op::Argmin}) set(op, [](LlvmEmitter &l, const ir::Eqn &e) { l.emitArgReduce(e); });
+    for (Op op : {Op::Argmax, Op::Argmin})
+      set(op, [](LlvmEmitter &l, const ir::Eqn &e) { l.emitArgReduce(e); });
     for (Op op : {Op::Reshape, Op::RandomWrap, Op::RandomUnwrap})
       set(op, [](LlvmEmitter &l, const ir::Eqn &e) { l.emitReshape(e); });
     set(Op::Concatenate, [](LlvmEmitter &l, const ir::Eqn &e) { l.emitConcatenate(e); });
     set(Op::Pad, [](LlvmEmitter &l, const ir::Eqn &e) { l.emitPad(e); });
     set(Op::Constant, [](LlvmEmitter &l, const ir::Eqn &e) { l.emitConstant(e); });
     set(Op::DynamicSlice, [](LlvmEmitter &l, const ir::Eqn &e) { l.emitDynamicSlice(e, false); });
-    set(Op::DynamicUpdateSlice, [](LlvmEmitter &l, const ir::Eqn &e) { l.emitDynamicSlice(e, true); });
+    set(Op::DynamicUpdateSlice,
+        [](LlvmEmitter &l, const ir::Eqn &e) { l.emitDynamicSlice(e, true); });
     set(Op::DotGeneral, [](LlvmEmitter &l, const ir::Eqn &e) { l.emitDot(e); });
-    set(Op::Pmap, [](LlvmEmitter &l, const ir::Eqn &e) { l.fs->kernel ? l.emitInnerPmap(e) : l.emitPmapLaunch(e); });
+    set(Op::Pmap, [](LlvmEmitter &l, const ir::Eqn &e) {
+      l.fs->kernel ? l.emitInnerPmap(e) : l.emitPmapLaunch(e);
+    });
     set(Op::ForLoop, [](LlvmEmitter &l, const ir::Eqn &e) { l.emitForLoop(e); });
     set(Op::Cond, [](LlvmEmitter &l, const ir::Eqn &e) { l.emitCond(e); });
     set(Op::Print, [](LlvmEmitter &l, const ir::Eqn &e) { l.emitPrint(e); });
     set(Op::AssertClose, [](LlvmEmitter &l, const ir::Eqn &e) { l.emitAssertClose(e); });
     set(Op::CheckIndex, [](LlvmEmitter &l, const ir::Eqn &e) { l.emitCheckIndex(e); });
-    set(Op::Vmap, [](LlvmEmitter &, const ir::Eqn &) { internal_assert(false, "vmap reached codegen: eliminateVmaps runs first"); });
+    set(Op::Vmap, [](LlvmEmitter &, const ir::Eqn &) {
+      internal_assert(false, "vmap reached codegen: eliminateVmaps runs first");
+    });
     return t;
   }();
   return table;
@@ -67,7 +75,8 @@ const std::array<EqnEmitter, ir::kNumOps> &deviceEmitters() {
     for (Op op : {Op::Reshape, Op::RandomWrap, Op::RandomUnwrap})
       set(op, [](LlvmEmitter &l, const ir::Eqn &e) { l.emitReshape(e); });
     set(Op::DotGeneral, [](LlvmEmitter &l, const ir::Eqn &e) { l.deviceDot(e); });
-    for (Op op : {Op::ReduceSum, Op::ReduceMax, Op::ReduceMin, Op::ReduceProd, Op::ReduceAnd, Op::ReduceOr})
+    for (Op op :
+         {Op::ReduceSum, Op::ReduceMax, Op::ReduceMin, Op::ReduceProd, Op::ReduceAnd, Op::ReduceOr})
       set(op, [](LlvmEmitter &l, const ir::Eqn &e) { l.deviceReduce(e); });
     set(Op::CheckIndex, [](LlvmEmitter &l, const ir::Eqn &e) { l.deviceCheckIndex(e); });
     for (Op op : {Op::DynamicSlice, Op::DynamicUpdateSlice})
@@ -88,12 +97,15 @@ const std::array<EqnEmitter, ir::kNumOps> &deviceEmitters() {
     // refuses them there), and vmaps are gone before codegen.
     for (Op op : {Op::Print, Op::AssertClose})
       set(op, [](LlvmEmitter &, const ir::Eqn &e) {
-        internal_assert(false, std::string(ir::name(e.op)) + " inside a device program (a host effect)");
+        internal_assert(false,
+                        std::string(ir::name(e.op)) + " inside a device program (a host effect)");
       });
-    set(Op::Vmap, [](LlvmEmitter &, const ir::Eqn &) { internal_assert(false, "vmap reached codegen: eliminateVmaps runs first"); });
+    set(Op::Vmap, [](LlvmEmitter &, const ir::Eqn &) {
+      internal_assert(false, "vmap reached codegen: eliminateVmaps runs first");
+    });
     return t;
   }();
   return table;
 }
 
-} // namespace spmd::codegen
+}  // namespace spmd::codegen

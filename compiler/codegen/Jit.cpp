@@ -57,14 +57,17 @@ static void initTargets() {
   });
 }
 
-template <typename T> static T check(Expected<T> v, const char *what) {
+template <typename T>
+static T check(Expected<T> v, const char *what) {
   if (!v) internal_assert(false, std::string(what) + ": " + toString(v.takeError()));
   return std::move(*v);
 }
 
 static CodeGenOptLevel cgLevel(int o) {
-  return o <= 0 ? CodeGenOptLevel::None : o == 1 ? CodeGenOptLevel::Less
-                                         : o == 2 ? CodeGenOptLevel::Default : CodeGenOptLevel::Aggressive;
+  return o <= 0   ? CodeGenOptLevel::None
+         : o == 1 ? CodeGenOptLevel::Less
+         : o == 2 ? CodeGenOptLevel::Default
+                  : CodeGenOptLevel::Aggressive;
 }
 
 /// The JIT's description of this machine: its CPU and features, at level `o`. Code is
@@ -98,9 +101,12 @@ static void optimize(Module &m, TargetMachine *tm, int o) {
   pb.registerFunctionAnalyses(fam);
   pb.registerLoopAnalyses(lam);
   pb.crossRegisterProxies(lam, fam, cgam, mam);
-  OptimizationLevel lvl = o <= 0 ? OptimizationLevel::O0 : o == 1 ? OptimizationLevel::O1
-                          : o == 2 ? OptimizationLevel::O2 : OptimizationLevel::O3;
-  ModulePassManager mpm = o <= 0 ? pb.buildO0DefaultPipeline(lvl) : pb.buildPerModuleDefaultPipeline(lvl);
+  OptimizationLevel lvl = o <= 0   ? OptimizationLevel::O0
+                          : o == 1 ? OptimizationLevel::O1
+                          : o == 2 ? OptimizationLevel::O2
+                                   : OptimizationLevel::O3;
+  ModulePassManager mpm =
+      o <= 0 ? pb.buildO0DefaultPipeline(lvl) : pb.buildPerModuleDefaultPipeline(lvl);
   mpm.run(m, mam);
 }
 
@@ -125,7 +131,8 @@ struct Kernels {
 /// Lowers `m` and optimises it for the host; `tm` receives the target machine. With a
 /// split, the CPU kernels are linked into the module and the GPU kernels compiled to PTX.
 static std::unique_ptr<Module> hostModule(LLVMContext &ctx, const ir::Module &m, const Options &o,
-                                          std::unique_ptr<TargetMachine> &tm, Kernels *kernels = nullptr) {
+                                          std::unique_ptr<TargetMachine> &tm,
+                                          Kernels *kernels = nullptr) {
   initTargets();
   tm = check(hostBuilder(o.optLevel).createTargetMachine(), "creating the host target machine");
   LlvmEmitter L(ctx, Target::Host, o.where, splitOf(o.backend));
@@ -166,26 +173,28 @@ extern "C" const char spmd_libdevice_start[], spmd_libdevice_end[];
 /// looked for where CUDA installs it.
 static void linkLibdevice(Module &mod) {
   bool needed = false;
-  for (auto &f : mod)
-    needed |= f.isDeclaration() && f.getName().starts_with("__nv_");
+  for (auto &f : mod) needed |= f.isDeclaration() && f.getName().starts_with("__nv_");
   if (!needed) return;
   SMDiagnostic diag;
   std::unique_ptr<Module> lib;
 #ifdef SPMD_HAVE_LIBDEVICE
   auto buf = MemoryBuffer::getMemBuffer(
-      StringRef(spmd_libdevice_start, size_t(spmd_libdevice_end - spmd_libdevice_start)), "libdevice.10.bc", false);
+      StringRef(spmd_libdevice_start, size_t(spmd_libdevice_end - spmd_libdevice_start)),
+      "libdevice.10.bc", false);
   lib = parseIR(buf->getMemBufferRef(), diag, mod.getContext());
 #else
   const char *path = "/usr/local/cuda/nvvm/libdevice/libdevice.10.bc";
   if (std::filesystem::exists(path)) lib = parseIRFile(path, diag, mod.getContext());
 #endif
-  internal_assert(lib != nullptr, "the GPU kernels need libdevice.10.bc, which this build of spmdrun does not have "
-                                  "(build it where the CUDA toolkit is installed)");
+  internal_assert(lib != nullptr,
+                  "the GPU kernels need libdevice.10.bc, which this build of spmdrun does not have "
+                  "(build it where the CUDA toolkit is installed)");
   lib->setTargetTriple(mod.getTargetTriple());
   lib->setDataLayout(mod.getDataLayout());
   Linker::linkModules(mod, std::move(lib), Linker::LinkOnlyNeeded);
   for (auto &f : mod)
-    if (!f.isDeclaration() && f.getName().starts_with("__nv_")) f.setLinkage(GlobalValue::InternalLinkage);
+    if (!f.isDeclaration() && f.getName().starts_with("__nv_"))
+      f.setLinkage(GlobalValue::InternalLinkage);
 }
 
 std::string emitPTX(const ir::Module &m, const Options &o) {
@@ -203,8 +212,8 @@ static std::string ptxOf(Module &kernels, int optLevel) {
   std::string triple = "nvptx64-nvidia-cuda", err;
   const llvm::Target *t = TargetRegistry::lookupTarget(triple, err);
   internal_assert(t, "no NVPTX target: " + err);
-  std::unique_ptr<TargetMachine> tm(t->createTargetMachine(triple, "sm_90", "+ptx80", TargetOptions(),
-                                                          std::nullopt, std::nullopt, cgLevel(optLevel)));
+  std::unique_ptr<TargetMachine> tm(t->createTargetMachine(
+      triple, "sm_90", "+ptx80", TargetOptions(), std::nullopt, std::nullopt, cgLevel(optLevel)));
   mod->setTargetTriple(triple);
   mod->setDataLayout(tm->createDataLayout());
   linkLibdevice(*mod);
@@ -227,8 +236,8 @@ namespace {
 /// A program JIT compiled by ORC LLJIT; owns the JIT and so the code.
 class JitExecutable : public Executable {
 public:
-  JitExecutable(std::unique_ptr<orc::LLJIT> jit, void (*fn)(spmd_host *), double secs, std::string ptx,
-                std::vector<std::pair<std::string, void *>> hostKernels)
+  JitExecutable(std::unique_ptr<orc::LLJIT> jit, void (*fn)(spmd_host *), double secs,
+                std::string ptx, std::vector<std::pair<std::string, void *>> hostKernels)
       : jit_(std::move(jit)), fn_(fn) {
     compileSeconds_ = secs;
     ptx_ = std::move(ptx);
@@ -241,13 +250,14 @@ private:
   std::unique_ptr<orc::LLJIT> jit_;
   void (*fn_)(spmd_host *);
 };
-} // namespace
+}  // namespace
 
 /// The JIT a Jit keeps (host-tuned, resolving the runtime from the process).
 static std::unique_ptr<orc::LLJIT> makeJit(int optLevel) {
   auto jit = check(orc::LLJITBuilder().setJITTargetMachineBuilder(hostBuilder(optLevel)).create(),
                    "creating the JIT");
-  auto gen = check(orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(jit->getDataLayout().getGlobalPrefix()),
+  auto gen = check(orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+                       jit->getDataLayout().getGlobalPrefix()),
                    "searching the process for the runtime");
   jit->getMainJITDylib().addGenerator(std::move(gen));
   return jit;
@@ -268,7 +278,8 @@ static std::string objectOf(Module &mod, TargetMachine &tm) {
 static std::string cacheKey(const ir::Module &m, const Options &o) {
   auto jtmb = hostBuilder(o.optLevel);
   std::string k = "spmdrun " + ObjectCache::compilerIdentity() + "\nllvm " LLVM_VERSION_STRING "\n";
-  k += jtmb.getTargetTriple().str() + "\n" + jtmb.getCPU() + "\n" + jtmb.getFeatures().getString() + "\n";
+  k += jtmb.getTargetTriple().str() + "\n" + jtmb.getCPU() + "\n" + jtmb.getFeatures().getString() +
+       "\n";
   k += "O" + std::to_string(o.optLevel) + " backend " + std::to_string(int(o.backend)) + "\n";
   return k + ir::fingerprint(m);
 }
@@ -303,9 +314,11 @@ std::unique_ptr<Executable> compile(const ir::Module &m, const Options &o) {
   std::vector<std::pair<std::string, void *>> hostKernels;
   if (o.backend == Backend::CpuSplit)
     for (auto &name : prog->kernelNames)
-      hostKernels.emplace_back(name, check(jit->lookup(name), "looking up a kernel").toPtr<void *>());
+      hostKernels.emplace_back(name,
+                               check(jit->lookup(name), "looking up a kernel").toPtr<void *>());
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  auto exe = std::make_unique<JitExecutable>(std::move(jit), fn, secs, std::move(prog->ptx), std::move(hostKernels));
+  auto exe = std::make_unique<JitExecutable>(std::move(jit), fn, secs, std::move(prog->ptx),
+                                             std::move(hostKernels));
   exe->setCacheUse(use);
   return exe;
 }
@@ -322,8 +335,8 @@ namespace {
 /// A module's code in a shared JIT: removed from it on destruction.
 class TrackedExecutable : public Executable {
 public:
-  TrackedExecutable(orc::ResourceTrackerSP rt, void (*fn)(spmd_host *), void (*io)(spmd_host *, void **, void **),
-                    double secs)
+  TrackedExecutable(orc::ResourceTrackerSP rt, void (*fn)(spmd_host *),
+                    void (*io)(spmd_host *, void **, void **), double secs)
       : rt_(std::move(rt)), fn_(fn), io_(io) {
     compileSeconds_ = secs;
   }
@@ -338,7 +351,7 @@ private:
   void (*fn_)(spmd_host *);
   void (*io_)(spmd_host *, void **, void **);
 };
-} // namespace
+}  // namespace
 
 Jit::Jit(const Options &o) : impl_(std::make_unique<Impl>()) {
   initTargets();
@@ -366,8 +379,9 @@ std::unique_ptr<Executable> Jit::add(const ir::Module &m) {
   auto sym = check(impl_->jit->lookup("spmd_main" + suffix), "looking up spmd_main");
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (io)
-    return std::make_unique<TrackedExecutable>(rt, nullptr, sym.toPtr<void (*)(spmd_host *, void **, void **)>(), secs);
+    return std::make_unique<TrackedExecutable>(
+        rt, nullptr, sym.toPtr<void (*)(spmd_host *, void **, void **)>(), secs);
   return std::make_unique<TrackedExecutable>(rt, sym.toPtr<void (*)(spmd_host *)>(), nullptr, secs);
 }
 
-} // namespace spmd::codegen
+}  // namespace spmd::codegen

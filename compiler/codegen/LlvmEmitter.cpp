@@ -26,19 +26,22 @@ using namespace llvm;
 using ir::DType;
 
 // ir::DType's values are spmdrt.def's codes (ir/IR.h); check them against spmd_dtype.
-#define SPMD_RT_DTYPE(Cxx, C, code, bytes, text) \
-  static_assert(int32_t(DType::Cxx) == SPMD_DTYPE_##C, "ir::DType::" #Cxx " is not spmd_dtype's code");
+#define SPMD_RT_DTYPE(Cxx, C, code, bytes, text)                                                   \
+  static_assert(int32_t(DType::Cxx) == SPMD_DTYPE_##C,                                             \
+                "ir::DType::" #Cxx " is not spmd_dtype's code");
 #include "spmdrt.def"
 
 int32_t dtypeCode(DType d) { return int32_t(d); }
 
-LlvmEmitter::LlvmEmitter(LLVMContext &c, Target t, std::function<std::string(const SrcRange &)> where, Split s)
+LlvmEmitter::LlvmEmitter(LLVMContext &c, Target t,
+                         std::function<std::string(const SrcRange &)> where, Split s)
     : ctx(c), target(t), b(c), renderLoc(std::move(where)), split(s) {}
 
 Type *LlvmEmitter::regTy(DType d) {
   switch (d) {
   case DType::Bool: return b.getInt1Ty();
-  case DType::I32: case DType::U32: return b.getInt32Ty();
+  case DType::I32:
+  case DType::U32: return b.getInt32Ty();
   case DType::F32: return b.getFloatTy();
   case DType::F64: return b.getDoubleTy();
   case DType::Key: return b.getInt64Ty();
@@ -52,19 +55,27 @@ Type *LlvmEmitter::memTy(DType d) { return d == DType::Bool ? b.getInt8Ty() : re
 namespace {
 
 /// The LLVM type of a parameter or result of C type T (spmdrt.def's types only).
-template <typename T> Type *llvmTypeOf(LLVMContext &c) {
-  if constexpr (std::is_void_v<T>) return Type::getVoidTy(c);
-  else if constexpr (std::is_pointer_v<T>) return PointerType::get(c, 0);
-  else if constexpr (std::is_same_v<T, double>) return Type::getDoubleTy(c);
+template <typename T>
+Type *llvmTypeOf(LLVMContext &c) {
+  if constexpr (std::is_void_v<T>)
+    return Type::getVoidTy(c);
+  else if constexpr (std::is_pointer_v<T>)
+    return PointerType::get(c, 0);
+  else if constexpr (std::is_same_v<T, double>)
+    return Type::getDoubleTy(c);
   else {
     static_assert(std::is_integral_v<T>, "a runtime parameter type codegen cannot declare");
     return IntegerType::get(c, 8 * sizeof(T));
   }
 }
 
-template <typename F> struct LlvmFnType;
-template <typename R, typename... A> struct LlvmFnType<R(A...)> {
-  static FunctionType *get(LLVMContext &c) { return FunctionType::get(llvmTypeOf<R>(c), {llvmTypeOf<A>(c)...}, false); }
+template <typename F>
+struct LlvmFnType;
+template <typename R, typename... A>
+struct LlvmFnType<R(A...)> {
+  static FunctionType *get(LLVMContext &c) {
+    return FunctionType::get(llvmTypeOf<R>(c), {llvmTypeOf<A>(c)...}, false);
+  }
 };
 
 /// Every entry point of spmdrt.def: its name and how to build its LLVM type, derived
@@ -72,13 +83,15 @@ template <typename R, typename... A> struct LlvmFnType<R(A...)> {
 using FnTypeOf = FunctionType *(*)(LLVMContext &);
 const std::unordered_map<std::string, FnTypeOf> &runtimeFunctions() {
   static const std::unordered_map<std::string, FnTypeOf> fns = {
+// clang-format off
 #define SPMD_RT_FN(ret, name, params) {#name, &LlvmFnType<decltype(name)>::get},
 #include "spmdrt.def"
+      // clang-format on
   };
   return fns;
 }
 
-} // namespace
+}  // namespace
 
 FunctionCallee LlvmEmitter::rt(const std::string &name) {
   auto it = runtimeFunctions().find(name);
@@ -87,7 +100,9 @@ FunctionCallee LlvmEmitter::rt(const std::string &name) {
   return mod->getOrInsertFunction(name, it->second(ctx));
 }
 
-Value *LlvmEmitter::cstr(const std::string &s) { return b.CreateGlobalStringPtr(s, "str", 0, mod.get()); }
+Value *LlvmEmitter::cstr(const std::string &s) {
+  return b.CreateGlobalStringPtr(s, "str", 0, mod.get());
+}
 
 Value *LlvmEmitter::constI64s(const std::vector<int64_t> &v) {
   std::vector<uint64_t> u(v.begin(), v.end());
@@ -128,7 +143,10 @@ Value *LlvmEmitter::linearIndex(const std::vector<Value *> &idx, const ir::Shape
 std::vector<Value *> LlvmEmitter::delinearize(Value *lin, const ir::Shape &shape) {
   std::vector<Value *> idx(shape.size());
   for (size_t k = shape.size(); k-- > 0;) {
-    if (k == 0) { idx[k] = lin; break; }
+    if (k == 0) {
+      idx[k] = lin;
+      break;
+    }
     idx[k] = b.CreateURem(lin, c64(shape[k]));
     lin = b.CreateUDiv(lin, c64(shape[k]));
   }
@@ -137,7 +155,10 @@ std::vector<Value *> LlvmEmitter::delinearize(Value *lin, const ir::Shape &shape
 
 void LlvmEmitter::loop(int64_t n, const std::function<void(Value *)> &body) {
   if (n <= 0) return;
-  if (n == 1) { body(c64(0)); return; }
+  if (n == 1) {
+    body(c64(0));
+    return;
+  }
   Function *f = b.GetInsertBlock()->getParent();
   BasicBlock *pre = b.GetInsertBlock();
   BasicBlock *head = BasicBlock::Create(ctx, "loop", f);
@@ -156,7 +177,10 @@ void LlvmEmitter::loop(int64_t n, const std::function<void(Value *)> &body) {
 void LlvmEmitter::loopNest(const ir::Shape &shape, const IndexFn &body) {
   std::vector<Value *> idx;
   std::function<void(size_t)> rec = [&](size_t k) {
-    if (k == shape.size()) { body(idx); return; }
+    if (k == shape.size()) {
+      body(idx);
+      return;
+    }
     loop(shape[k], [&](Value *i) {
       idx.push_back(i);
       rec(k + 1);
@@ -200,7 +224,8 @@ Value *LlvmEmitter::defBuffer(const ir::Var &v) {
 }
 
 Value *LlvmEmitter::bufferOf(const ir::Atom &a) {
-  if (fs->deviceProgram && (a.isLit || fs->scalars.count(a.var.id)) && !(!a.isLit && fs->buf.count(a.var.id))) {
+  if (fs->deviceProgram && (a.isLit || fs->scalars.count(a.var.id)) &&
+      !(!a.isLit && fs->buf.count(a.var.id))) {
     // A literal or a host scalar needed in device memory: a one-element kernel writes it.
     ir::Type t = a.type();
     Value *p = allocBytes(t.bytes());
@@ -235,7 +260,8 @@ void LlvmEmitter::syncForRead(const ir::Atom &a) {
 }
 
 void LlvmEmitter::copyKeepingShards(const ir::Atom &a, Value *dst) {
-  if (fs->kernel || a.isLit || !fs->unsynced.count(a.var.id) || fs->fused.count(a.var.id)) return copyAtom(a, dst);
+  if (fs->kernel || a.isLit || !fs->unsynced.count(a.var.id) || fs->fused.count(a.var.id))
+    return copyAtom(a, dst);
   Value *src = bufferOf(a);
   b.CreateCall(rt("spmd_host_copy"), {fs->host, dst, src, c64(a.type().bytes())});
 }
@@ -244,7 +270,8 @@ void LlvmEmitter::copyAtom(const ir::Atom &a, Value *dst) {
   syncForRead(a);
   if (fs->deviceProgram && (a.isLit || fs->fused.count(a.var.id) || fs->scalars.count(a.var.id))) {
     ir::Type t = a.type();
-    storeKernel("copy", t, dst, {a}, [&](const std::vector<Value *> &idx) { return elemAt(a, idx); });
+    storeKernel("copy", t, dst, {a},
+                [&](const std::vector<Value *> &idx) { return elemAt(a, idx); });
     return;
   }
   if (!a.isLit && fs->fused.count(a.var.id)) {
@@ -346,10 +373,12 @@ void LlvmEmitter::switchSegment(bool back) {
   Value *to = fs->inSegment ? fs->fn->getArg(2) : table;
   auto slot = [&](Value *t, size_t k) { return b.CreateConstInBoundsGEP1_64(ptr(), t, k); };
   for (size_t k = 0; k < ids.size(); ++k) b.CreateStore(fs->buf[ids[k]], slot(to, k));
-  for (size_t k = 0; k < directs.size(); ++k) b.CreateStore(fs->direct[directs[k]].ptr, slot(to, ids.size() + k));
+  for (size_t k = 0; k < directs.size(); ++k)
+    b.CreateStore(fs->direct[directs[k]].ptr, slot(to, ids.size() + k));
   if (fs->inSegment) {
     fs->pendingSegment->setArgOperand(2, table);
-    if (host) b.CreateRet(b.getTrue());
+    if (host)
+      b.CreateRet(b.getTrue());
     else {
       b.CreateRetVoid();
       IRBuilder<>(fs->allocs).CreateBr(fs->segBody);
@@ -359,8 +388,9 @@ void LlvmEmitter::switchSegment(bool back) {
   Value *from = table;
   if (!back) {
     auto *ft = FunctionType::get(host ? i1() : b.getVoidTy(), {ptr(), ptr(), ptr()}, false);
-    Function *seg = Function::Create(ft, GlobalValue::InternalLinkage,
-                                     caller->getName() + ".seg" + std::to_string(segmentCount++), mod.get());
+    Function *seg =
+        Function::Create(ft, GlobalValue::InternalLinkage,
+                         caller->getName() + ".seg" + std::to_string(segmentCount++), mod.get());
     seg->addFnAttr(Attribute::NoInline);
     fs->pendingSegment = b.CreateCall(seg, {caller->getArg(0), table, nullPtr()});
     if (host) {
@@ -406,7 +436,10 @@ void LlvmEmitter::emitEqn(const ir::Eqn &e) {
   using ir::OpCategory;
   const ir::Eqn *outerEqn = curEqn;
   curEqn = &e;
-  struct Restore { const ir::Eqn *&p, *v; ~Restore() { p = v; } } restore{curEqn, outerEqn};
+  struct Restore {
+    const ir::Eqn *&p, *v;
+    ~Restore() { p = v; }
+  } restore{curEqn, outerEqn};
   // The host reads what an equation reads (a fused one through its consumer, later):
   // gather sharded inputs first. A pmap reads them on the devices; a loop passes them
   // on to its body, which syncs where it reads them (emitForLoop).
@@ -456,7 +489,8 @@ std::unique_ptr<Module> LlvmEmitter::run(const ir::Module &m) {
     Value *def = segmentOrigin.count(p) ? segmentOrigin[p] : p;  // Note [Segments]
     auto *call = dyn_cast_or_null<CallInst>(def);
     bool owned = call && call->getCalledFunction() &&
-                 call->getCalledFunction()->getName().starts_with("spmd_host_alloc") && !notOwned.count(def);
+                 call->getCalledFunction()->getName().starts_with("spmd_host_alloc") &&
+                 !notOwned.count(def);
     if (!owned) {
       p = allocBytes(a.type().bytes());
       copyAtom(a, p);
@@ -472,4 +506,4 @@ std::unique_ptr<Module> LlvmEmitter::run(const ir::Module &m) {
   return std::move(mod);
 }
 
-} // namespace spmd::codegen
+}  // namespace spmd::codegen

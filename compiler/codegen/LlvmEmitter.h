@@ -61,16 +61,16 @@ struct DirectOut {
 struct FnState {
   llvm::Function *fn = nullptr;
   bool kernel = false;
-  llvm::Value *host = nullptr;  ///< spmd_host* (null in kernels)
-  llvm::Value *dev = nullptr;   ///< spmd_dev* (null on the host)
-  llvm::BasicBlock *allocs = nullptr;  ///< kernels: hoisted allocations go here
+  llvm::Value *host = nullptr;            ///< spmd_host* (null in kernels)
+  llvm::Value *dev = nullptr;             ///< spmd_dev* (null on the host)
+  llvm::BasicBlock *allocs = nullptr;     ///< kernels: hoisted allocations go here
   llvm::BasicBlock *failBlock = nullptr;  ///< host: returns after a failed launch
   std::vector<MeshAxis> mesh;
-  std::unordered_map<int, llvm::Value *> buf;        ///< var id -> buffer
-  std::unordered_map<int, const ir::Eqn *> fused;    ///< var id -> its defining eqn
+  std::unordered_map<int, llvm::Value *> buf;      ///< var id -> buffer
+  std::unordered_map<int, const ir::Eqn *> fused;  ///< var id -> its defining eqn
   std::unordered_set<int> unsynced;  ///< host: values that may be shards still on the devices
   std::unordered_map<int, DirectOut> direct;  ///< kernel: var id -> launch output
-  std::vector<uint32_t> outMasks;  ///< kernel: the mask of each launch output
+  std::vector<uint32_t> outMasks;             ///< kernel: the mask of each launch output
   /// kernel: values whose buffer already is this device's slice for the inner pmap that
   /// maps them (splitChain in EmitRegions.cpp)
   std::unordered_set<int> presliced;
@@ -106,7 +106,8 @@ using KernelBody = std::function<void(llvm::Value *, const std::vector<llvm::Val
 class LlvmEmitter {
 public:
   LlvmEmitter(llvm::LLVMContext &ctx, Target target,
-           std::function<std::string(const SrcRange &)> where = nullptr, Split split = Split::None);
+              std::function<std::string(const SrcRange &)> where = nullptr,
+              Split split = Split::None);
   /// Emits the whole module; returns it (the host code). With a split, the kernels are
   /// in takeKernels() afterwards.
   std::unique_ptr<llvm::Module> run(const ir::Module &m);
@@ -136,10 +137,10 @@ public:
   llvm::Value *c64(int64_t v) { return b.getInt64(uint64_t(v)); }
   llvm::Value *c32(int32_t v) { return b.getInt32(uint32_t(v)); }
 
-  llvm::Type *regTy(ir::DType d);  ///< the type of one element in a register
-  llvm::Type *memTy(ir::DType d);  ///< the type of one element in memory
+  llvm::Type *regTy(ir::DType d);                    ///< the type of one element in a register
+  llvm::Type *memTy(ir::DType d);                    ///< the type of one element in memory
   llvm::FunctionCallee rt(const std::string &name);  ///< a runtime entry point
-  llvm::Value *cstr(const std::string &s);            ///< a private C string
+  llvm::Value *cstr(const std::string &s);           ///< a private C string
   llvm::Value *constI64s(const std::vector<int64_t> &v);
   llvm::Value *constI32s(const std::vector<int32_t> &v);
   llvm::Value *nullPtr() { return llvm::ConstantPointerNull::get(ptr()); }
@@ -223,7 +224,8 @@ public:
   /// Checks 0 <= index <= limit at run time, else spmd_index_error (a limit below 0
   /// always fails). With `wrap` > 0 the index was wrapped NumPy-style by that size and
   /// the error reports it as written (Note [Index errors]).
-  void checkIndex(llvm::Value *index, int64_t limit, int64_t size, const std::string &where, int64_t wrap = 0);
+  void checkIndex(llvm::Value *index, int64_t limit, int64_t size, const std::string &where,
+                  int64_t wrap = 0);
   /// The start indices of a dynamic_slice/dynamic_update_slice, checked and clamped.
   std::vector<llvm::Value *> dynamicStarts(const ir::Eqn &e);
   /// Whether a dynamic slice's window is larger than its operand in some dimension (so
@@ -253,8 +255,8 @@ public:
   /// `blocks` (G blocks of `blockElems` elements, one per replica of the named axes)
   /// reordered from the tuple's order to the mesh's (`toMesh`) or back; `blocks` itself
   /// when the two orders agree (Note [Tuple order]). Written to `into` when given.
-  llvm::Value *reorderGroup(const ir::Param &axisNames, ir::DType d, llvm::Value *blocks, int64_t blockElems,
-                            bool toMesh, llvm::Value *into = nullptr);
+  llvm::Value *reorderGroup(const ir::Param &axisNames, ir::DType d, llvm::Value *blocks,
+                            int64_t blockElems, bool toMesh, llvm::Value *into = nullptr);
   /// [.., G, n/G, ..] with G moved to the front: `x` split in G chunks along `axis`.
   llvm::Value *chunkMajor(const ir::Atom &x, int64_t axis, int64_t G);
 
@@ -281,8 +283,9 @@ public:
   void deviceMaterialize(const ir::Eqn &e);
   /// Kernel: the fold with `comb` of elem(r) for r = lo, lo+step, ... < hi, in a fixed
   /// order (Note [Fold order]).
-  llvm::Value *foldRange(ir::Op comb, ir::DType d, llvm::Value *ident, llvm::Value *lo, llvm::Value *hi,
-                         llvm::Value *step, const std::function<llvm::Value *(llvm::Value *)> &elem);
+  llvm::Value *foldRange(ir::Op comb, ir::DType d, llvm::Value *ident, llvm::Value *lo,
+                         llvm::Value *hi, llvm::Value *step,
+                         const std::function<llvm::Value *(llvm::Value *)> &elem);
   void deviceReduce(const ir::Eqn &e);
   void deviceDot(const ir::Eqn &e);
   void deviceCheckIndex(const ir::Eqn &e);
@@ -309,4 +312,4 @@ double reduceIdentity(ir::Op reduce, ir::DType d);
 /// The runtime's dtype code (a spmd_dtype): ir::DType's own value (spmdrt.def).
 int32_t dtypeCode(ir::DType d);
 
-} // namespace spmd::codegen
+}  // namespace spmd::codegen

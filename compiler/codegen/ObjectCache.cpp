@@ -38,7 +38,9 @@ std::array<uint8_t, 32> sha256(std::string_view s) {
   return h.final();
 }
 
-void putU64(std::string &out, uint64_t v) { out.append(reinterpret_cast<const char *>(&v), sizeof v); }
+void putU64(std::string &out, uint64_t v) {
+  out.append(reinterpret_cast<const char *>(&v), sizeof v);
+}
 void putStr(std::string &out, const std::string &s) {
   putU64(out, s.size());
   out += s;
@@ -74,7 +76,8 @@ int findBuildId(struct dl_phdr_info *info, size_t, void *data) {
   for (int i = 0; i < info->dlpi_phnum; ++i) {
     const ElfW(Phdr) &ph = info->dlpi_phdr[i];
     if (ph.p_type != PT_NOTE) continue;
-    const char *p = reinterpret_cast<const char *>(info->dlpi_addr + ph.p_vaddr), *end = p + ph.p_memsz;
+    const char *p = reinterpret_cast<const char *>(info->dlpi_addr + ph.p_vaddr),
+               *end = p + ph.p_memsz;
     while (p + sizeof(ElfW(Nhdr)) <= end) {
       ElfW(Nhdr) n;
       std::memcpy(&n, p, sizeof n);
@@ -94,7 +97,7 @@ int findBuildId(struct dl_phdr_info *info, size_t, void *data) {
   }
   return 1;  // only the executable, the first object visited
 }
-} // namespace
+}  // namespace
 
 const std::string &ObjectCache::compilerIdentity() {
   static const std::string id = [] {
@@ -121,7 +124,8 @@ std::optional<CompiledProgram> ObjectCache::load(const std::string &key) const {
   std::ifstream in(path, std::ios::binary);
   if (!in) return std::nullopt;
   std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad() || data.size() < kMagicLen + 64 || data.compare(0, kMagicLen, kMagic) != 0) return std::nullopt;
+  if (in.bad() || data.size() < kMagicLen + 64 || data.compare(0, kMagicLen, kMagic) != 0)
+    return std::nullopt;
   std::string_view body(data.data(), data.size() - 32);
   auto sum = sha256(body);
   if (std::memcmp(sum.data(), data.data() + body.size(), 32) != 0) return std::nullopt;
@@ -186,7 +190,8 @@ void ObjectCache::trim() const {
   uint64_t total = 0;
   std::error_code ec;
   auto now = fs::file_time_type::clock::now();
-  for (auto it = fs::directory_iterator(dir_, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+  for (auto it = fs::directory_iterator(dir_, ec); !ec && it != fs::directory_iterator();
+       it.increment(ec)) {
     std::error_code e2;
     std::string name = it->path().filename().string();
     auto time = it->last_write_time(e2);
@@ -202,11 +207,12 @@ void ObjectCache::trim() const {
     total += bytes;
   }
   if (total <= kMaxBytes) return;
-  std::sort(entries.begin(), entries.end(), [](const Entry &a, const Entry &b) { return a.time < b.time; });
+  std::sort(entries.begin(), entries.end(),
+            [](const Entry &a, const Entry &b) { return a.time < b.time; });
   for (auto &e : entries) {
     if (total <= kMaxBytes) break;
     if (fs::remove(e.path, ec)) total -= e.bytes;
   }
 }
 
-} // namespace spmd::codegen
+}  // namespace spmd::codegen

@@ -60,4 +60,4 @@ private:
   std::string dir_;
 };
 
-} // namespace spmd::codegen
+}  // namespace spmd::codegen

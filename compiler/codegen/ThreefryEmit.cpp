@@ -41,7 +41,7 @@ WordPair splitIndex(IRBuilderBase &b, Value *index) {
   return {hi, b.CreateTrunc(index, i32)};
 }
 
-} // namespace
+}  // namespace
 
 WordPair emitThreefry2x32(IRBuilderBase &b, Value *k0, Value *k1, Value *x0, Value *x1) {
   static constexpr int kRot[2][4] = {{13, 15, 26, 6}, {17, 29, 16, 24}};
@@ -117,9 +117,11 @@ Value *emitLogF32(IRBuilderBase &b, Value *y) {
   // normal (the edges are selected at the end).
   Value *pos = b.CreateFCmpOGT(y, f32(fty, prng::kMinNormal));
   Value *bits = b.CreateBitCast(b.CreateSelect(pos, y, f32(fty, prng::kMinNormal)), ity);
-  Value *e = b.CreateFAdd(b.CreateSIToFP(b.CreateSub(b.CreateLShr(bits, u32(ity, 23)), u32(ity, 127)), fty),
-                          f32(fty, 1.0f));
-  Value *m = b.CreateBitCast(b.CreateOr(b.CreateAnd(bits, u32(ity, 0x807fffffu)), u32(ity, 0x3f000000u)), fty);
+  Value *e = b.CreateFAdd(
+      b.CreateSIToFP(b.CreateSub(b.CreateLShr(bits, u32(ity, 23)), u32(ity, 127)), fty),
+      f32(fty, 1.0f));
+  Value *m = b.CreateBitCast(
+      b.CreateOr(b.CreateAnd(bits, u32(ity, 0x807fffffu)), u32(ity, 0x3f000000u)), fty);
   Value *low = b.CreateFCmpOLT(m, f32(fty, prng::kLogSqrtHalf));
   Value *t = b.CreateFAdd(b.CreateFAdd(m, f32(fty, -1.0f)), b.CreateSelect(low, m, f32(fty, 0.0f)));
   e = b.CreateFSub(e, b.CreateSelect(low, f32(fty, 1.0f), f32(fty, 0.0f)));
@@ -135,8 +137,8 @@ Value *emitLogF32(IRBuilderBase &b, Value *y) {
   const float inf = std::numeric_limits<float>::infinity();
   res = b.CreateSelect(b.CreateFCmpOEQ(y, f32(fty, inf)), f32(fty, inf), res);
   res = b.CreateSelect(b.CreateFCmpOEQ(y, f32(fty, 0.0f)), f32(fty, -inf), res);
-  return b.CreateSelect(b.CreateFCmpULT(y, f32(fty, 0.0f)), f32(fty, std::numeric_limits<float>::quiet_NaN()),
-                        res);
+  return b.CreateSelect(b.CreateFCmpULT(y, f32(fty, 0.0f)),
+                        f32(fty, std::numeric_limits<float>::quiet_NaN()), res);
 }
 
 Value *emitLog1pF32(IRBuilderBase &b, Value *x) {
@@ -164,12 +166,14 @@ Value *emitErfInvF32(IRBuilderBase &b, Value *x) {
     return b.CreateSelect(small, f32(fty, prng::kErfInvSmall[i]), f32(fty, prng::kErfInvLarge[i]));
   };
   Value *sq = b.CreateIntrinsic(Intrinsic::sqrt, {fty}, {w});
-  Value *t = b.CreateSelect(small, b.CreateFSub(w, f32(fty, 2.5f)), b.CreateFSub(sq, f32(fty, 3.0f)));
+  Value *t =
+      b.CreateSelect(small, b.CreateFSub(w, f32(fty, 2.5f)), b.CreateFSub(sq, f32(fty, 3.0f)));
   Value *p = coef(0);
   for (int i = 1; i < 9; ++i) p = fma(b, p, t, coef(i));
   Value *absx = b.CreateIntrinsic(Intrinsic::fabs, {fty}, {x});
   Value *edge = b.CreateFMul(x, f32(fty, std::numeric_limits<float>::infinity()));
-  return b.CreateSelect(b.CreateFCmpOEQ(absx, f32(fty, 1.0f)), edge, emitFlushDenormal(b, b.CreateFMul(p, x)));
+  return b.CreateSelect(b.CreateFCmpOEQ(absx, f32(fty, 1.0f)), edge,
+                        emitFlushDenormal(b, b.CreateFMul(p, x)));
 }
 
-} // namespace spmd::codegen
+}  // namespace spmd::codegen

@@ -33,7 +33,7 @@
 namespace llvm {
 class IRBuilderBase;
 class Value;
-} // namespace llvm
+}  // namespace llvm
 
 namespace spmd::codegen {
 
@@ -42,8 +42,8 @@ using WordPair = std::pair<llvm::Value *, llvm::Value *>;
 
 /// Emits threefry2x32 (20 rounds) on key (k0,k1) and counter (x0,x1), all i32 values
 /// of one type (scalars or vectors); returns the two output words.
-WordPair emitThreefry2x32(llvm::IRBuilderBase &b, llvm::Value *k0, llvm::Value *k1,
-                          llvm::Value *x0, llvm::Value *x1);
+WordPair emitThreefry2x32(llvm::IRBuilderBase &b, llvm::Value *k0, llvm::Value *k1, llvm::Value *x0,
+                          llvm::Value *x1);
 
 /// random_seed: the key [0, seed] of an i32/u32 seed (JAX's key(seed) with x64 off).
 WordPair emitRandomSeed(llvm::IRBuilderBase &b, llvm::Value *seed);
@@ -68,8 +68,8 @@ llvm::Value *emitNormalFromBits(llvm::IRBuilderBase &b, llvm::Value *bits);
 
 /// randint's element (i32) from the bits of its two subkeys (see prng::randintFromBits):
 /// `higher` from split_at(key, 0), `lower` from split_at(key, 1), both at the same index.
-llvm::Value *emitRandintFromBits(llvm::IRBuilderBase &b, llvm::Value *higher,
-                                 llvm::Value *lower, llvm::Value *lo, llvm::Value *hi);
+llvm::Value *emitRandintFromBits(llvm::IRBuilderBase &b, llvm::Value *higher, llvm::Value *lower,
+                                 llvm::Value *lo, llvm::Value *hi);
 
 /// Emits an erf_inv for float32 matching prng::erfInvF32 bit for bit (XLA's Giles
 /// polynomials; bit for bit jax.lax.erf_inv on CPU).
@@ -82,4 +82,4 @@ llvm::Value *emitLog1pF32(llvm::IRBuilderBase &b, llvm::Value *x);
 /// Emits prng::logF32 (XLA's CPU log, Cephes's logf; bit for bit jnp.log on CPU).
 llvm::Value *emitLogF32(llvm::IRBuilderBase &b, llvm::Value *x);
 
-} // namespace spmd::codegen
+}  // namespace spmd::codegen

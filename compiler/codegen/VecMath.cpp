@@ -41,11 +41,13 @@ Value *logF64(IRBuilderBase &b, Value *x) {
   const int64_t kSqrtHalf = 0x3fe6a09e667f3bcd;  // bits of sqrt(1/2)
   Value *ix = b.CreateSub(b.CreateBitCast(x, ity), ic(ity, kSqrtHalf));
   Value *k = b.CreateAShr(ix, ic(ity, 52));  // x = 2^k m, m in [sqrt(1/2), sqrt(2))
-  Value *m = b.CreateBitCast(b.CreateAdd(b.CreateAnd(ix, ic(ity, 0x000fffffffffffff)), ic(ity, kSqrtHalf)), ty);
+  Value *m = b.CreateBitCast(
+      b.CreateAdd(b.CreateAnd(ix, ic(ity, 0x000fffffffffffff)), ic(ity, kSqrtHalf)), ty);
   Value *f = b.CreateFSub(m, fc(ty, 1.0));
   Value *s = b.CreateFDiv(f, b.CreateFAdd(fc(ty, 2.0), f));  // log m = 2 atanh(s)
-  Value *z = b.CreateFMul(s, s);                              // z < 0.0295
-  Value *p = horner(b, z, {1.0 / 17, 1.0 / 15, 1.0 / 13, 1.0 / 11, 1.0 / 9, 1.0 / 7, 1.0 / 5, 1.0 / 3});
+  Value *z = b.CreateFMul(s, s);                             // z < 0.0295
+  Value *p =
+      horner(b, z, {1.0 / 17, 1.0 / 15, 1.0 / 13, 1.0 / 11, 1.0 / 9, 1.0 / 7, 1.0 / 5, 1.0 / 3});
   Value *s2 = b.CreateFAdd(s, s);
   Value *logm = fma(b, b.CreateFMul(s2, z), p, s2);
   Value *dk = b.CreateSIToFP(k, ty);
@@ -63,25 +65,28 @@ Value *expF64ToF32(IRBuilderBase &b, Value *t) {
   double c[13];
   c[12] = 1;
   for (int i = 1; i <= 12; ++i) c[12 - i] = c[13 - i] / i;  // 1/12!, ..., 1/1!, 1
-  Value *e = horner(b, r, {c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10], c[11], c[12]});
+  Value *e = horner(
+      b, r, {c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10], c[11], c[12]});
   Value *k = b.CreateFPToSI(n, ity);  // in [-174, 145]: 2^k is a normal double
   Value *scale = b.CreateBitCast(b.CreateShl(b.CreateAdd(k, ic(ity, 1023)), ic(ity, 52)), ty);
   return b.CreateFPTrunc(b.CreateFMul(e, scale), like(t, b.getFloatTy()));
 }
 
-} // namespace
+}  // namespace
 
 Value *emitExpF32(IRBuilderBase &b, Value *x) {
   Type *ty = x->getType(), *ity = like(x, b.getInt32Ty());
   // exp(x) overflows above 88.72 and is below half the least subnormal under -103.98;
   // the clamp keeps n in [-150, 128] so 2^n's two halves are normal floats.
-  Value *xc = call(b, Intrinsic::minnum, {call(b, Intrinsic::maxnum, {x, fc(ty, -104.0)}), fc(ty, 88.8)});
+  Value *xc =
+      call(b, Intrinsic::minnum, {call(b, Intrinsic::maxnum, {x, fc(ty, -104.0)}), fc(ty, 88.8)});
   Value *n = call(b, Intrinsic::roundeven, {b.CreateFMul(xc, fc(ty, 0x1.715476p0))});
   Value *r = fma(b, n, fc(ty, -0x1.62e43p-1), xc);
   r = fma(b, n, fc(ty, 0x1.05c61p-29), r);
   // exp(r) = 1 + r + r^2 P(r): Cephes' expf minimax polynomial.
-  Value *p = horner(b, r, {1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2,
-                           1.6666665459e-1, 5.0000001201e-1});
+  Value *p = horner(b, r,
+                    {1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2,
+                     1.6666665459e-1, 5.0000001201e-1});
   Value *e = b.CreateFAdd(fma(b, b.CreateFMul(r, r), p, r), fc(ty, 1.0));
   // e * 2^n as e * 2^(n>>1) * 2^(n - (n>>1)): the first product is exact, so a
   // subnormal result is rounded once.
@@ -95,19 +100,23 @@ Value *emitTanhF32(IRBuilderBase &b, Value *x) {
   Type *ty = x->getType();
   // The clamp is where the approximation (with FMA) reaches exactly +-1.
   const double clamp = 7.99881172180175781;
-  Value *xc = call(b, Intrinsic::minnum, {call(b, Intrinsic::maxnum, {x, fc(ty, -clamp)}), fc(ty, clamp)});
+  Value *xc =
+      call(b, Intrinsic::minnum, {call(b, Intrinsic::maxnum, {x, fc(ty, -clamp)}), fc(ty, clamp)});
   Value *x2 = b.CreateFMul(xc, xc);
   // Odd numerator (degree 13) over even denominator (degree 6), in float precision.
-  Value *num = horner(b, x2, {double(-2.76076847742355e-16f), double(2.00018790482477e-13f),
-                              double(-8.60467152213735e-11f), double(5.12229709037114e-08f),
-                              double(1.48572235717979e-05f), double(6.37261928875436e-04f),
-                              double(4.89352455891786e-03f)});
-  Value *den = horner(b, x2, {double(1.19825839466702e-06f), double(1.18534705686654e-04f),
-                              double(2.26843463243900e-03f), double(4.89352518554385e-03f)});
+  Value *num = horner(b, x2,
+                      {double(-2.76076847742355e-16f), double(2.00018790482477e-13f),
+                       double(-8.60467152213735e-11f), double(5.12229709037114e-08f),
+                       double(1.48572235717979e-05f), double(6.37261928875436e-04f),
+                       double(4.89352455891786e-03f)});
+  Value *den = horner(b, x2,
+                      {double(1.19825839466702e-06f), double(1.18534705686654e-04f),
+                       double(2.26843463243900e-03f), double(4.89352518554385e-03f)});
   Value *v = b.CreateFDiv(b.CreateFMul(xc, num), den);
   Value *ax = fabs(b, x);
   v = b.CreateSelect(b.CreateFCmpOLT(ax, fc(ty, 0.0004)), x, v);
-  v = b.CreateSelect(b.CreateFCmpOGE(ax, fc(ty, 20.0)), call(b, Intrinsic::copysign, {fc(ty, 1.0), x}), v);
+  v = b.CreateSelect(b.CreateFCmpOGE(ax, fc(ty, 20.0)),
+                     call(b, Intrinsic::copysign, {fc(ty, 1.0), x}), v);
   return b.CreateSelect(b.CreateFCmpUNO(x, x), x, v);
 }
 
@@ -135,12 +144,13 @@ Value *emitPowF32(IRBuilderBase &b, Value *x, Value *y) {
   Value *xNeg = b.CreateICmpSLT(b.CreateBitCast(x, ity), ic(ity, 0));  // -0 too
   v = b.CreateSelect(b.CreateAnd(xNeg, yOdd), b.CreateFNeg(v), v);
   // Special cases, later ones winning (C99 F.9.4.4, as JAX computes them).
-  Value *negFiniteNonInt = b.CreateAnd(b.CreateAnd(b.CreateFCmpOLT(x, zero), b.CreateFCmpONE(ax, inf)),
-                                       b.CreateNot(yInt));
+  Value *negFiniteNonInt = b.CreateAnd(
+      b.CreateAnd(b.CreateFCmpOLT(x, zero), b.CreateFCmpONE(ax, inf)), b.CreateNot(yInt));
   v = b.CreateSelect(b.CreateOr(negFiniteNonInt, b.CreateFCmpUNO(x, y)), fc(ty, kNaN), v);
   Value *minusOneInf = b.CreateAnd(b.CreateFCmpOEQ(x, fc(ty, -1.0)), b.CreateFCmpOEQ(ay, inf));
-  Value *isOne = b.CreateOr(b.CreateOr(b.CreateFCmpOEQ(y, zero), b.CreateFCmpOEQ(x, one)), minusOneInf);
+  Value *isOne =
+      b.CreateOr(b.CreateOr(b.CreateFCmpOEQ(y, zero), b.CreateFCmpOEQ(x, one)), minusOneInf);
   return b.CreateSelect(isOne, one, v);
 }
 
-} // namespace spmd::codegen
+}  // namespace spmd::codegen

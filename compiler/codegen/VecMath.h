@@ -20,7 +20,7 @@ namespace llvm {
 class IRBuilderBase;
 class PassBuilder;
 class Value;
-} // namespace llvm
+}  // namespace llvm
 
 namespace spmd::codegen {
 
@@ -63,4 +63,4 @@ void registerVecMathPasses(llvm::PassBuilder &pb);
 /// x < 0 and odd integer y, NaN for x < 0 finite and y not an integer.
 llvm::Value *emitPowF32(llvm::IRBuilderBase &b, llvm::Value *x, llvm::Value *y);
 
-} // namespace spmd::codegen
+}  // namespace spmd::codegen

@@ -13,25 +13,33 @@
 namespace spmd::codegen::vecmath {
 
 inline llvm::Constant *fc(llvm::Type *ty, double v) { return llvm::ConstantFP::get(ty, v); }
-inline llvm::Constant *ic(llvm::Type *ty, int64_t v) { return llvm::ConstantInt::get(ty, uint64_t(v), true); }
+inline llvm::Constant *ic(llvm::Type *ty, int64_t v) {
+  return llvm::ConstantInt::get(ty, uint64_t(v), true);
+}
 
 /// `v`'s shape (scalar or vector) with element type `elem`.
-inline llvm::Type *like(llvm::Value *v, llvm::Type *elem) { return v->getType()->getWithNewType(elem); }
+inline llvm::Type *like(llvm::Value *v, llvm::Type *elem) {
+  return v->getType()->getWithNewType(elem);
+}
 
-inline llvm::Value *call(llvm::IRBuilderBase &b, llvm::Intrinsic::ID id, std::initializer_list<llvm::Value *> args) {
+inline llvm::Value *call(llvm::IRBuilderBase &b, llvm::Intrinsic::ID id,
+                         std::initializer_list<llvm::Value *> args) {
   return b.CreateIntrinsic(id, {(*args.begin())->getType()}, args);
 }
 inline llvm::Value *fma(llvm::IRBuilderBase &b, llvm::Value *x, llvm::Value *y, llvm::Value *z) {
   return call(b, llvm::Intrinsic::fma, {x, y, z});
 }
-inline llvm::Value *fabs(llvm::IRBuilderBase &b, llvm::Value *x) { return call(b, llvm::Intrinsic::fabs, {x}); }
+inline llvm::Value *fabs(llvm::IRBuilderBase &b, llvm::Value *x) {
+  return call(b, llvm::Intrinsic::fabs, {x});
+}
 
 /// c[0] * t^(n-1) + ... + c[n-1] by Horner's rule with fused multiply-adds.
-inline llvm::Value *horner(llvm::IRBuilderBase &b, llvm::Value *t, std::initializer_list<double> c) {
+inline llvm::Value *horner(llvm::IRBuilderBase &b, llvm::Value *t,
+                           std::initializer_list<double> c) {
   llvm::Type *ty = t->getType();
   llvm::Value *p = fc(ty, *c.begin());
   for (auto it = c.begin() + 1; it != c.end(); ++it) p = fma(b, p, t, fc(ty, *it));
   return p;
 }
 
-} // namespace spmd::codegen::vecmath
+}  // namespace spmd::codegen::vecmath

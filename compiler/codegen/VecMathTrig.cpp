@@ -105,14 +105,16 @@ Value *tableAt(IRBuilderBase &b, GlobalVariable *table, Value *idx) {
 /// |x| >= 1: r as a double (|r| <= pi/4) and n, so that |x| = n pi/2 + r. This is
 /// glibc's reduce_large (sinf.c) operation for operation.
 Reduced reduceLargeAbs(IRBuilderBase &b, Value *x) {
-  Type *ity = like(x, b.getInt32Ty()), *lty = like(x, b.getInt64Ty()), *dty = like(x, b.getDoubleTy());
+  Type *ity = like(x, b.getInt32Ty()), *lty = like(x, b.getInt64Ty()),
+       *dty = like(x, b.getDoubleTy());
   Value *bits = b.CreateBitCast(x, ity);
   Value *abits = b.CreateAnd(bits, ic(ity, 0x7fffffff));
   Value *mant = b.CreateOr(b.CreateAnd(abits, ic(ity, 0x7fffff)), ic(ity, 0x800000));
   // The window starts at bit E - 152 of 2/pi, bit E - 120 of the zero-padded table
   // (clamped: lanes outside the range compute garbage that is not used).
   Value *start = b.CreateSub(b.CreateLShr(abits, ic(ity, 23)), ic(ity, 120));
-  start = call(b, Intrinsic::smin, {call(b, Intrinsic::smax, {start, ic(ity, 0)}), ic(ity, 8 * 16 + 7)});
+  start = call(b, Intrinsic::smin,
+               {call(b, Intrinsic::smax, {start, ic(ity, 0)}), ic(ity, 8 * 16 + 7)});
   Value *t = b.CreateLShr(start, ic(ity, 3));
   Value *m = b.CreateShl(mant, b.CreateAnd(start, ic(ity, 7)));
   GlobalVariable *table = windowTable(*b.GetInsertBlock()->getModule());
@@ -178,7 +180,9 @@ GlibcReduced glibcReduceLarge(IRBuilderBase &b, Value *x) {
 /// sinf_poly of glibc (with fma), rounded to float: sin for even n + cos, else cos.
 Value *glibcPoly(IRBuilderBase &b, GlibcReduced red, bool cosine, Type *fty) {
   Type *dty = red.r->getType(), *ity = red.n->getType();
-  auto bit = [&](Value *v, int m) { return b.CreateICmpNE(b.CreateAnd(v, ic(ity, m)), ic(ity, 0)); };
+  auto bit = [&](Value *v, int m) {
+    return b.CreateICmpNE(b.CreateAnd(v, ic(ity, m)), ic(ity, 0));
+  };
   Value *k1 = bit(red.k, 1), *k2 = bit(red.k, 2);
   Value *x = b.CreateSelect(b.CreateXor(k1, k2), b.CreateFNeg(red.r), red.r);  // r * sign[k & 3]
   Value *x2 = b.CreateFMul(red.r, red.r);
@@ -224,8 +228,9 @@ Value *fromReduced(IRBuilderBase &b, Trig k, Reduced red) {
   if (k == Trig::Tan) {
     // tan(r) = r + r^3 P(r^2) on [-pi/4, pi/4] (Cephes' tanf); tan(r + pi/2) = -1/tan(r).
     Value *z = b.CreateFMul(red.r, red.r);
-    Value *p = horner(b, z, {9.38540185543e-3, 3.11992232697e-3, 2.44301354525e-2, 5.34112807005e-2,
-                             1.33387994085e-1, 3.33331568548e-1});
+    Value *p = horner(b, z,
+                      {9.38540185543e-3, 3.11992232697e-3, 2.44301354525e-2, 5.34112807005e-2,
+                       1.33387994085e-1, 3.33331568548e-1});
     Value *t = fma(b, b.CreateFMul(red.r, z), p, red.r);
     Value *odd = b.CreateICmpNE(b.CreateAnd(red.q, ic(ity, 1)), ic(ity, 0));
     return b.CreateSelect(odd, b.CreateFDiv(fc(ty, -1.0), t), t);
@@ -243,7 +248,8 @@ Value *fromReduced(IRBuilderBase &b, Trig k, Reduced red) {
 Value *needsLargeReduction(IRBuilderBase &b, Value *x, Trig k) {
   Type *ity = like(x, b.getInt32Ty());
   Value *abits = b.CreateAnd(b.CreateBitCast(x, ity), ic(ity, 0x7fffffff));
-  const int64_t lo = isGlibc(k) ? 0x42f00000 : int64_t(std::bit_cast<uint32_t>(kTrigMaxArg)) + 1, inf = 0x7f800000;
+  const int64_t lo = isGlibc(k) ? 0x42f00000 : int64_t(std::bit_cast<uint32_t>(kTrigMaxArg)) + 1,
+                inf = 0x7f800000;
   return b.CreateICmpULT(b.CreateSub(abits, ic(ity, lo)), ic(ity, inf - lo));
 }
 
@@ -288,7 +294,8 @@ void setHelperAttributes(Function *f) {
 Function *slowVariant(Module &m, Trig k, unsigned vf, const std::string &name) {
   if (Function *f = m.getFunction(name)) return f;
   Type *ty = FixedVectorType::get(Type::getFloatTy(m.getContext()), vf);
-  auto *f = Function::Create(FunctionType::get(ty, {ty, ty}, false), GlobalValue::InternalLinkage, name, m);
+  auto *f = Function::Create(FunctionType::get(ty, {ty, ty}, false), GlobalValue::InternalLinkage,
+                             name, m);
   setHelperAttributes(f);
   f->addFnAttr(Attribute::NoInline);
   IRBuilder<> b(BasicBlock::Create(m.getContext(), "entry", f));
@@ -300,12 +307,14 @@ Function *slowVariant(Module &m, Trig k, unsigned vf, const std::string &name) {
 Function *largeHelper(Module &m, Trig k, MathTarget target, unsigned vf) {
   static const char *const names[] = {"sin", "cos", "tan", "gsin", "gcos"};
   std::string name = std::string("spmd.vecmath.") + names[int(k)] + ".large" +
-                     (target == MathTarget::Gpu ? ".gpu" : "") + (vf ? ".v" + std::to_string(vf) : "");
+                     (target == MathTarget::Gpu ? ".gpu" : "") +
+                     (vf ? ".v" + std::to_string(vf) : "");
   if (Function *f = m.getFunction(name)) return f;
   LLVMContext &c = m.getContext();
   Type *ty = Type::getFloatTy(c);
   if (vf) ty = FixedVectorType::get(ty, vf);
-  auto *f = Function::Create(FunctionType::get(ty, {ty, ty}, false), GlobalValue::InternalLinkage, name, m);
+  auto *f = Function::Create(FunctionType::get(ty, {ty, ty}, false), GlobalValue::InternalLinkage,
+                             name, m);
   setHelperAttributes(f);
   if (target == MathTarget::Cpu) f->addFnAttr(vf ? Attribute::AlwaysInline : Attribute::NoInline);
   auto *entry = BasicBlock::Create(c, "entry", f), *large = BasicBlock::Create(c, "large", f),
@@ -345,7 +354,8 @@ Value *withLargeReduction(IRBuilderBase &b, Trig k, MathTarget target, Value *x,
     for (unsigned vf : kVariantWidths) {
       Function *v = largeHelper(m, k, target, vf);
       if (!variants.empty()) variants += ",";
-      variants += "_ZGV_LLVM_N" + std::to_string(vf) + "vv_" + helper->getName().str() + "(" + v->getName().str() + ")";
+      variants += "_ZGV_LLVM_N" + std::to_string(vf) + "vv_" + helper->getName().str() + "(" +
+                  v->getName().str() + ")";
     }
     c->addFnAttr(Attribute::get(m.getContext(), "vector-function-abi-variant", variants));
   }
@@ -358,7 +368,8 @@ Value *sinCosTan(IRBuilderBase &b, Trig k, Value *x, MathTarget target) {
     bool cosine = k == Trig::GlibcCos;
     Value *v = withLargeReduction(b, k, target, x, glibcPoly(b, glibcReduceFast(b, x), cosine, ty));
     Value *abits = b.CreateAnd(b.CreateBitCast(x, ity), ic(ity, 0x7fffffff));
-    v = b.CreateSelect(b.CreateICmpULT(abits, ic(ity, 0x39800000)), cosine ? static_cast<Value *>(fc(ty, 1.0)) : x, v);
+    v = b.CreateSelect(b.CreateICmpULT(abits, ic(ity, 0x39800000)),
+                       cosine ? static_cast<Value *>(fc(ty, 1.0)) : x, v);
     return b.CreateSelect(b.CreateICmpUGE(abits, ic(ity, 0x7f800000)), fc(ty, kNaNf), v);
   }
   Value *v = withLargeReduction(b, k, target, x, fromReduced(b, k, reduceSmall(b, x)));
@@ -367,7 +378,7 @@ Value *sinCosTan(IRBuilderBase &b, Trig k, Value *x, MathTarget target) {
   return b.CreateSelect(b.CreateFCmpOEQ(x, fc(x->getType(), 0.0)), x, v);
 }
 
-} // namespace
+}  // namespace
 
 namespace {
 /// Once the vectoriser has run: takes the vector variants off llvm.compiler.used and
@@ -392,7 +403,7 @@ struct DropTrigVariants : PassInfoMixin<DropTrigVariants> {
     return changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
   }
 };
-} // namespace
+}  // namespace
 
 void registerVecMathPasses(PassBuilder &pb) {
   pb.registerOptimizerLastEPCallback([](ModulePassManager &mpm, OptimizationLevel) {
@@ -401,8 +412,14 @@ void registerVecMathPasses(PassBuilder &pb) {
   });
 }
 
-Value *emitSinF32(IRBuilderBase &b, Value *x, MathTarget t) { return sinCosTan(b, Trig::GlibcSin, x, t); }
-Value *emitCosF32(IRBuilderBase &b, Value *x, MathTarget t) { return sinCosTan(b, Trig::GlibcCos, x, t); }
-Value *emitTanF32(IRBuilderBase &b, Value *x, MathTarget t) { return sinCosTan(b, Trig::Tan, x, t); }
+Value *emitSinF32(IRBuilderBase &b, Value *x, MathTarget t) {
+  return sinCosTan(b, Trig::GlibcSin, x, t);
+}
+Value *emitCosF32(IRBuilderBase &b, Value *x, MathTarget t) {
+  return sinCosTan(b, Trig::GlibcCos, x, t);
+}
+Value *emitTanF32(IRBuilderBase &b, Value *x, MathTarget t) {
+  return sinCosTan(b, Trig::Tan, x, t);
+}
 
-} // namespace spmd::codegen
+}  // namespace spmd::codegen

@@ -48,9 +48,12 @@ std::vector<Cell> cellsOf(const std::string &src) {
     size_t n = utf8Length(src, i);
     Cell cell;
     cell.begin = i;
-    if (c == '\t') cell.text = "\t";
-    else if (c < 0x20 || c == 0x7F || n == 0) cell.text = "?";
-    else cell.text = src.substr(i, n);
+    if (c == '\t')
+      cell.text = "\t";
+    else if (c < 0x20 || c == 0x7F || n == 0)
+      cell.text = "?";
+    else
+      cell.text = src.substr(i, n);
     i += n == 0 ? 1 : n;
     cell.end = i;
     cells.push_back(std::move(cell));
@@ -86,7 +89,7 @@ void showLine(std::ostringstream &os, const std::string &src, const SrcRange &r)
   for (size_t k = from; k < at && k < to; ++k) pad += cells[k].text == "\t" ? '\t' : ' ';
   os << line << '\n' << pad << '^' << std::string(width - 1, '~') << '\n';
 }
-} // namespace
+}  // namespace
 
 std::string DiagEngine::format(const Diagnostic &d) const {
   std::ostringstream os;
@@ -116,12 +119,16 @@ void DiagEngine::report(const Diagnostic &d) {
 size_t utf8Length(const std::string &s, size_t i) {
   unsigned char c = static_cast<unsigned char>(s[i]);
   if (c < 0x80) return 1;
-  size_t n = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xC2 && c <= 0xDF ? 2 : 0;
+  size_t n = c >= 0xF0 && c <= 0xF4   ? 4
+             : c >= 0xE0 && c <= 0xEF ? 3
+             : c >= 0xC2 && c <= 0xDF ? 2
+                                      : 0;
   if (n == 0 || i + n > s.size()) return 0;
   for (size_t k = 1; k < n; ++k)
     if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return 0;
   unsigned char c1 = static_cast<unsigned char>(s[i + 1]);
-  if ((c == 0xE0 && c1 < 0xA0) || (c == 0xED && c1 >= 0xA0) || (c == 0xF0 && c1 < 0x90) || (c == 0xF4 && c1 >= 0x90))
+  if ((c == 0xE0 && c1 < 0xA0) || (c == 0xED && c1 >= 0xA0) || (c == 0xF0 && c1 < 0x90) ||
+      (c == 0xF4 && c1 >= 0x90))
     return 0;  // overlong, a surrogate, or beyond U+10FFFF
   return n;
 }
@@ -146,4 +153,4 @@ void reportBug(const std::string &what) {
   std::cerr << what << "\nthis is a bug in spmdrun, not in your program; please report it\n";
 }
 
-} // namespace spmd
+}  // namespace spmd

@@ -34,7 +34,10 @@ public:
   std::string lineText(int file, int line) const;
 
 private:
-  struct File { std::string name, text; std::vector<size_t> lineStarts; };
+  struct File {
+    std::string name, text;
+    std::vector<size_t> lineStarts;
+  };
   std::vector<File> files_;
 };
 
@@ -82,9 +85,9 @@ struct InternalError : std::logic_error {
 /// driver and the REPL. Flushes standard output first so the message comes last.
 void reportBug(const std::string &what);
 
-#define internal_assert(cond, msg)                                                  \
-  do {                                                                              \
-    if (!(cond)) ::spmd::internalError(__FILE__, __LINE__, std::string(#cond ": ") + (msg)); \
+#define internal_assert(cond, msg)                                                                 \
+  do {                                                                                             \
+    if (!(cond)) ::spmd::internalError(__FILE__, __LINE__, std::string(#cond ": ") + (msg));       \
   } while (0)
 
-} // namespace spmd
+}  // namespace spmd

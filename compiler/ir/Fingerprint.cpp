@@ -89,7 +89,7 @@ public:
 static_assert(sizeof(Literal) == 24, "a Literal field is missing from fingerprint()");
 static_assert(sizeof(SrcRange) == 20, "a SrcRange field is missing from fingerprint()");
 static_assert(sizeof(Var) == 40, "a Var field is missing from fingerprint()");
-} // namespace
+}  // namespace
 
 std::string fingerprint(const Module &m) {
   Writer w;
@@ -101,4 +101,4 @@ std::string fingerprint(const Module &m) {
   return std::move(w.out);
 }
 
-} // namespace spmd::ir
+}  // namespace spmd::ir

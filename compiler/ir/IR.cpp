@@ -9,24 +9,30 @@
 namespace spmd::ir {
 
 static const OpInfo kOpInfo[] = {
+// clang-format off
 #define SPMD_OP(E, name, arity, cat) {name, arity, OpCategory::cat},
 #include "ir/Ops.def"
+    // clang-format on
 };
 
 const OpInfo &info(Op op) { return kOpInfo[int(op)]; }
 
 const char *name(DType d) {
   switch (d) {
+// clang-format off
 #define SPMD_RT_DTYPE(Cxx, C, code, bytes, text) case DType::Cxx: return text;
 #include "spmdrt.def"
+    // clang-format on
   }
   return "?";
 }
 
 int byteSize(DType d) {
   switch (d) {
+// clang-format off
 #define SPMD_RT_DTYPE(Cxx, C, code, bytes, text) case DType::Cxx: return bytes;
 #include "spmdrt.def"
+    // clang-format on
   }
   return 0;
 }
@@ -52,7 +58,10 @@ std::string arraySizeError(DType d, const Shape &s) {
   long double approx = (long double)item;
   for (auto x : s) {
     if (x < 0) return "array of shape " + shapeText() + " has a negative size";
-    if (x == 0) { empty = true; continue; }
+    if (x == 0) {
+      empty = true;
+      continue;
+    }
     approx *= (long double)x;
     if (__builtin_mul_overflow(nz, x, &nz)) overflow = true;
   }
@@ -65,11 +74,13 @@ std::string arraySizeError(DType d, const Shape &s) {
     return std::string(buf);
   };
   if (empty)
-    return overflow ? "array of shape " + shapeText() + " is empty, but its other sizes are too large: their product is " +
+    return overflow ? "array of shape " + shapeText() +
+                          " is empty, but its other sizes are too large: their product is " +
                           bytesText() + " bytes, which does not fit in 64 bits"
                     : "";
   if (overflow || bytes > kMaxArrayBytes)
-    return "array of shape " + shapeText() + " would need " + bytesText() + " bytes, more than the limit of 2^48 bytes (256 TiB)";
+    return "array of shape " + shapeText() + " would need " + bytesText() +
+           " bytes, more than the limit of 2^48 bytes (256 TiB)";
   return "";
 }
 
@@ -112,14 +123,18 @@ static std::string pyQuote(const std::string &v) {
   char q = v.find('\'') != std::string::npos && v.find('"') == std::string::npos ? '"' : '\'';
   std::string r(1, q);
   for (unsigned char c : v) {
-    if (c == '\\' || c == q) r += '\\', r += char(c);
-    else if (c == '\n') r += "\\n";
-    else if (c == '\t') r += "\\t";
+    if (c == '\\' || c == q)
+      r += '\\', r += char(c);
+    else if (c == '\n')
+      r += "\\n";
+    else if (c == '\t')
+      r += "\\t";
     else if (c < 0x20 || c == 0x7f) {
       char buf[8];
       std::snprintf(buf, sizeof buf, "\\x%02x", c);
       r += buf;
-    } else r += char(c);
+    } else
+      r += char(c);
   }
   return r + q;
 }
@@ -166,8 +181,10 @@ static Shape elementwiseShape(const std::vector<Type> &ins, Op op) {
   Shape out;
   for (auto &t : ins) {
     if (t.rank() == 0) continue;
-    if (out.empty()) out = t.shape;
-    else internal_assert(out == t.shape, std::string("elementwise shapes differ in ") + name(op));
+    if (out.empty())
+      out = t.shape;
+    else
+      internal_assert(out == t.shape, std::string("elementwise shapes differ in ") + name(op));
   }
   return out;
 }
@@ -185,15 +202,18 @@ std::vector<Type> inferTypes(Op op, const std::vector<Type> &ins, const Params &
                     std::string(name(op)) + " takes " + std::to_string(oi.arity) + " operands");
   switch (oi.category) {
   case OpCategory::Unary:
-    if (op == Op::Convert || op == Op::BitcastConvert) return {Type{P("new_dtype").dtype, ins[0].shape}};
+    if (op == Op::Convert || op == Op::BitcastConvert)
+      return {Type{P("new_dtype").dtype, ins[0].shape}};
     return {ins[0]};
   case OpCategory::Binary: {
-    internal_assert(ins[0].dtype == ins[1].dtype, std::string("operand dtypes differ in ") + name(op) +
-                                                      ": " + ins[0].str() + " " + ins[1].str());
+    internal_assert(ins[0].dtype == ins[1].dtype, std::string("operand dtypes differ in ") +
+                                                      name(op) + ": " + ins[0].str() + " " +
+                                                      ins[1].str());
     return {Type{ins[0].dtype, elementwiseShape(ins, op)}};
   }
   case OpCategory::Compare:
-    internal_assert(ins[0].dtype == ins[1].dtype, std::string("operand dtypes differ in ") + name(op));
+    internal_assert(ins[0].dtype == ins[1].dtype,
+                    std::string("operand dtypes differ in ") + name(op));
     return {Type{DType::Bool, elementwiseShape(ins, op)}};
   case OpCategory::Select:
     internal_assert(ins[0].dtype == DType::Bool, "select_n predicate must be bool");
@@ -220,7 +240,8 @@ std::vector<Type> inferTypes(Op op, const std::vector<Type> &ins, const Params &
       auto dims = P("broadcast_dimensions").toInts();
       internal_assert(int(dims.size()) == ins[0].rank(), "broadcast_dimensions rank");
       for (size_t k = 0; k < dims.size(); ++k)
-        internal_assert(ins[0].shape[k] == 1 || ins[0].shape[k] == s[dims[k]], "broadcast_in_dim size");
+        internal_assert(ins[0].shape[k] == 1 || ins[0].shape[k] == s[dims[k]],
+                        "broadcast_in_dim size");
       return {Type{ins[0].dtype, s}};
     }
     case Op::Reshape: {
@@ -239,7 +260,8 @@ std::vector<Type> inferTypes(Op op, const std::vector<Type> &ins, const Params &
       int64_t d = P("dimension").i;
       Shape s = ins.at(0).shape;
       for (size_t k = 1; k < ins.size(); ++k) {
-        internal_assert(ins[k].rank() == ins[0].rank() && ins[k].dtype == ins[0].dtype, "concatenate operands");
+        internal_assert(ins[k].rank() == ins[0].rank() && ins[k].dtype == ins[0].dtype,
+                        "concatenate operands");
         s[d] += ins[k].shape[d];
       }
       return {Type{ins[0].dtype, s}};
@@ -247,7 +269,8 @@ std::vector<Type> inferTypes(Op op, const std::vector<Type> &ins, const Params &
     case Op::Slice: {
       auto st = P("start_indices").toInts(), li = P("limit_indices").toInts();
       std::vector<int64_t> str = params.count("strides") && P("strides").kind != Param::None
-                                     ? P("strides").toInts() : std::vector<int64_t>(st.size(), 1);
+                                     ? P("strides").toInts()
+                                     : std::vector<int64_t>(st.size(), 1);
       Shape s;
       for (size_t k = 0; k < st.size(); ++k) {
         internal_assert(0 <= st[k] && st[k] <= li[k] && li[k] <= ins[0].shape[k], "slice bounds");
@@ -285,7 +308,8 @@ std::vector<Type> inferTypes(Op op, const std::vector<Type> &ins, const Params &
       internal_assert(ins[0].shape[lc[k]] == ins[1].shape[rc[k]], "dot_general contracting sizes");
     auto free = [&](const Type &t, const std::vector<int64_t> &c, const std::vector<int64_t> &b) {
       for (int64_t d = 0; d < t.rank(); ++d)
-        if (std::find(c.begin(), c.end(), d) == c.end() && std::find(b.begin(), b.end(), d) == b.end())
+        if (std::find(c.begin(), c.end(), d) == c.end() &&
+            std::find(b.begin(), b.end(), d) == b.end())
           s.push_back(t.shape[d]);
     };
     free(ins[0], lc, lb);
@@ -295,13 +319,18 @@ std::vector<Type> inferTypes(Op op, const std::vector<Type> &ins, const Params &
   }
   case OpCategory::Collective:
     switch (op) {
-    case Op::Psum: case Op::Pmax: case Op::Pmin: case Op::Ppermute: return {ins[0]};
+    case Op::Psum:
+    case Op::Pmax:
+    case Op::Pmin:
+    case Op::Ppermute: return {ins[0]};
     case Op::AxisIndex: return {Type{DType::I32, {}}};
     case Op::AllGather: {
       int64_t d = P("all_gather_dimension").i, n = P("axis_size").i;
       Shape s = ins[0].shape;
-      if (P("tiled").i) s[d] *= n;
-      else s.insert(s.begin() + d, n);
+      if (P("tiled").i)
+        s[d] *= n;
+      else
+        s.insert(s.begin() + d, n);
       return {Type{ins[0].dtype, s}};
     }
     case Op::AllToAll: {
@@ -316,8 +345,10 @@ std::vector<Type> inferTypes(Op op, const std::vector<Type> &ins, const Params &
       int64_t d = P("scatter_dimension").i, n = P("axis_size").i;
       Shape s = ins[0].shape;
       internal_assert(s[d] % n == 0, "reduce_scatter size");
-      if (P("tiled").i) s[d] /= n;
-      else s.erase(s.begin() + d);
+      if (P("tiled").i)
+        s[d] /= n;
+      else
+        s.erase(s.begin() + d);
       return {Type{ins[0].dtype, s}};
     }
     default: break;
@@ -388,7 +419,8 @@ std::vector<Type> inferTypes(Op op, const std::vector<Type> &ins, const Params &
 
 // ---- Builder ------------------------------------------------------------------------------
 
-std::vector<Var> Builder::emit(Op op, std::vector<Atom> ins, Params params, std::vector<Jaxpr> regions) {
+std::vector<Var> Builder::emit(Op op, std::vector<Atom> ins, Params params,
+                               std::vector<Jaxpr> regions) {
   std::vector<Type> inTypes;
   for (auto &a : ins) inTypes.push_back(a.type());
   auto outTypes = inferTypes(op, inTypes, params, regions);
@@ -411,13 +443,16 @@ std::vector<Var> Builder::emit(Op op, std::vector<Atom> ins, Params params, std:
 Atom Builder::lit(DType d, double v) {
   Literal l;
   l.dtype = d;
-  if (isFloat(d)) l.f = v;
-  else l.i = int64_t(v);
+  if (isFloat(d))
+    l.f = v;
+  else
+    l.i = int64_t(v);
   return Atom::literal(l);
 }
 
 Var Builder::convert(Atom x, DType to) {
-  return emit1(Op::Convert, {x}, {{"new_dtype", Param::ofDType(to)}, {"weak_type", Param::ofBool(false)}});
+  return emit1(Op::Convert, {x},
+               {{"new_dtype", Param::ofDType(to)}, {"weak_type", Param::ofBool(false)}});
 }
 
 Var Builder::broadcastInDim(Atom x, Shape shape, std::vector<int64_t> dims) {
@@ -435,8 +470,13 @@ Atom Builder::broadcastTo(Atom x, const Shape &shape) {
   std::vector<int64_t> dims;
   bool squeeze = false;
   for (int k = 0; k < t.rank(); ++k) {
-    if (t.shape[k] == shape[off + k]) { keep.push_back(t.shape[k]); dims.push_back(off + k); }
-    else { internal_assert(t.shape[k] == 1, "broadcastTo incompatible"); squeeze = true; }
+    if (t.shape[k] == shape[off + k]) {
+      keep.push_back(t.shape[k]);
+      dims.push_back(off + k);
+    } else {
+      internal_assert(t.shape[k] == 1, "broadcastTo incompatible");
+      squeeze = true;
+    }
   }
   Atom src = x;
   if (squeeze) src = reshape(x, keep);
@@ -444,7 +484,8 @@ Atom Builder::broadcastTo(Atom x, const Shape &shape) {
 }
 
 Var Builder::reshape(Atom x, Shape shape) {
-  return emit1(Op::Reshape, {x}, {{"new_sizes", Param::ints(shape)}, {"dimensions", Param::none()}});
+  return emit1(Op::Reshape, {x},
+               {{"new_sizes", Param::ints(shape)}, {"dimensions", Param::none()}});
 }
 
 Var Builder::transpose(Atom x, std::vector<int64_t> perm) {
@@ -468,4 +509,4 @@ void walk(const Jaxpr &j, const std::function<void(const Eqn &)> &f) {
   }
 }
 
-} // namespace spmd::ir
+}  // namespace spmd::ir

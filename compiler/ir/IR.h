@@ -24,25 +24,49 @@
 namespace spmd::ir {
 
 enum class Op : uint16_t {
+// clang-format off
 #define SPMD_OP(E, name, arity, cat) E,
 #include "ir/Ops.def"
+  // clang-format on
 };
-enum class OpCategory : uint8_t { Unary, Binary, Compare, Select, Ternary, Reduce, Shape, Index, Dot, Collective, Random, Region, Host };
+enum class OpCategory : uint8_t {
+  Unary,
+  Binary,
+  Compare,
+  Select,
+  Ternary,
+  Reduce,
+  Shape,
+  Index,
+  Dot,
+  Collective,
+  Random,
+  Region,
+  Host
+};
 
-struct OpInfo { const char *name; int arity; OpCategory category; };
+struct OpInfo {
+  const char *name;
+  int arity;
+  OpCategory category;
+};
 const OpInfo &info(Op op);
 inline const char *name(Op op) { return info(op).name; }
 constexpr int kNumOps = 0
+// clang-format off
 #define SPMD_OP(E, name, arity, cat) +1
 #include "ir/Ops.def"
+    // clang-format on
     ;
 
 // ---- Types ------------------------------------------------------------------------------
 /// The element types; each value is the runtime's dtype code (spmdrt.def, the one list
 /// of them), so codegen passes `int32_t(d)` as a spmd_dtype.
 enum class DType : uint8_t {
+// clang-format off
 #define SPMD_RT_DTYPE(Cxx, C, code, bytes, text) Cxx = code,
 #include "spmdrt.def"
+  // clang-format on
 };
 const char *name(DType);
 int byteSize(DType);  ///< Key: 8 (two u32 words)
@@ -85,8 +109,8 @@ struct Var {
 /// A scalar literal operand, like JAX's `2.0:f32[]`.
 struct Literal {
   DType dtype = DType::F32;
-  double f = 0;    ///< for floats
-  int64_t i = 0;   ///< for ints and bools
+  double f = 0;   ///< for floats
+  int64_t i = 0;  ///< for ints and bools
   double asDouble() const { return isFloat(dtype) ? f : double(i); }
 };
 
@@ -97,7 +121,12 @@ struct Atom {
   Literal lit;
   Atom() = default;
   Atom(Var v) : var(std::move(v)) {}
-  static Atom literal(Literal l) { Atom a; a.isLit = true; a.lit = l; return a; }
+  static Atom literal(Literal l) {
+    Atom a;
+    a.isLit = true;
+    a.lit = l;
+    return a;
+  }
   Type type() const { return isLit ? Type{lit.dtype, {}} : var.type; }
 };
 
@@ -113,13 +142,48 @@ struct Param {
   std::vector<Param> elems;
 
   static Param none() { return {}; }
-  static Param of(int64_t v) { Param p; p.kind = Int; p.i = v; return p; }
-  static Param ofFloat(double v) { Param p; p.kind = Float; p.f = v; return p; }
-  static Param ofBool(bool v) { Param p; p.kind = Bool; p.i = v; return p; }
-  static Param ofStr(std::string v) { Param p; p.kind = Str; p.s = std::move(v); return p; }
-  static Param ofDType(DType d) { Param p; p.kind = DTypeK; p.dtype = d; return p; }
-  static Param tuple(std::vector<Param> e) { Param p; p.kind = Tuple; p.elems = std::move(e); return p; }
-  static Param list(std::vector<Param> e) { Param p; p.kind = List; p.elems = std::move(e); return p; }
+  static Param of(int64_t v) {
+    Param p;
+    p.kind = Int;
+    p.i = v;
+    return p;
+  }
+  static Param ofFloat(double v) {
+    Param p;
+    p.kind = Float;
+    p.f = v;
+    return p;
+  }
+  static Param ofBool(bool v) {
+    Param p;
+    p.kind = Bool;
+    p.i = v;
+    return p;
+  }
+  static Param ofStr(std::string v) {
+    Param p;
+    p.kind = Str;
+    p.s = std::move(v);
+    return p;
+  }
+  static Param ofDType(DType d) {
+    Param p;
+    p.kind = DTypeK;
+    p.dtype = d;
+    return p;
+  }
+  static Param tuple(std::vector<Param> e) {
+    Param p;
+    p.kind = Tuple;
+    p.elems = std::move(e);
+    return p;
+  }
+  static Param list(std::vector<Param> e) {
+    Param p;
+    p.kind = List;
+    p.elems = std::move(e);
+    return p;
+  }
   static Param ints(const std::vector<int64_t> &v, bool asList = false);
 
   /// The elements of a tuple/list of ints.
@@ -160,7 +224,8 @@ struct Module {
   std::vector<std::string> fileNames;  ///< SrcRange::file -> name, for run-time messages
   /// "file:line:col" of a location (for run-time error messages).
   std::string where(SrcRange loc) const {
-    std::string f = loc.file >= 0 && loc.file < int(fileNames.size()) ? fileNames[loc.file] : "<input>";
+    std::string f =
+        loc.file >= 0 && loc.file < int(fileNames.size()) ? fileNames[loc.file] : "<input>";
     return f + ":" + std::to_string(loc.line) + ":" + std::to_string(loc.col);
   }
   Var newVar(Type t) { return Var{nextId++, std::move(t)}; }
@@ -223,4 +288,4 @@ std::string fingerprint(const Module &m);
 /// Calls `f` on every equation, recursing into regions (pre-order).
 void walk(const Jaxpr &j, const std::function<void(const Eqn &)> &f);
 
-} // namespace spmd::ir
+}  // namespace spmd::ir

@@ -56,10 +56,13 @@ private:
 
   static std::string literal(const Literal &l) {
     std::ostringstream os;
-    if (l.dtype == DType::Bool) os << (l.i ? "True" : "False");
+    if (l.dtype == DType::Bool)
+      os << (l.i ? "True" : "False");
     else if (isFloat(l.dtype)) {
-      if (std::isnan(l.f)) os << "nan";
-      else if (std::isinf(l.f)) os << (l.f > 0 ? "inf" : "-inf");
+      if (std::isnan(l.f))
+        os << "nan";
+      else if (std::isinf(l.f))
+        os << (l.f > 0 ? "inf" : "-inf");
       else {
         std::ostringstream f;
         f.precision(9);
@@ -68,7 +71,8 @@ private:
         if (s.find_first_of(".e") == std::string::npos) s += ".0";
         os << s;
       }
-    } else os << l.i;
+    } else
+      os << l.i;
     os << ':' << name(l.dtype) << "[]";
     return os.str();
   }
@@ -88,7 +92,8 @@ private:
       std::string body;
       if (e.op == Op::Cond) {
         body = "(\n";
-        for (auto &r : e.regions) body += std::string(indent + 4, ' ') + jaxpr(r, indent + 4) + "\n";
+        for (auto &r : e.regions)
+          body += std::string(indent + 4, ' ') + jaxpr(r, indent + 4) + "\n";
         body += std::string(indent + 2, ' ') + ")";
       } else {
         body = jaxpr(e.regions[0], indent + 2);
@@ -101,7 +106,8 @@ private:
     if (!ps.empty()) {
       if (e.regions.empty() && len < 80) {
         os << '[';
-        for (size_t k = 0; k < ps.size(); ++k) os << (k ? " " : "") << ps[k].first << '=' << ps[k].second;
+        for (size_t k = 0; k < ps.size(); ++k)
+          os << (k ? " " : "") << ps[k].first << '=' << ps[k].second;
         os << ']';
       } else {
         os << "[\n";
@@ -114,9 +120,9 @@ private:
   }
 };
 
-} // namespace
+}  // namespace
 
 std::string print(const Jaxpr &j) { return Printer().jaxpr(j, 0); }
 std::string print(const Module &m) { return Printer().jaxpr(m.main, 0) + "\n"; }
 
-} // namespace spmd::ir
+}  // namespace spmd::ir

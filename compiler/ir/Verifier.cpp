@@ -19,10 +19,12 @@ struct Verifier {
       std::vector<Type> ins;
       for (auto &a : e.in) ins.push_back(a.type());
       auto outs = inferTypes(e.op, ins, e.params, e.regions);
-      internal_assert(outs.size() == e.out.size(), std::string("wrong number of results of ") + name(e.op));
+      internal_assert(outs.size() == e.out.size(),
+                      std::string("wrong number of results of ") + name(e.op));
       for (size_t k = 0; k < outs.size(); ++k)
-        internal_assert(outs[k] == e.out[k].type, std::string("result type of ") + name(e.op) + " is " +
-                                                      e.out[k].type.str() + ", inferred " + outs[k].str());
+        internal_assert(outs[k] == e.out[k].type, std::string("result type of ") + name(e.op) +
+                                                      " is " + e.out[k].type.str() + ", inferred " +
+                                                      outs[k].str());
       for (auto &r : e.regions) jaxpr(r);
       for (auto &v : e.out) define(defined, v);
     }
@@ -30,19 +32,21 @@ struct Verifier {
   }
   void define(std::unordered_set<int> &d, const Var &v) {
     internal_assert(v.valid(), "invalid variable");
-    internal_assert(seen_.insert(v.id).second, "variable defined twice: id " + std::to_string(v.id));
+    internal_assert(seen_.insert(v.id).second,
+                    "variable defined twice: id " + std::to_string(v.id));
     d.insert(v.id);
   }
   void use(const std::unordered_set<int> &d, const Atom &a, const Eqn &e) {
     if (a.isLit) return;
-    internal_assert(d.count(a.var.id), std::string("use of a variable not defined in this region by ") +
-                                           name(e.op) + " (id " + std::to_string(a.var.id) + ")");
+    internal_assert(d.count(a.var.id),
+                    std::string("use of a variable not defined in this region by ") + name(e.op) +
+                        " (id " + std::to_string(a.var.id) + ")");
   }
   std::unordered_set<int> seen_;
 };
 
-} // namespace
+}  // namespace
 
 void verify(const Module &m) { Verifier().jaxpr(m.main); }
 
-} // namespace spmd::ir
+}  // namespace spmd::ir

@@ -21,19 +21,19 @@ struct Frame {
   ir::Jaxpr jaxpr;
   std::unique_ptr<ir::Builder> b;
   int level = 0;
-  bool isMapBody = false;        ///< pmap or vmap body: no host effects, static if
-  std::vector<ir::Atom> captured;   ///< outer atoms (in the parent frame) ...
-  std::vector<ir::Var> captureVars; ///< ... and the invars that stand for them here
+  bool isMapBody = false;                       ///< pmap or vmap body: no host effects, static if
+  std::vector<ir::Atom> captured;               ///< outer atoms (in the parent frame) ...
+  std::vector<ir::Var> captureVars;             ///< ... and the invars that stand for them here
   std::unordered_map<int, ir::Var> captureMap;  ///< outer var id -> local invar
 };
 
 /// A positional or keyword argument after evaluation, with the expression it came from.
 struct ArgV {
-  std::string keyword;     ///< empty when positional
+  std::string keyword;  ///< empty when positional
   ValueP value;
   const ast::Expr *expr = nullptr;
   SrcRange loc;
-  SrcRange keywordLoc;     ///< the keyword's name, for errors about the keyword itself
+  SrcRange keywordLoc;  ///< the keyword's name, for errors about the keyword itself
 };
 
 class AstLowering {
@@ -80,10 +80,12 @@ public:
   void bindPattern(const ast::Pattern &p, ValueP v, bool mutable_, SrcRange loc);
   ValueP call(const ast::CallExpr &c);
   ValueP callValue(ValueP f, std::vector<ArgV> args, const std::vector<AxisP> &axes, SrcRange loc);
-  ValueP callClosure(const Value &f, std::vector<ArgV> args, const std::vector<AxisP> &axes, SrcRange loc);
+  ValueP callClosure(const Value &f, std::vector<ArgV> args, const std::vector<AxisP> &axes,
+                     SrcRange loc);
   ValueP mapExpr(const ast::MapExpr &m);
   ValueP shardMapExpr(const ast::ShardMapExpr &s);  ///< ShardMap.cpp
-  ValueP meshBuiltin(const std::vector<ArgV> &args, const std::vector<AxisP> &axes, SrcRange loc);  ///< ShardMap.cpp
+  ValueP meshBuiltin(const std::vector<ArgV> &args, const std::vector<AxisP> &axes,
+                     SrcRange loc);  ///< ShardMap.cpp
   ValueP ifExpr(const ast::IfExpr &e);
   void forStmt(const ast::ForStmt &f);
   AxisP axis(const std::string &name, SrcRange loc);
@@ -105,8 +107,8 @@ public:
   /// (Note [Vars of lists]). Any other value is returned as it is.
   ValueP listAsArray(ValueP v, SrcRange loc);
   /// Promotes and broadcasts operands to a common dtype and shape.
-  std::vector<ir::Atom> unify(const std::vector<ValueP> &vs, SrcRange loc, ir::DType *dt, bool *weak,
-                              const char *what);
+  std::vector<ir::Atom> unify(const std::vector<ValueP> &vs, SrcRange loc, ir::DType *dt,
+                              bool *weak, const char *what);
   ir::Atom castTo(ir::Atom a, ir::DType d);
   ir::Atom broadcast(ir::Atom a, const ir::Shape &s);
   ir::Atom constant(const std::vector<double> &data, ir::DType d, const ir::Shape &s);
@@ -135,4 +137,4 @@ public:
   ValueP gradCall(const Value &g, std::vector<ArgV> args, SrcRange loc);
 };
 
-} // namespace spmd::sema
+}  // namespace spmd::sema

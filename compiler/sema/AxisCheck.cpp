@@ -56,11 +56,13 @@ private:
     }
     if (p.kind != Pattern::Name) return;
     auto axes = value ? meshOf(*value) : std::nullopt;
-    bool known = std::any_of(meshes_.begin(), meshes_.end(), [&](auto &m) { return m.first == p.name.name; });
+    bool known = std::any_of(meshes_.begin(), meshes_.end(),
+                             [&](auto &m) { return m.first == p.name.name; });
     if (axes || known) meshes_.push_back({p.name.name, axes ? *axes : std::vector<Ident>{}});
   }
 
-  void error(SrcRange loc, std::string msg, std::vector<std::pair<SrcRange, std::string>> notes = {}) {
+  void error(SrcRange loc, std::string msg,
+             std::vector<std::pair<SrcRange, std::string>> notes = {}) {
     Diagnostic d;
     d.loc = loc;
     d.message = std::move(msg);
@@ -75,14 +77,17 @@ private:
   }
 
   std::string inScope() const {
-    if (scope_.empty()) return "no axes are in scope here (axes are bound by pmap/vmap blocks and by a function's [axis] parameters)";
+    if (scope_.empty())
+      return "no axes are in scope here (axes are bound by pmap/vmap blocks and by a function's "
+             "[axis] parameters)";
     std::string s = "axes in scope: ";  // the spec's wording, for one axis too
     for (size_t k = 0; k < scope_.size(); ++k) s += (k ? ", " : "") + scope_[k].name;
     return s;
   }
 
   void useAxis(const Ident &a) {
-    if (!find(a.name)) error(a.loc, "axis '" + a.name + "' is not bound here", {{SrcRange{}, inScope()}});
+    if (!find(a.name))
+      error(a.loc, "axis '" + a.name + "' is not bound here", {{SrcRange{}, inScope()}});
   }
 
   /// Binds `a`; returns false (after an error) when the name is already in scope.
@@ -141,9 +146,11 @@ private:
 
   void expr(const Expr &e) {
     switch (e.kind) {
-    case ExprKind::IntLit: case ExprKind::FloatLit: case ExprKind::BoolLit:
-    case ExprKind::StringLit: case ExprKind::Name:
-      return;
+    case ExprKind::IntLit:
+    case ExprKind::FloatLit:
+    case ExprKind::BoolLit:
+    case ExprKind::StringLit:
+    case ExprKind::Name: return;
     case ExprKind::Unary: return expr(*e.as<UnaryExpr>()->operand);
     case ExprKind::Binary: {
       auto *b = e.as<BinaryExpr>();
@@ -159,10 +166,14 @@ private:
       int pos = 0;
       for (auto &a : c->args) {
         bool isAxis = false;
-        if (a.keyword) isAxis = axisArg >= 0 && (a.keyword->name == "axis_name" || a.keyword->name == "axes");
-        else isAxis = pos++ == axisArg;
-        if (isAxis) axisExpr(*a.value);
-        else expr(*a.value);
+        if (a.keyword)
+          isAxis = axisArg >= 0 && (a.keyword->name == "axis_name" || a.keyword->name == "axes");
+        else
+          isAxis = pos++ == axisArg;
+        if (isAxis)
+          axisExpr(*a.value);
+        else
+          expr(*a.value);
       }
       return;
     }
@@ -241,10 +252,14 @@ private:
         if (auto axes = lookupMesh(m->meshName->name)) {
           for (auto &a : *axes) bind(a);
         } else {
-          error(m->meshName->loc, "'" + m->meshName->name + "' does not name a mesh bound by `let` here",
-                {{SrcRange{}, "a shard_map's mesh is written in place, `shard_map (rows=4, cols=2) (...)`, or bound "
-                              "before it in an enclosing scope, `let " + m->meshName->name + " = mesh(rows=4, cols=2)`, "
-                              "so that its axis names are known where the body is written"}});
+          error(m->meshName->loc,
+                "'" + m->meshName->name + "' does not name a mesh bound by `let` here",
+                {{SrcRange{}, "a shard_map's mesh is written in place, `shard_map (rows=4, cols=2) "
+                              "(...)`, or bound "
+                              "before it in an enclosing scope, `let " +
+                                  m->meshName->name +
+                                  " = mesh(rows=4, cols=2)`, "
+                                  "so that its axis names are known where the body is written"}});
         }
       }
       expr(*m->body);
@@ -255,10 +270,10 @@ private:
   }
 };
 
-} // namespace
+}  // namespace
 
 void checkAxes(const Program &p, std::vector<Diagnostic> &errors, MeshNames *meshes) {
   Checker(errors).program(p, meshes);
 }
 
-} // namespace spmd::sema
+}  // namespace spmd::sema

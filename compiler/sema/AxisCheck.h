@@ -31,4 +31,4 @@ void checkAxes(const ast::Program &p, std::vector<Diagnostic> &errors, MeshNames
 /// Read from the builtin table (BuiltinDef::axisParam, sema/BuiltinTable.h).
 int axisArgumentIndex(const std::string &callee);
 
-} // namespace spmd::sema
+}  // namespace spmd::sema

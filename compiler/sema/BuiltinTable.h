@@ -22,8 +22,8 @@ using ir::Param;
 
 /// The arguments of one builtin call, bound to its parameter names.
 struct Bound {
-  std::vector<ArgV> args;        ///< in parameter order; value null when absent
-  std::vector<ArgV> rest;        ///< extra positional arguments (variadic builtins)
+  std::vector<ArgV> args;  ///< in parameter order; value null when absent
+  std::vector<ArgV> rest;  ///< extra positional arguments (variadic builtins)
   const ArgV &operator[](size_t k) const { return args[k]; }
   bool has(size_t k) const { return args[k].value != nullptr; }
 };
@@ -65,4 +65,4 @@ ValueP mapLeaves(AstLowering &L, ValueP v, const std::function<ValueP(ValueP)> &
 /// Python's repr of a static value (BuiltinsHost.cpp).
 std::string pyRepr(const Value &v);
 
-} // namespace spmd::sema::builtins
+}  // namespace spmd::sema::builtins

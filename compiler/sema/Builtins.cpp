@@ -27,7 +27,7 @@ const Table &table() {
   }();
   return t;
 }
-} // namespace
+}  // namespace
 
 bool AstLowering::isBuiltin(const std::string &name) { return table().count(name) != 0; }
 
@@ -36,8 +36,10 @@ int axisArgumentIndex(const std::string &callee) {
   return it == table().end() ? -1 : it->second.axisParam;
 }
 
-ValueP AstLowering::builtin(const std::string &name, std::vector<ArgV> &args, const std::vector<AxisP> &axes, SrcRange loc) {
-  if (name == "mesh") return meshBuiltin(args, axes, loc);  // its keywords are the axis names (ShardMap.cpp)
+ValueP AstLowering::builtin(const std::string &name, std::vector<ArgV> &args,
+                            const std::vector<AxisP> &axes, SrcRange loc) {
+  if (name == "mesh")
+    return meshBuiltin(args, axes, loc);  // its keywords are the axis names (ShardMap.cpp)
   const BuiltinDef &def = table().at(name);
   bool variadic = !def.params.empty() && def.params.back() == "*";
   size_t np = def.params.size() - (variadic ? 1 : 0);
@@ -46,20 +48,28 @@ ValueP AstLowering::builtin(const std::string &name, std::vector<ArgV> &args, co
   size_t pos = 0;
   for (auto &a : args) {
     if (a.keyword.empty()) {
-      if (pos < np) bound.args[pos++] = a;
-      else if (variadic) bound.rest.push_back(a);
+      if (pos < np)
+        bound.args[pos++] = a;
+      else if (variadic)
+        bound.rest.push_back(a);
       else if (np == 0)
         userError(a.loc, name + "() takes no arguments");
       else
-        userError(a.loc, name + "() takes at most " + std::to_string(np) + " argument" + (np == 1 ? "" : "s"));
+        userError(a.loc, name + "() takes at most " + std::to_string(np) + " argument" +
+                             (np == 1 ? "" : "s"));
       continue;
     }
     auto it = std::find(def.params.begin(), def.params.begin() + np, a.keyword);
     if (it == def.params.begin() + np && np == 0)
-      userError(a.keywordLoc, name + "() takes no keyword arguments",
-                name == "print" ? std::vector<std::pair<SrcRange, std::string>>{{SrcRange{}, "print(a, b, ...) writes its arguments separated by one space "
-                                                                                             "and ends the line; it has no options such as sep= or end="}}
-                                : std::vector<std::pair<SrcRange, std::string>>{});
+      userError(
+          a.keywordLoc, name + "() takes no keyword arguments",
+          name == "print"
+              ? std::vector<std::pair<
+                    SrcRange,
+                    std::string>>{{SrcRange{},
+                                   "print(a, b, ...) writes its arguments separated by one space "
+                                   "and ends the line; it has no options such as sep= or end="}}
+              : std::vector<std::pair<SrcRange, std::string>>{});
     if (it == def.params.begin() + np) {
       std::string ps;
       for (size_t k = 0; k < np; ++k) ps += (k ? ", " : "") + def.params[k];
@@ -67,7 +77,8 @@ ValueP AstLowering::builtin(const std::string &name, std::vector<ArgV> &args, co
                 {{SrcRange{}, np ? "its arguments are: " + ps : name + "() takes no arguments"}});
     }
     size_t k = size_t(it - def.params.begin());
-    if (bound.args[k].value) userError(a.keywordLoc, name + "() got argument '" + a.keyword + "' twice");
+    if (bound.args[k].value)
+      userError(a.keywordLoc, name + "() got argument '" + a.keyword + "' twice");
     bound.args[k] = a;
   }
   for (size_t k = 0; k < def.required; ++k)
@@ -89,7 +100,9 @@ std::pair<Atom, bool> floatArg(AstLowering &L, const ArgV &a, const char *fn) {
   DType d = x.type().dtype;
   if (d == DType::Key) userError(a.loc, std::string(fn) + "() cannot take keys");
   if (!ir::isFloat(d)) x = L.castTo(x, DType::F32);
-  if (x.isLit) x = L.broadcast(x, {}), x = L.emit1(Op::Reshape, {x}, {{"new_sizes", Param::tuple({})}, {"dimensions", Param::none()}});
+  if (x.isLit)
+    x = L.broadcast(x, {}),
+    x = L.emit1(Op::Reshape, {x}, {{"new_sizes", Param::tuple({})}, {"dimensions", Param::none()}});
   return {x, v->weak};
 }
 
@@ -106,7 +119,10 @@ BuiltinDef unaryKeep(Op op, bool identityOnInt) {
             ValueP v = arr(L, a[0]);
             L.rejectKeys(*v, a[0].loc, std::string(ir::name(op)) + "()");
             Atom x = v->atom;
-            if (x.isLit) x = L.broadcast(x, {}), x = L.emit1(Op::Reshape, {x}, {{"new_sizes", Param::tuple({})}, {"dimensions", Param::none()}});
+            if (x.isLit)
+              x = L.broadcast(x, {}),
+              x = L.emit1(Op::Reshape, {x},
+                          {{"new_sizes", Param::tuple({})}, {"dimensions", Param::none()}});
             if (identityOnInt && !ir::isFloat(x.type().dtype)) return Value::array(x, v->weak);
             ir::Params p;
             if (op == Op::Round) p["rounding_method"] = Param::of(1);
@@ -132,8 +148,10 @@ std::vector<int64_t> axesArg(AstLowering &L, const ArgV &a, int rank) {
   for (auto x : L.staticInts(a, "an axis")) {
     int64_t k = x < 0 ? x + rank : x;
     if (k < 0 || k >= rank)
-      userError(a.loc, "axis " + std::to_string(x) + " is out of range for an array of rank " + std::to_string(rank));
-    if (std::find(axes.begin(), axes.end(), k) != axes.end()) userError(a.loc, "repeated axis " + std::to_string(x));
+      userError(a.loc, "axis " + std::to_string(x) + " is out of range for an array of rank " +
+                           std::to_string(rank));
+    if (std::find(axes.begin(), axes.end(), k) != axes.end())
+      userError(a.loc, "repeated axis " + std::to_string(x));
     axes.push_back(k);
   }
   std::sort(axes.begin(), axes.end());
@@ -151,12 +169,16 @@ Atom keepDims(AstLowering &L, Atom r, const ir::Shape &in, const std::vector<int
 /// Python int (np.uint32(4000000000) is fine, np.int32(2**31) an OverflowError).
 Atom staticIntAs(AstLowering &L, int64_t i, DType d, SrcRange loc) {
   if (d == DType::Key) userError(loc, "a number cannot be converted to a key; use key(seed)");
-  bool fits = d == DType::I32 ? i >= INT32_MIN && i <= INT32_MAX : d == DType::U32 ? i >= 0 && i <= int64_t(UINT32_MAX) : true;
+  bool fits = d == DType::I32   ? i >= INT32_MIN && i <= INT32_MAX
+              : d == DType::U32 ? i >= 0 && i <= int64_t(UINT32_MAX)
+                                : true;
   if (!fits)
     userError(loc, "the integer " + std::to_string(i) + " does not fit in " + ir::name(d),
               {{SrcRange{}, "as in JAX, where converting it raises OverflowError"}});
   // An f32 literal holds the f32 value (2^24 + 1 rounds to 2^24), as jnp.float32(i).
-  return L.b().lit(d, d == DType::Bool ? double(i != 0) : d == DType::F32 ? double(float(i)) : double(i));
+  return L.b().lit(d, d == DType::Bool  ? double(i != 0)
+                      : d == DType::F32 ? double(float(i))
+                                        : double(i));
 }
 
 bool boolArg(AstLowering &L, const ArgV &a, bool dflt) {
@@ -172,13 +194,15 @@ double floatStatic(AstLowering &L, const ArgV &a, double dflt, const char *what)
   userError(a.loc, std::string(what) + " must be a number known at compile time");
 }
 
-
 ValueP filled(AstLowering &L, const ArgV &shapeArg, double value, DType d) {
   ir::Shape s = L.staticShape(shapeArg, d);
   Atom c = L.constant({value}, d, s);
-  if (c.isLit) c = L.broadcast(c, {}), c = L.emit1(Op::BroadcastInDim, {c}, {{"shape", Param::tuple({})}, {"broadcast_dimensions", Param::tuple({})}});
+  if (c.isLit)
+    c = L.broadcast(c, {}),
+    c = L.emit1(Op::BroadcastInDim, {c},
+                {{"shape", Param::tuple({})}, {"broadcast_dimensions", Param::tuple({})}});
   return Value::array(c);
 }
 
-} // namespace builtins
-} // namespace spmd::sema
+}  // namespace builtins
+}  // namespace spmd::sema

@@ -8,294 +8,395 @@
 
 namespace spmd::sema::builtins {
 
-
-
 /// creation, then shapes
 void addArrayBuiltins(Table &m) {
-    // -- creation --
-    m["zeros"] = {{"shape", "dtype"}, 1, [](AstLowering &L, Bound &a, auto &, SrcRange) {
-                    return filled(L, a[0], 0, a.has(1) ? L.dtypeFrom(a[1].value, a[1].loc) : DType::F32); }};
-    m["ones"] = {{"shape", "dtype"}, 1, [](AstLowering &L, Bound &a, auto &, SrcRange) {
-                   return filled(L, a[0], 1, a.has(1) ? L.dtypeFrom(a[1].value, a[1].loc) : DType::F32); }};
-    m["full"] = {{"shape", "value", "dtype"}, 2, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
-                   bool weak;
-                   // A static integer with a dtype converts directly (full(s, 3000000000, u32)).
-                   if (a.has(2) && a[1].value->kind == Value::Int) {
-                     Atom v = staticIntAs(L, a[1].value->i, L.dtypeFrom(a[2].value, a[2].loc), a[1].loc);
-                     return Value::array(L.broadcast(v, L.staticShape(a[0], v.type().dtype)));
-                   }
-                   Atom v = L.toAtom(a[1].value, a[1].loc, &weak);
-                   if (a.has(2)) {
-                     DType d = L.dtypeFrom(a[2].value, a[2].loc);
-                     if (v.type().dtype == DType::Key) L.rejectKeys(*Value::array(v), a[1].loc, "full() with dtype=");
-                     v = L.castTo(v, d);
-                   }
-                   ir::Shape s = L.staticShape(a[0], v.type().dtype);
-                   if (v.type().rank() != 0) userError(a[1].loc, "full() needs a scalar value");
-                   return Value::array(L.broadcast(v, s)); }};
-    m["arange"] = {{"start", "stop", "step", "dtype"}, 1, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
-                     const Value *vs[3] = {a[0].value.get(), a.has(1) ? a[1].value.get() : nullptr,
-                                           a.has(2) ? a[2].value.get() : nullptr};
-                     bool isFloat = false;
-                     for (auto *v : vs) {
-                       if (!v) continue;
-                       if (v->kind == Value::Float) isFloat = true;
-                       else if (v->kind != Value::Int)
-                         userError(loc, "arange() bounds must be numbers known at compile time");
-                     }
-                     auto num = [](const Value *v) { return v->kind == Value::Float ? v->f : double(v->i); };
-                     double start = 0, stop, step = 1;
-                     // arange(stop), arange(start, stop), and the step (also as arange(stop, step=s)).
-                     if (vs[1]) { start = num(vs[0]); stop = num(vs[1]); }
-                     else stop = num(vs[0]);
-                     if (vs[2]) step = num(vs[2]);
-                     if (step == 0) userError(a[2].loc, "arange() step cannot be zero");
-                     DType d = a.has(3) ? L.dtypeFrom(a[3].value, a[3].loc) : isFloat ? DType::F32 : DType::I32;
-                     if (d == DType::Bool) userError(a[3].loc, "arange() cannot make bool values (as JAX's iota)");
-                     // NumPy's length, ceil((stop - start) / step), computed in double: a NaN or
-                     // a length beyond any array is an error here, not a cast that wraps.
-                     double len = std::ceil((stop - start) / step);
-                     if (std::isnan(len)) userError(loc, "arange() cannot compute its length from these bounds");
-                     if (len > double(int64_t(1) << 62)) {
-                       char buf[64];
-                       snprintf(buf, sizeof buf, "%.3g", len);
-                       userError(loc, std::string("arange() would make ") + buf + " elements: too many for an array (at most 2^48 bytes)");
-                     }
-                     int64_t n = len > 0 ? int64_t(len) : 0;
-                     L.checkedShape({n}, d, loc);
-                     Atom io = L.emit1(Op::Iota, {}, {{"dtype", Param::ofDType(d)}, {"shape", Param::ints({n})},
-                                                     {"dimension", Param::of(0)}, {"sharding", Param::none()}});
-                     if (step != 1) io = L.emit1(Op::Mul, {io, L.b().lit(d, step)});
-                     if (start != 0) io = L.emit1(Op::Add, {io, L.b().lit(d, start)});
-                     return Value::array(io); }};
-    m["linspace"] = {{"start", "stop", "num", "endpoint", "dtype"}, 3, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
-                       double lo = floatStatic(L, a[0], 0, "linspace() start"), hi = floatStatic(L, a[1], 0, "linspace() stop");
-                       int64_t n = L.staticInt(a[2].value, a[2].loc, "linspace() num");
-                       if (n < 0) userError(a[2].loc, "linspace() needs a non-negative number of samples, not " + std::to_string(n));
-                       L.checkedShape({n}, DType::F32, a[2].loc);
-                       bool endpoint = boolArg(L, a[3], true);
-                       // As jnp.linspace computes it, in f32: s = i / div for the first div
-                       // points, then start * (1 - s) + stop * s, with stop appended for the
-                       // endpoint; and as XLA compiles that: i / div is i * (1 / div) (Note
-                       // [Division by a constant]), stop * (i * r) is i * (stop * r), and the
-                       // sum is one fused multiply-add, fma(i, stop * r, start * (1 - s)).
-                       int64_t div = endpoint ? n - 1 : n, pts = n > 1 ? div : n;  // points before the appended stop
-                       float flo = float(lo), fhi = float(hi), recip = div > 0 ? 1.0f / float(div) : 0.0f;
-                       float hr = fhi * recip;
-                       if (n > 1000) {
-                         // Large: computed on the device, instead of an n-element constant
-                         // that the compiler must carry.
-                         Atom io = L.emit1(Op::Iota, {}, {{"dtype", Param::ofDType(DType::F32)}, {"shape", Param::ints({pts})},
-                                                         {"dimension", Param::of(0)}, {"sharding", Param::none()}});
-                         Atom st = L.emit1(Op::Mul, {io, L.b().lit(DType::F32, double(recip))});
-                         Atom one = L.emit1(Op::Sub, {L.b().lit(DType::F32, 1.0), st});
-                         Atom v = L.emit1(Op::Fma, {io, L.b().lit(DType::F32, double(hr)),
-                                                    L.emit1(Op::Mul, {L.b().lit(DType::F32, double(flo)), one})});
-                         if (pts < n) {
-                           Atom last = L.broadcast(L.b().lit(DType::F32, double(fhi)), {1});
-                           v = L.emit1(Op::Concatenate, {v, last}, {{"dimension", Param::of(0)}});
+  // -- creation --
+  m["zeros"] = {{"shape", "dtype"}, 1, [](AstLowering &L, Bound &a, auto &, SrcRange) {
+                  return filled(L, a[0], 0,
+                                a.has(1) ? L.dtypeFrom(a[1].value, a[1].loc) : DType::F32);
+                }};
+  m["ones"] = {{"shape", "dtype"}, 1, [](AstLowering &L, Bound &a, auto &, SrcRange) {
+                 return filled(L, a[0], 1,
+                               a.has(1) ? L.dtypeFrom(a[1].value, a[1].loc) : DType::F32);
+               }};
+  m["full"] = {{"shape", "value", "dtype"}, 2, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
+                 bool weak;
+                 // A static integer with a dtype converts directly (full(s, 3000000000, u32)).
+                 if (a.has(2) && a[1].value->kind == Value::Int) {
+                   Atom v =
+                       staticIntAs(L, a[1].value->i, L.dtypeFrom(a[2].value, a[2].loc), a[1].loc);
+                   return Value::array(L.broadcast(v, L.staticShape(a[0], v.type().dtype)));
+                 }
+                 Atom v = L.toAtom(a[1].value, a[1].loc, &weak);
+                 if (a.has(2)) {
+                   DType d = L.dtypeFrom(a[2].value, a[2].loc);
+                   if (v.type().dtype == DType::Key)
+                     L.rejectKeys(*Value::array(v), a[1].loc, "full() with dtype=");
+                   v = L.castTo(v, d);
+                 }
+                 ir::Shape s = L.staticShape(a[0], v.type().dtype);
+                 if (v.type().rank() != 0) userError(a[1].loc, "full() needs a scalar value");
+                 return Value::array(L.broadcast(v, s));
+               }};
+  m["arange"] = {
+      {"start", "stop", "step", "dtype"}, 1, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
+        const Value *vs[3] = {a[0].value.get(), a.has(1) ? a[1].value.get() : nullptr,
+                              a.has(2) ? a[2].value.get() : nullptr};
+        bool isFloat = false;
+        for (auto *v : vs) {
+          if (!v) continue;
+          if (v->kind == Value::Float)
+            isFloat = true;
+          else if (v->kind != Value::Int)
+            userError(loc, "arange() bounds must be numbers known at compile time");
+        }
+        auto num = [](const Value *v) { return v->kind == Value::Float ? v->f : double(v->i); };
+        double start = 0, stop, step = 1;
+        // arange(stop), arange(start, stop), and the step (also as arange(stop, step=s)).
+        if (vs[1]) {
+          start = num(vs[0]);
+          stop = num(vs[1]);
+        } else
+          stop = num(vs[0]);
+        if (vs[2]) step = num(vs[2]);
+        if (step == 0) userError(a[2].loc, "arange() step cannot be zero");
+        DType d = a.has(3) ? L.dtypeFrom(a[3].value, a[3].loc) : isFloat ? DType::F32 : DType::I32;
+        if (d == DType::Bool)
+          userError(a[3].loc, "arange() cannot make bool values (as JAX's iota)");
+        // NumPy's length, ceil((stop - start) / step), computed in double: a NaN or
+        // a length beyond any array is an error here, not a cast that wraps.
+        double len = std::ceil((stop - start) / step);
+        if (std::isnan(len)) userError(loc, "arange() cannot compute its length from these bounds");
+        if (len > double(int64_t(1) << 62)) {
+          char buf[64];
+          snprintf(buf, sizeof buf, "%.3g", len);
+          userError(loc, std::string("arange() would make ") + buf +
+                             " elements: too many for an array (at most 2^48 bytes)");
+        }
+        int64_t n = len > 0 ? int64_t(len) : 0;
+        L.checkedShape({n}, d, loc);
+        Atom io = L.emit1(Op::Iota, {},
+                          {{"dtype", Param::ofDType(d)},
+                           {"shape", Param::ints({n})},
+                           {"dimension", Param::of(0)},
+                           {"sharding", Param::none()}});
+        if (step != 1) io = L.emit1(Op::Mul, {io, L.b().lit(d, step)});
+        if (start != 0) io = L.emit1(Op::Add, {io, L.b().lit(d, start)});
+        return Value::array(io);
+      }};
+  m["linspace"] = {
+      {"start", "stop", "num", "endpoint", "dtype"},
+      3,
+      [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
+        double lo = floatStatic(L, a[0], 0, "linspace() start"),
+               hi = floatStatic(L, a[1], 0, "linspace() stop");
+        int64_t n = L.staticInt(a[2].value, a[2].loc, "linspace() num");
+        if (n < 0)
+          userError(a[2].loc,
+                    "linspace() needs a non-negative number of samples, not " + std::to_string(n));
+        L.checkedShape({n}, DType::F32, a[2].loc);
+        bool endpoint = boolArg(L, a[3], true);
+        // As jnp.linspace computes it, in f32: s = i / div for the first div
+        // points, then start * (1 - s) + stop * s, with stop appended for the
+        // endpoint; and as XLA compiles that: i / div is i * (1 / div) (Note
+        // [Division by a constant]), stop * (i * r) is i * (stop * r), and the
+        // sum is one fused multiply-add, fma(i, stop * r, start * (1 - s)).
+        int64_t div = endpoint ? n - 1 : n,
+                pts = n > 1 ? div : n;  // points before the appended stop
+        float flo = float(lo), fhi = float(hi), recip = div > 0 ? 1.0f / float(div) : 0.0f;
+        float hr = fhi * recip;
+        if (n > 1000) {
+          // Large: computed on the device, instead of an n-element constant
+          // that the compiler must carry.
+          Atom io = L.emit1(Op::Iota, {},
+                            {{"dtype", Param::ofDType(DType::F32)},
+                             {"shape", Param::ints({pts})},
+                             {"dimension", Param::of(0)},
+                             {"sharding", Param::none()}});
+          Atom st = L.emit1(Op::Mul, {io, L.b().lit(DType::F32, double(recip))});
+          Atom one = L.emit1(Op::Sub, {L.b().lit(DType::F32, 1.0), st});
+          Atom v = L.emit1(Op::Fma, {io, L.b().lit(DType::F32, double(hr)),
+                                     L.emit1(Op::Mul, {L.b().lit(DType::F32, double(flo)), one})});
+          if (pts < n) {
+            Atom last = L.broadcast(L.b().lit(DType::F32, double(fhi)), {1});
+            v = L.emit1(Op::Concatenate, {v, last}, {{"dimension", Param::of(0)}});
+          }
+          return Value::array(v);
+        }
+        std::vector<double> data(n);
+        for (int64_t k = 0; k < pts; ++k) {
+          volatile float st = float(k) * recip;  // each step rounded to f32, as on the device
+          volatile float a0 = flo * (1.0f - st);
+          data[k] = n > 1 ? double(std::fma(float(k), hr, float(a0))) : double(flo);
+        }
+        if (pts < n) data[n - 1] = double(fhi);
+        return Value::array(L.constant(data, DType::F32, {n}));
+      }};
+  m["eye"] = {{"n", "m", "dtype"}, 1, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
+                int64_t n = L.staticInt(a[0].value, a[0].loc, "eye() size");
+                if (n < 0)
+                  userError(a[0].loc, "eye() needs a non-negative size, not " + std::to_string(n));
+                int64_t mm = a.has(1) ? L.staticInt(a[1].value, a[1].loc, "eye() size") : n;
+                if (mm < 0)
+                  userError(a[1].loc, "eye() needs a non-negative size, not " + std::to_string(mm));
+                DType d = a.has(2) ? L.dtypeFrom(a[2].value, a[2].loc) : DType::F32;
+                L.checkedShape({n, mm}, d, loc);
+                auto io = [&](int dim) {
+                  return Atom(L.emit1(Op::Iota, {},
+                                      {{"dtype", Param::ofDType(DType::I32)},
+                                       {"shape", Param::ints({n, mm})},
+                                       {"dimension", Param::of(dim)},
+                                       {"sharding", Param::none()}}));
+                };
+                return Value::array(L.castTo(L.emit1(Op::Eq, {io(0), io(1)}), d));
+              }};
+  // -- shapes --
+  m["reshape"] = {
+      {"x", "shape"}, 2, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
+        ValueP v = arr(L, a[0]);
+        auto s = L.staticInts(a[1], "a shape");
+        int64_t known = 1, unknown = -1;
+        bool overflow = false;
+        for (size_t k = 0; k < s.size(); ++k) {
+          if (s[k] == -1) {
+            if (unknown >= 0) userError(a[1].loc, "reshape() allows only one -1");
+            unknown = int64_t(k);
+          } else if (s[k] < 0)
+            userError(a[1].loc, "a shape cannot have a negative size");
+          else if (__builtin_mul_overflow(known, s[k], &known))
+            overflow = true;
+        }
+        int64_t n = v->type().numel();
+        if (unknown >= 0) {
+          if (overflow || known == 0 || n % known)
+            userError(a[1].loc,
+                      "cannot reshape " + v->type().str() + " into " + Param::ints(s).str());
+          s[unknown] = n / known;
+        }
+        // Sizes whose product overflows (or an empty array into huge sizes) are
+        // an error here, before the element counts are compared.
+        L.checkedShape(s, v->type().dtype, a[1].loc);
+        ir::Type nt{v->type().dtype, s};
+        if (nt.numel() != n)
+          userError(a[1].loc, "cannot reshape " + v->type().str() + " (" + std::to_string(n) +
+                                  " elements) into shape " + Param::ints(s).str());
+        Atom x = v->atom.isLit ? L.broadcast(v->atom, {}) : v->atom;
+        return Value::array(L.emit1(Op::Reshape, {x},
+                                    {{"new_sizes", Param::ints(s)}, {"dimensions", Param::none()}}),
+                            v->weak);
+      }};
+  m["ravel"] = {{"x"}, 1, [](AstLowering &L, Bound &a, auto &, SrcRange) {
+                  ValueP v = arr(L, a[0]);
+                  Atom x = v->atom.isLit ? L.broadcast(v->atom, {}) : v->atom;
+                  return Value::array(L.emit1(Op::Reshape, {x},
+                                              {{"new_sizes", Param::ints({v->type().numel()})},
+                                               {"dimensions", Param::none()}}),
+                                      v->weak);
+                }};
+  m["transpose"] = {
+      {"x", "axes"}, 1, [](AstLowering &L, Bound &a, auto &, SrcRange) {
+        ValueP v = arr(L, a[0]);
+        int r = v->type().rank();
+        std::vector<int64_t> perm;
+        if (a.has(1)) {
+          perm = L.staticInts(a[1], "a permutation");
+          std::vector<int64_t> sorted = perm;
+          for (auto &p : sorted)
+            if (p < 0) p += r;
+          std::sort(sorted.begin(), sorted.end());
+          for (int k = 0; k < r; ++k)
+            if (int(sorted.size()) != r || sorted[k] != k)
+              userError(a[1].loc, "transpose() needs a permutation of 0.." + std::to_string(r - 1));
+          for (auto &p : perm)
+            if (p < 0) p += r;
+        } else {
+          for (int k = r - 1; k >= 0; --k) perm.push_back(k);
+        }
+        if (r == 0) return v;
+        return Value::array(L.emit1(Op::Transpose, {v->atom}, {{"permutation", Param::ints(perm)}}),
+                            v->weak);
+      }};
+  auto concatLike = [](bool stack) {
+    return BuiltinDef{
+        {"arrays", "axis"}, 1, [stack](AstLowering &L, Bound &a, auto &, SrcRange loc) {
+          ValueP lst = a[0].value;
+          if (lst->kind != Value::Tuple || lst->elems.empty())
+            userError(a[0].loc, std::string(stack ? "stack" : "concat") +
+                                    "() needs a non-empty list of arrays");
+          DType d;
+          bool weak;
+          // Promote dtypes without broadcasting shapes.
+          std::vector<ValueP> arrs;
+          for (auto &e : lst->elems) arrs.push_back(L.toArray(e, a[0].loc));
+          std::vector<ValueP> scalars;
+          for (auto &x : arrs)
+            scalars.push_back(Value::array(L.b().lit(x->type().dtype, 0), x->weak));
+          // Keys join with keys (as jnp.concatenate and jnp.stack of key arrays).
+          size_t nkeys = std::count_if(arrs.begin(), arrs.end(), [](const ValueP &x) {
+            return x->type().dtype == DType::Key;
+          });
+          if (nkeys == arrs.size())
+            d = DType::Key, weak = false;
+          else
+            L.unify(scalars, loc, &d, &weak, stack ? "stack()" : "concat()");
+          int r = arrs[0]->type().rank() + (stack ? 1 : 0);
+          int64_t ax = a.has(1) ? L.staticInt(a[1].value, a[1].loc, "an axis") : 0;
+          if (ax < 0) ax += r;
+          if (ax < 0 || ax >= r || (!stack && r == 0))
+            userError(a.has(1) ? a[1].loc : loc, "axis out of range");
+          std::vector<Atom> parts;
+          for (auto &x : arrs) {
+            Atom p = L.castTo(x->atom, d);
+            if (p.isLit)
+              p = L.broadcast(p, {}),
+              p = L.emit1(Op::Reshape, {p},
+                          {{"new_sizes", Param::tuple({})}, {"dimensions", Param::none()}});
+            ir::Shape s = p.type().shape;
+            if (stack) {
+              s.insert(s.begin() + ax, 1);
+              p = L.emit1(Op::Reshape, {p},
+                          {{"new_sizes", Param::ints(s)}, {"dimensions", Param::none()}});
+            }
+            ir::Shape s0 = parts.empty() ? s : parts[0].type().shape;
+            if (int(s.size()) != int(s0.size()))
+              userError(a[0].loc, "arrays of different ranks cannot be joined: " +
+                                      parts[0].type().str() + " and " + p.type().str());
+            for (size_t k = 0; k < s.size(); ++k)
+              if (int64_t(k) != ax && s[k] != s0[k])
+                userError(a[0].loc, "arrays to join must agree except along the axis: " +
+                                        parts[0].type().str() + " and " + p.type().str());
+            parts.push_back(p);
+          }
+          if (parts.size() == 1) return Value::array(parts[0], weak);
+          return Value::array(L.emit1(Op::Concatenate, parts, {{"dimension", Param::of(ax)}}),
+                              weak);
+        }};
+  };
+  m["concat"] = concatLike(false);
+  m["stack"] = concatLike(true);
+  m["broadcast_to"] = {{"x", "shape"}, 2, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
+                         ValueP v = arr(L, a[0]);
+                         ir::Shape s = L.staticShape(a[1], v->type().dtype);
+                         ir::Shape vs = v->type().shape;
+                         bool ok = vs.size() <= s.size();
+                         for (size_t k = 0; ok && k < vs.size(); ++k) {
+                           int64_t t = s[s.size() - vs.size() + k];
+                           ok = vs[k] == t || vs[k] == 1;
                          }
-                         return Value::array(v);
-                       }
-                       std::vector<double> data(n);
-                       for (int64_t k = 0; k < pts; ++k) {
-                         volatile float st = float(k) * recip;  // each step rounded to f32, as on the device
-                         volatile float a0 = flo * (1.0f - st);
-                         data[k] = n > 1 ? double(std::fma(float(k), hr, float(a0))) : double(flo);
-                       }
-                       if (pts < n) data[n - 1] = double(fhi);
-                       return Value::array(L.constant(data, DType::F32, {n})); }};
-    m["eye"] = {{"n", "m", "dtype"}, 1, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
-                  int64_t n = L.staticInt(a[0].value, a[0].loc, "eye() size");
-                  if (n < 0) userError(a[0].loc, "eye() needs a non-negative size, not " + std::to_string(n));
-                  int64_t mm = a.has(1) ? L.staticInt(a[1].value, a[1].loc, "eye() size") : n;
-                  if (mm < 0) userError(a[1].loc, "eye() needs a non-negative size, not " + std::to_string(mm));
-                  DType d = a.has(2) ? L.dtypeFrom(a[2].value, a[2].loc) : DType::F32;
-                  L.checkedShape({n, mm}, d, loc);
-                  auto io = [&](int dim) {
-                    return Atom(L.emit1(Op::Iota, {}, {{"dtype", Param::ofDType(DType::I32)}, {"shape", Param::ints({n, mm})},
-                                                       {"dimension", Param::of(dim)}, {"sharding", Param::none()}}));
-                  };
-                  return Value::array(L.castTo(L.emit1(Op::Eq, {io(0), io(1)}), d)); }};
-    // -- shapes --
-    m["reshape"] = {{"x", "shape"}, 2, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
-                      ValueP v = arr(L, a[0]);
-                      auto s = L.staticInts(a[1], "a shape");
-                      int64_t known = 1, unknown = -1;
-                      bool overflow = false;
-                      for (size_t k = 0; k < s.size(); ++k) {
-                        if (s[k] == -1) {
-                          if (unknown >= 0) userError(a[1].loc, "reshape() allows only one -1");
-                          unknown = int64_t(k);
-                        } else if (s[k] < 0) userError(a[1].loc, "a shape cannot have a negative size");
-                        else if (__builtin_mul_overflow(known, s[k], &known)) overflow = true;
-                      }
-                      int64_t n = v->type().numel();
-                      if (unknown >= 0) {
-                        if (overflow || known == 0 || n % known) userError(a[1].loc, "cannot reshape " + v->type().str() + " into " + Param::ints(s).str());
-                        s[unknown] = n / known;
-                      }
-                      // Sizes whose product overflows (or an empty array into huge sizes) are
-                      // an error here, before the element counts are compared.
-                      L.checkedShape(s, v->type().dtype, a[1].loc);
-                      ir::Type nt{v->type().dtype, s};
-                      if (nt.numel() != n)
-                        userError(a[1].loc, "cannot reshape " + v->type().str() + " (" + std::to_string(n) + " elements) into shape " +
-                                                Param::ints(s).str());
-                      Atom x = v->atom.isLit ? L.broadcast(v->atom, {}) : v->atom;
-                      return Value::array(L.emit1(Op::Reshape, {x}, {{"new_sizes", Param::ints(s)}, {"dimensions", Param::none()}}), v->weak); }};
-    m["ravel"] = {{"x"}, 1, [](AstLowering &L, Bound &a, auto &, SrcRange) {
-                    ValueP v = arr(L, a[0]);
-                    Atom x = v->atom.isLit ? L.broadcast(v->atom, {}) : v->atom;
-                    return Value::array(L.emit1(Op::Reshape, {x}, {{"new_sizes", Param::ints({v->type().numel()})}, {"dimensions", Param::none()}}), v->weak); }};
-    m["transpose"] = {{"x", "axes"}, 1, [](AstLowering &L, Bound &a, auto &, SrcRange) {
+                         if (!ok)
+                           userError(loc, "cannot broadcast " + v->type().str() + " to shape " +
+                                              Param::ints(s).str());
+                         return Value::array(L.broadcast(v->atom, s), v->weak);
+                       }};
+  m["expand_dims"] = {{"x", "axis"}, 2, [](AstLowering &L, Bound &a, auto &, SrcRange) {
                         ValueP v = arr(L, a[0]);
-                        int r = v->type().rank();
-                        std::vector<int64_t> perm;
-                        if (a.has(1)) {
-                          perm = L.staticInts(a[1], "a permutation");
-                          std::vector<int64_t> sorted = perm;
-                          for (auto &p : sorted) if (p < 0) p += r;
-                          std::sort(sorted.begin(), sorted.end());
-                          for (int k = 0; k < r; ++k)
-                            if (int(sorted.size()) != r || sorted[k] != k)
-                              userError(a[1].loc, "transpose() needs a permutation of 0.." + std::to_string(r - 1));
-                          for (auto &p : perm) if (p < 0) p += r;
-                        } else {
-                          for (int k = r - 1; k >= 0; --k) perm.push_back(k);
-                        }
-                        if (r == 0) return v;
-                        return Value::array(L.emit1(Op::Transpose, {v->atom}, {{"permutation", Param::ints(perm)}}), v->weak); }};
-    auto concatLike = [](bool stack) {
-      return BuiltinDef{{"arrays", "axis"}, 1, [stack](AstLowering &L, Bound &a, auto &, SrcRange loc) {
-                          ValueP lst = a[0].value;
-                          if (lst->kind != Value::Tuple || lst->elems.empty())
-                            userError(a[0].loc, std::string(stack ? "stack" : "concat") + "() needs a non-empty list of arrays");
-                          DType d;
-                          bool weak;
-                          // Promote dtypes without broadcasting shapes.
-                          std::vector<ValueP> arrs;
-                          for (auto &e : lst->elems) arrs.push_back(L.toArray(e, a[0].loc));
-                          std::vector<ValueP> scalars;
-                          for (auto &x : arrs) scalars.push_back(Value::array(L.b().lit(x->type().dtype, 0), x->weak));
-                          // Keys join with keys (as jnp.concatenate and jnp.stack of key arrays).
-                          size_t nkeys = std::count_if(arrs.begin(), arrs.end(), [](const ValueP &x) { return x->type().dtype == DType::Key; });
-                          if (nkeys == arrs.size()) d = DType::Key, weak = false;
-                          else L.unify(scalars, loc, &d, &weak, stack ? "stack()" : "concat()");
-                          int r = arrs[0]->type().rank() + (stack ? 1 : 0);
-                          int64_t ax = a.has(1) ? L.staticInt(a[1].value, a[1].loc, "an axis") : 0;
-                          if (ax < 0) ax += r;
-                          if (ax < 0 || ax >= r || (!stack && r == 0))
-                            userError(a.has(1) ? a[1].loc : loc, "axis out of range");
-                          std::vector<Atom> parts;
-                          for (auto &x : arrs) {
-                            Atom p = L.castTo(x->atom, d);
-                            if (p.isLit) p = L.broadcast(p, {}), p = L.emit1(Op::Reshape, {p}, {{"new_sizes", Param::tuple({})}, {"dimensions", Param::none()}});
-                            ir::Shape s = p.type().shape;
-                            if (stack) {
-                              s.insert(s.begin() + ax, 1);
-                              p = L.emit1(Op::Reshape, {p}, {{"new_sizes", Param::ints(s)}, {"dimensions", Param::none()}});
-                            }
-                            ir::Shape s0 = parts.empty() ? s : parts[0].type().shape;
-                            if (int(s.size()) != int(s0.size())) userError(a[0].loc, "arrays of different ranks cannot be joined: " + parts[0].type().str() + " and " + p.type().str());
-                            for (size_t k = 0; k < s.size(); ++k)
-                              if (int64_t(k) != ax && s[k] != s0[k])
-                                userError(a[0].loc, "arrays to join must agree except along the axis: " + parts[0].type().str() + " and " + p.type().str());
-                            parts.push_back(p);
-                          }
-                          if (parts.size() == 1) return Value::array(parts[0], weak);
-                          return Value::array(L.emit1(Op::Concatenate, parts, {{"dimension", Param::of(ax)}}), weak); }};
-    };
-    m["concat"] = concatLike(false);
-    m["stack"] = concatLike(true);
-    m["broadcast_to"] = {{"x", "shape"}, 2, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
-                           ValueP v = arr(L, a[0]);
-                           ir::Shape s = L.staticShape(a[1], v->type().dtype);
-                           ir::Shape vs = v->type().shape;
-                           bool ok = vs.size() <= s.size();
-                           for (size_t k = 0; ok && k < vs.size(); ++k) {
-                             int64_t t = s[s.size() - vs.size() + k];
-                             ok = vs[k] == t || vs[k] == 1;
-                           }
-                           if (!ok) userError(loc, "cannot broadcast " + v->type().str() + " to shape " + Param::ints(s).str());
-                           return Value::array(L.broadcast(v->atom, s), v->weak); }};
-    m["expand_dims"] = {{"x", "axis"}, 2, [](AstLowering &L, Bound &a, auto &, SrcRange) {
-                          ValueP v = arr(L, a[0]);
-                          ir::Shape s = v->type().shape;
-                          int64_t ax = L.staticInt(a[1].value, a[1].loc, "an axis");
-                          int r = int(s.size()) + 1;
-                          if (ax < 0) ax += r;
-                          if (ax < 0 || ax >= r) userError(a[1].loc, "axis out of range");
-                          s.insert(s.begin() + ax, 1);
-                          Atom x = v->atom.isLit ? L.broadcast(v->atom, {}) : v->atom;
-                          return Value::array(L.emit1(Op::Reshape, {x}, {{"new_sizes", Param::ints(s)}, {"dimensions", Param::none()}}), v->weak); }};
-    m["squeeze"] = {{"x", "axis"}, 1, [](AstLowering &L, Bound &a, auto &, SrcRange) {
-                      ValueP v = arr(L, a[0]);
-                      ir::Shape s = v->type().shape, out;
-                      std::vector<int64_t> axes;
-                      if (a.has(1)) axes = axesArg(L, a[1], int(s.size()));
-                      for (size_t k = 0; k < s.size(); ++k) {
-                        bool named = std::find(axes.begin(), axes.end(), int64_t(k)) != axes.end();
-                        if (named && s[k] != 1) userError(a[1].loc, "cannot squeeze axis " + std::to_string(k) + " of size " + std::to_string(s[k]));
-                        if ((a.has(1) && named) || (!a.has(1) && s[k] == 1)) continue;
-                        out.push_back(s[k]);
-                      }
-                      return Value::array(L.emit1(Op::Reshape, {v->atom}, {{"new_sizes", Param::ints(out)}, {"dimensions", Param::none()}}), v->weak); }};
-    m["shape"] = {{"x"}, 1, [](AstLowering &L, Bound &a, auto &, SrcRange) {
-                    std::vector<ValueP> e;
-                    for (auto d : arr(L, a[0])->type().shape) e.push_back(Value::integer(d));
-                    return Value::tuple(e); }};
-    m["size"] = {{"x"}, 1, [](AstLowering &L, Bound &a, auto &, SrcRange) { return Value::integer(arr(L, a[0])->type().numel()); }};
-    m["len"] = {{"x"}, 1, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
-                  if (a[0].value->kind == Value::Tuple) return Value::integer(int64_t(a[0].value->elems.size()));
-                  if (a[0].value->kind == Value::Str) return Value::integer(int64_t(a[0].value->s.size()));
-                  ValueP v = arr(L, a[0]);
-                  if (v->type().rank() == 0) userError(a[0].loc, "len() of a scalar");
-                  return Value::integer(v->type().shape[0]); }};
-    m["set"] = {{"x", "index", "value"}, 3, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
-                  ValueP v = arr(L, a[0]);
-                  ir::Type t = v->type();
-                  std::vector<ValueP> idx;
-                  if (a[1].value->kind == Value::Tuple) idx = a[1].value->elems;
-                  else idx.push_back(a[1].value);
-                  if (int(idx.size()) > t.rank()) userError(a[1].loc, "too many indices for an array of type " + t.str());
-                  std::vector<Atom> starts;
-                  ir::Shape us;
-                  for (int d = 0; d < t.rank(); ++d) {
-                    if (d < int(idx.size())) {
-                      ValueP iv = idx[d];
-                      int64_t n = t.shape[d];
-                      if (iv->kind == Value::Int) {
-                        int64_t k = iv->i < 0 ? iv->i + n : iv->i;
-                        if (k < 0 || k >= n) userError(a[1].loc, "index " + std::to_string(iv->i) + " is out of range for axis " + std::to_string(d) + " of size " + std::to_string(n));
-                        starts.push_back(L.b().lit(DType::I32, double(k)));
-                      } else {
-                        Atom i = L.castTo(L.toAtom(iv, a[1].loc), DType::I32);
-                        if (i.type().rank() != 0) userError(a[1].loc, "an index must be an integer scalar");
-                        Atom neg = L.emit1(Op::Lt, {i, L.b().lit(DType::I32, 0)});
-                        starts.push_back(L.emit1(Op::Select, {neg, i, L.emit1(Op::Add, {i, L.b().lit(DType::I32, double(n))})}));
-                      }
-                      us.push_back(1);
-                    } else {
-                      starts.push_back(L.b().lit(DType::I32, 0));
-                      us.push_back(t.shape[d]);
+                        ir::Shape s = v->type().shape;
+                        int64_t ax = L.staticInt(a[1].value, a[1].loc, "an axis");
+                        int r = int(s.size()) + 1;
+                        if (ax < 0) ax += r;
+                        if (ax < 0 || ax >= r) userError(a[1].loc, "axis out of range");
+                        s.insert(s.begin() + ax, 1);
+                        Atom x = v->atom.isLit ? L.broadcast(v->atom, {}) : v->atom;
+                        return Value::array(
+                            L.emit1(Op::Reshape, {x},
+                                    {{"new_sizes", Param::ints(s)}, {"dimensions", Param::none()}}),
+                            v->weak);
+                      }};
+  m["squeeze"] = {{"x", "axis"}, 1, [](AstLowering &L, Bound &a, auto &, SrcRange) {
+                    ValueP v = arr(L, a[0]);
+                    ir::Shape s = v->type().shape, out;
+                    std::vector<int64_t> axes;
+                    if (a.has(1)) axes = axesArg(L, a[1], int(s.size()));
+                    for (size_t k = 0; k < s.size(); ++k) {
+                      bool named = std::find(axes.begin(), axes.end(), int64_t(k)) != axes.end();
+                      if (named && s[k] != 1)
+                        userError(a[1].loc, "cannot squeeze axis " + std::to_string(k) +
+                                                " of size " + std::to_string(s[k]));
+                      if ((a.has(1) && named) || (!a.has(1) && s[k] == 1)) continue;
+                      out.push_back(s[k]);
                     }
-                  }
-                  ir::Shape vs(us.begin() + idx.size(), us.end());
-                  Atom val = L.toAtom(a[2].value, a[2].loc);
-                  if ((val.type().dtype == DType::Key) != (t.dtype == DType::Key))
-                    userError(a[2].loc, "set() cannot put a value of type " + val.type().str() + " into an array of type " + t.str());
-                  val = L.castTo(val, t.dtype);
-                  ir::Shape valShape = val.type().shape;
-                  bool ok = valShape.size() <= vs.size();
-                  for (size_t k = 0; ok && k < valShape.size(); ++k) ok = valShape[k] == 1 || valShape[k] == vs[vs.size() - valShape.size() + k];
-                  if (!ok) userError(a[2].loc, "cannot set a value of type " + val.type().str() + " into a slot of shape " + Param::ints(vs).str());
-                  val = L.broadcast(val, vs);
-                  if (val.isLit) val = L.emit1(Op::BroadcastInDim, {val}, {{"shape", Param::tuple({})}, {"broadcast_dimensions", Param::tuple({})}});
-                  Atom upd = L.emit1(Op::Reshape, {val}, {{"new_sizes", Param::ints(us)}, {"dimensions", Param::none()}});
-                  std::vector<Atom> ins{v->atom, upd};
-                  ins.insert(ins.end(), starts.begin(), starts.end());
-                  return Value::array(L.emit1(Op::DynamicUpdateSlice, ins), v->weak); }};
+                    return Value::array(
+                        L.emit1(Op::Reshape, {v->atom},
+                                {{"new_sizes", Param::ints(out)}, {"dimensions", Param::none()}}),
+                        v->weak);
+                  }};
+  m["shape"] = {{"x"}, 1, [](AstLowering &L, Bound &a, auto &, SrcRange) {
+                  std::vector<ValueP> e;
+                  for (auto d : arr(L, a[0])->type().shape) e.push_back(Value::integer(d));
+                  return Value::tuple(e);
+                }};
+  m["size"] = {{"x"}, 1, [](AstLowering &L, Bound &a, auto &, SrcRange) {
+                 return Value::integer(arr(L, a[0])->type().numel());
+               }};
+  m["len"] = {{"x"}, 1, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
+                if (a[0].value->kind == Value::Tuple)
+                  return Value::integer(int64_t(a[0].value->elems.size()));
+                if (a[0].value->kind == Value::Str)
+                  return Value::integer(int64_t(a[0].value->s.size()));
+                ValueP v = arr(L, a[0]);
+                if (v->type().rank() == 0) userError(a[0].loc, "len() of a scalar");
+                return Value::integer(v->type().shape[0]);
+              }};
+  m["set"] = {
+      {"x", "index", "value"}, 3, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
+        ValueP v = arr(L, a[0]);
+        ir::Type t = v->type();
+        std::vector<ValueP> idx;
+        if (a[1].value->kind == Value::Tuple)
+          idx = a[1].value->elems;
+        else
+          idx.push_back(a[1].value);
+        if (int(idx.size()) > t.rank())
+          userError(a[1].loc, "too many indices for an array of type " + t.str());
+        std::vector<Atom> starts;
+        ir::Shape us;
+        for (int d = 0; d < t.rank(); ++d) {
+          if (d < int(idx.size())) {
+            ValueP iv = idx[d];
+            int64_t n = t.shape[d];
+            if (iv->kind == Value::Int) {
+              int64_t k = iv->i < 0 ? iv->i + n : iv->i;
+              if (k < 0 || k >= n)
+                userError(a[1].loc, "index " + std::to_string(iv->i) +
+                                        " is out of range for axis " + std::to_string(d) +
+                                        " of size " + std::to_string(n));
+              starts.push_back(L.b().lit(DType::I32, double(k)));
+            } else {
+              Atom i = L.castTo(L.toAtom(iv, a[1].loc), DType::I32);
+              if (i.type().rank() != 0) userError(a[1].loc, "an index must be an integer scalar");
+              Atom neg = L.emit1(Op::Lt, {i, L.b().lit(DType::I32, 0)});
+              starts.push_back(L.emit1(
+                  Op::Select, {neg, i, L.emit1(Op::Add, {i, L.b().lit(DType::I32, double(n))})}));
+            }
+            us.push_back(1);
+          } else {
+            starts.push_back(L.b().lit(DType::I32, 0));
+            us.push_back(t.shape[d]);
+          }
+        }
+        ir::Shape vs(us.begin() + idx.size(), us.end());
+        Atom val = L.toAtom(a[2].value, a[2].loc);
+        if ((val.type().dtype == DType::Key) != (t.dtype == DType::Key))
+          userError(a[2].loc, "set() cannot put a value of type " + val.type().str() +
+                                  " into an array of type " + t.str());
+        val = L.castTo(val, t.dtype);
+        ir::Shape valShape = val.type().shape;
+        bool ok = valShape.size() <= vs.size();
+        for (size_t k = 0; ok && k < valShape.size(); ++k)
+          ok = valShape[k] == 1 || valShape[k] == vs[vs.size() - valShape.size() + k];
+        if (!ok)
+          userError(a[2].loc, "cannot set a value of type " + val.type().str() +
+                                  " into a slot of shape " + Param::ints(vs).str());
+        val = L.broadcast(val, vs);
+        if (val.isLit)
+          val = L.emit1(Op::BroadcastInDim, {val},
+                        {{"shape", Param::tuple({})}, {"broadcast_dimensions", Param::tuple({})}});
+        Atom upd = L.emit1(Op::Reshape, {val},
+                           {{"new_sizes", Param::ints(us)}, {"dimensions", Param::none()}});
+        std::vector<Atom> ins{v->atom, upd};
+        ins.insert(ins.end(), starts.begin(), starts.end());
+        return Value::array(L.emit1(Op::DynamicUpdateSlice, ins), v->weak);
+      }};
 }
 
-} // namespace spmd::sema::builtins
+}  // namespace spmd::sema::builtins

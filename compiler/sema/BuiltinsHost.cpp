@@ -34,9 +34,12 @@ std::string pyFloat(double f) {
   }
   int point = exp10 + 1;  // digits before the decimal point
   std::string s;
-  if (point <= 0) s = "0." + std::string(size_t(-point), '0') + digits;
-  else if (size_t(point) >= digits.size()) s = digits + std::string(size_t(point) - digits.size(), '0') + ".0";
-  else s = digits.substr(0, size_t(point)) + "." + digits.substr(size_t(point));
+  if (point <= 0)
+    s = "0." + std::string(size_t(-point), '0') + digits;
+  else if (size_t(point) >= digits.size())
+    s = digits + std::string(size_t(point) - digits.size(), '0') + ".0";
+  else
+    s = digits.substr(0, size_t(point)) + "." + digits.substr(size_t(point));
   return sign + s;
 }
 
@@ -71,8 +74,10 @@ std::string pyRepr(const Value &v) {
 static bool arrayLiteral(const Value &v, bool &nonInt) {
   if (v.kind != Value::Tuple || !v.isList || v.elems.empty()) return false;
   for (auto &e : v.elems) {
-    if (e->isNumber()) nonInt |= e->kind != Value::Int;
-    else if (!arrayLiteral(*e, nonInt)) return false;
+    if (e->isNumber())
+      nonInt |= e->kind != Value::Int;
+    else if (!arrayLiteral(*e, nonInt))
+      return false;
   }
   return true;
 }
@@ -81,25 +86,30 @@ static bool arrayLiteral(const Value &v) {
   return arrayLiteral(v, nonInt) && nonInt;
 }
 
-void printSegments(AstLowering &L, ValueP v, std::vector<Param> &segs, std::vector<Atom> &ins, SrcRange loc, bool top) {
+void printSegments(AstLowering &L, ValueP v, std::vector<Param> &segs, std::vector<Atom> &ins,
+                   SrcRange loc, bool top) {
   if (arrayLiteral(*v)) v = L.toArray(v, loc);
   auto str = [&](std::string s) {
-    if (!segs.empty() && segs.back().kind == Param::Str) segs.back().s += s;
-    else segs.push_back(Param::ofStr(std::move(s)));
+    if (!segs.empty() && segs.back().kind == Param::Str)
+      segs.back().s += s;
+    else
+      segs.push_back(Param::ofStr(std::move(s)));
   };
   switch (v->kind) {
   case Value::Str: str(top ? v->s : "'" + v->s + "'"); return;
   case Value::Array:
     if (v->atom.isLit && !ir::isFloat(v->atom.lit.dtype)) {
       // An integer or bool scalar prints the same as NumPy and Python print it.
-      str(v->atom.lit.dtype == DType::Bool ? pyRepr(*Value::boolean(v->atom.lit.i)) : pyRepr(*Value::integer(v->atom.lit.i)));
+      str(v->atom.lit.dtype == DType::Bool ? pyRepr(*Value::boolean(v->atom.lit.i))
+                                           : pyRepr(*Value::integer(v->atom.lit.i)));
       return;
     }
     if (v->atom.isLit) {
       // A float scalar array (f32(2**40), f32(1.0 / 3.0)) prints as NumPy prints its
       // f32 value (1.0995116e+12, 0.33333334): the run-time formatter does that.
       Atom x = L.broadcast(v->atom, {});
-      x = L.emit1(Op::Reshape, {x}, {{"new_sizes", Param::tuple({})}, {"dimensions", Param::none()}});
+      x = L.emit1(Op::Reshape, {x},
+                  {{"new_sizes", Param::tuple({})}, {"dimensions", Param::none()}});
       segs.push_back(Param::of(int64_t(ins.size())));
       ins.push_back(x);
       return;
@@ -107,8 +117,10 @@ void printSegments(AstLowering &L, ValueP v, std::vector<Param> &segs, std::vect
     if (v->type().dtype == DType::Key) {
       // As JAX prints a key array: its shape, then the key words it overlays.
       std::string shape = "(";
-      for (size_t k = 0; k < v->type().shape.size(); ++k) shape += (k ? ", " : "") + std::to_string(v->type().shape[k]);
-      str("Array(" + shape + (v->type().shape.size() == 1 ? ",)" : ")") + ", dtype=key<fry>) overlaying:\n");
+      for (size_t k = 0; k < v->type().shape.size(); ++k)
+        shape += (k ? ", " : "") + std::to_string(v->type().shape[k]);
+      str("Array(" + shape + (v->type().shape.size() == 1 ? ",)" : ")") +
+          ", dtype=key<fry>) overlaying:\n");
       segs.push_back(Param::of(int64_t(ins.size())));
       ins.push_back(L.emit1(Op::RandomUnwrap, {v->atom}));
       return;
@@ -117,11 +129,15 @@ void printSegments(AstLowering &L, ValueP v, std::vector<Param> &segs, std::vect
     ins.push_back(v->atom);
     return;
   case Value::Rendered:
-    segs.push_back(Param::tuple({Param::of(int64_t(ins.size())), Param::ofStr(v->s), Param::ofStr(v->s2)}));
+    segs.push_back(
+        Param::tuple({Param::of(int64_t(ins.size())), Param::ofStr(v->s), Param::ofStr(v->s2)}));
     ins.push_back(v->atom);
     return;
   case Value::Tuple:
-    if (v->isStatic()) { str(pyRepr(*v)); return; }
+    if (v->isStatic()) {
+      str(pyRepr(*v));
+      return;
+    }
     str(v->isList ? "[" : "(");
     for (size_t k = 0; k < v->elems.size(); ++k) {
       if (k) str(", ");
@@ -137,67 +153,95 @@ void printSegments(AstLowering &L, ValueP v, std::vector<Param> &segs, std::vect
 
 /// print, render, assert_close, arg, device_count
 void addHostBuiltins(Table &m) {
-    // -- host --
-    m["device_count"] = {{}, 0, [](AstLowering &L, Bound &, auto &, SrcRange) { return Value::integer(L.opts.deviceCount); }};
-    m["arg"] = {{"name", "default"}, 2, [](AstLowering &L, Bound &a, auto &, SrcRange loc) -> ValueP {
-                  if (a[0].value->kind != Value::Str) userError(a[0].loc, "arg() needs the argument's name as a string");
-                  auto it = L.opts.args.find(a[0].value->s);
-                  ValueP d = a[1].value;
-                  if (it == L.opts.args.end()) return d;
-                  const std::string &s = it->second;
-                  try {
-                    size_t used = 0;
-                    switch (d->kind) {
-                    case Value::Int: { int64_t v = std::stoll(s, &used); if (used == s.size()) return Value::integer(v); break; }
-                    case Value::Float: { double v = std::stod(s, &used); if (used == s.size()) return Value::floating(v); break; }
-                    case Value::Bool:
-                      if (s == "true" || s == "1") return Value::boolean(true);
-                      if (s == "false" || s == "0") return Value::boolean(false);
-                      break;
-                    case Value::Str: return Value::string(s);
-                    default: userError(a[1].loc, "arg() defaults must be a number, a bool or a string");
-                    }
-                  } catch (const std::logic_error &) {
+  // -- host --
+  m["device_count"] = {{}, 0, [](AstLowering &L, Bound &, auto &, SrcRange) {
+                         return Value::integer(L.opts.deviceCount);
+                       }};
+  m["arg"] = {{"name", "default"}, 2, [](AstLowering &L, Bound &a, auto &, SrcRange loc) -> ValueP {
+                if (a[0].value->kind != Value::Str)
+                  userError(a[0].loc, "arg() needs the argument's name as a string");
+                auto it = L.opts.args.find(a[0].value->s);
+                ValueP d = a[1].value;
+                if (it == L.opts.args.end()) return d;
+                const std::string &s = it->second;
+                try {
+                  size_t used = 0;
+                  switch (d->kind) {
+                  case Value::Int: {
+                    int64_t v = std::stoll(s, &used);
+                    if (used == s.size()) return Value::integer(v);
+                    break;
                   }
-                  userError(loc, "--arg " + a[0].value->s + "=" + s + " is not a valid " + describe(*d) + " (the type of the default)"); }};
-    m["print"] = {{"*"}, 0, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
-                    if (L.inMapBody()) userError(loc, "print() is a host effect and cannot run inside pmap or vmap");
-                    std::vector<Param> segs;
-                    std::vector<Atom> ins;
-                    for (size_t k = 0; k < a.rest.size(); ++k) {
-                      if (k) {
-                        if (!segs.empty() && segs.back().kind == Param::Str) segs.back().s += " ";
-                        else segs.push_back(Param::ofStr(" "));
-                      }
-                      printSegments(L, a.rest[k].value, segs, ins, a.rest[k].loc, true);
+                  case Value::Float: {
+                    double v = std::stod(s, &used);
+                    if (used == s.size()) return Value::floating(v);
+                    break;
+                  }
+                  case Value::Bool:
+                    if (s == "true" || s == "1") return Value::boolean(true);
+                    if (s == "false" || s == "0") return Value::boolean(false);
+                    break;
+                  case Value::Str: return Value::string(s);
+                  default:
+                    userError(a[1].loc, "arg() defaults must be a number, a bool or a string");
+                  }
+                } catch (const std::logic_error &) {}
+                userError(loc, "--arg " + a[0].value->s + "=" + s + " is not a valid " +
+                                   describe(*d) + " (the type of the default)");
+              }};
+  m["print"] = {{"*"}, 0, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
+                  if (L.inMapBody())
+                    userError(loc, "print() is a host effect and cannot run inside pmap or vmap");
+                  std::vector<Param> segs;
+                  std::vector<Atom> ins;
+                  for (size_t k = 0; k < a.rest.size(); ++k) {
+                    if (k) {
+                      if (!segs.empty() && segs.back().kind == Param::Str)
+                        segs.back().s += " ";
+                      else
+                        segs.push_back(Param::ofStr(" "));
                     }
-                    L.emit(Op::Print, ins, {{"segments", Param::list(segs)}});
-                    return Value::tuple({}); }};
-    m["render"] = {{"b", "on", "off"}, 3, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
-                     ValueP v = arr(L, a[0]);
-                     if (v->type().dtype != DType::Bool) userError(a[0].loc, "render() needs a bool array, not " + v->type().str());
-                     if (a[1].value->kind != Value::Str || a[2].value->kind != Value::Str)
-                       userError(loc, "render() needs two strings: the characters for true and for false");
-                     auto r = std::make_shared<Value>();
-                     r->kind = Value::Rendered;
-                     r->atom = v->atom.isLit ? L.broadcast(v->atom, {1}) : v->atom;
-                     r->s = a[1].value->s;
-                     r->s2 = a[2].value->s;
-                     return ValueP(r); }};
-    m["assert_close"] = {{"a", "b", "rtol", "atol"}, 2, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
-                           if (L.inMapBody()) userError(loc, "assert_close() is a host effect and cannot run inside pmap or vmap");
-                           DType d;
-                           bool weak;
-                           auto xs = L.unify({a[0].value, a[1].value}, loc, &d, &weak, "assert_close");
-                           for (auto &x : xs) {
-                             x = L.castTo(x, DType::F32);
-                             if (x.isLit) x = L.emit1(Op::BroadcastInDim, {x}, {{"shape", Param::tuple({})}, {"broadcast_dimensions", Param::tuple({})}});
-                           }
-                           if (xs[0].type().shape != xs[1].type().shape) xs[0] = L.broadcast(xs[0], xs[1].type().shape), xs[1] = L.broadcast(xs[1], xs[0].type().shape);
-                           L.emit(Op::AssertClose, xs, {{"rtol", Param::ofFloat(floatStatic(L, a[2], 1e-5, "rtol"))},
-                                                        {"atol", Param::ofFloat(floatStatic(L, a[3], 1e-6, "atol"))},
-                                                        {"where", Param::ofStr(L.where(loc))}});
-                           return Value::tuple({}); }};
+                    printSegments(L, a.rest[k].value, segs, ins, a.rest[k].loc, true);
+                  }
+                  L.emit(Op::Print, ins, {{"segments", Param::list(segs)}});
+                  return Value::tuple({});
+                }};
+  m["render"] = {{"b", "on", "off"}, 3, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
+                   ValueP v = arr(L, a[0]);
+                   if (v->type().dtype != DType::Bool)
+                     userError(a[0].loc, "render() needs a bool array, not " + v->type().str());
+                   if (a[1].value->kind != Value::Str || a[2].value->kind != Value::Str)
+                     userError(loc,
+                               "render() needs two strings: the characters for true and for false");
+                   auto r = std::make_shared<Value>();
+                   r->kind = Value::Rendered;
+                   r->atom = v->atom.isLit ? L.broadcast(v->atom, {1}) : v->atom;
+                   r->s = a[1].value->s;
+                   r->s2 = a[2].value->s;
+                   return ValueP(r);
+                 }};
+  m["assert_close"] = {
+      {"a", "b", "rtol", "atol"}, 2, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
+        if (L.inMapBody())
+          userError(loc, "assert_close() is a host effect and cannot run inside pmap or vmap");
+        DType d;
+        bool weak;
+        auto xs = L.unify({a[0].value, a[1].value}, loc, &d, &weak, "assert_close");
+        for (auto &x : xs) {
+          x = L.castTo(x, DType::F32);
+          if (x.isLit)
+            x = L.emit1(Op::BroadcastInDim, {x},
+                        {{"shape", Param::tuple({})}, {"broadcast_dimensions", Param::tuple({})}});
+        }
+        if (xs[0].type().shape != xs[1].type().shape)
+          xs[0] = L.broadcast(xs[0], xs[1].type().shape),
+          xs[1] = L.broadcast(xs[1], xs[0].type().shape);
+        L.emit(Op::AssertClose, xs,
+               {{"rtol", Param::ofFloat(floatStatic(L, a[2], 1e-5, "rtol"))},
+                {"atol", Param::ofFloat(floatStatic(L, a[3], 1e-6, "atol"))},
+                {"where", Param::ofStr(L.where(loc))}});
+        return Value::tuple({});
+      }};
 }
 
-} // namespace spmd::sema::builtins
+}  // namespace spmd::sema::builtins

@@ -11,196 +11,242 @@ namespace spmd::sema::builtins {
 enum class Red { Sum, Max, Min, Prod, All, Any, Mean, Argmax, Argmin, LogSumExp };
 
 BuiltinDef reduction(Red kind, const char *name) {
-  return {{"x", "axis", "keepdims"}, 1, [kind, name](AstLowering &L, Bound &a, auto &, SrcRange loc) -> ValueP {
-            ValueP v = arr(L, a[0]);
-            L.rejectKeys(*v, a[0].loc, std::string(name) + "()");
-            Atom x = v->atom;
-            if (x.isLit) x = L.broadcast(x, {}), x = L.emit1(Op::Reshape, {x}, {{"new_sizes", Param::tuple({})}, {"dimensions", Param::none()}});
-            ir::Type t = x.type();
-            auto axes = axesArg(L, a[1], t.rank());
-            bool keep = boolArg(L, a[2], false);
-            DType d = t.dtype;
-            // As NumPy and JAX: max, min, argmax and argmin have no identity, so reducing
-            // an axis of size 0 is an error (not -inf or index 0).
-            if (kind == Red::Max || kind == Red::Min || kind == Red::Argmax || kind == Red::Argmin)
-              for (auto k : (a[1].value || (kind != Red::Argmax && kind != Red::Argmin)) ? axes : std::vector<int64_t>{})
-                if (t.shape[k] == 0)
-                  userError(a[0].loc, std::string(name) + "() of an empty axis: axis " + std::to_string(k) + " of " + t.str() + " has size 0" +
-                                          (kind == Red::Max || kind == Red::Min ? " and the reduction has no identity" : ""));
-            if ((kind == Red::Argmax || kind == Red::Argmin) && !a[1].value && t.numel() == 0)
-              userError(a[0].loc, std::string(name) + "() of an empty array (" + t.str() + ")");
-            Atom r;
-            switch (kind) {
-            case Red::Sum:
-              if (d == DType::Bool) x = L.castTo(x, DType::I32);
-              r = L.emit1(Op::ReduceSum, {x}, reduceParams(axes));
-              break;
-            case Red::Prod:
-              if (d == DType::Bool) x = L.castTo(x, DType::I32);
-              r = L.emit1(Op::ReduceProd, {x}, reduceParams(axes));
-              break;
-            case Red::Max: r = L.emit1(Op::ReduceMax, {x}, reduceParams(axes)); break;
-            case Red::Min: r = L.emit1(Op::ReduceMin, {x}, reduceParams(axes)); break;
-            case Red::All: r = L.emit1(Op::ReduceAnd, {L.castTo(x, DType::Bool)}, reduceParams(axes)); break;
-            case Red::Any: r = L.emit1(Op::ReduceOr, {L.castTo(x, DType::Bool)}, reduceParams(axes)); break;
-            case Red::Mean: {
-              if (!ir::isFloat(d)) x = L.castTo(x, DType::F32);
-              int64_t n = 1;
-              for (auto k : axes) n *= t.shape[k];
-              Atom s = L.emit1(Op::ReduceSum, {x}, reduceParams(axes));
-              r = L.emit1(Op::Div, {s, L.b().lit(x.type().dtype, double(n))});
-              break;
-            }
-            case Red::Argmax:
-            case Red::Argmin: {
-              if (!a[1].value) {
-                // NumPy: over the flattened array.
-                x = L.emit1(Op::Reshape, {x}, {{"new_sizes", Param::ints({t.numel()})}, {"dimensions", Param::none()}});
-                axes = {0};
-                t = x.type();
-              }
-              if (axes.size() != 1) userError(a[1].loc, std::string(name) + "() takes a single axis");
-              r = L.emit1(kind == Red::Argmax ? Op::Argmax : Op::Argmin, {x},
-                          {{"axes", Param::ints(axes)}, {"index_dtype", Param::ofDType(DType::I32)}});
-              break;
-            }
-            case Red::LogSumExp: {
-              if (!ir::isFloat(d)) x = L.castTo(x, DType::F32);
-              // max-shifted for stability: m + log(sum(exp(x - m))), with m treated as a constant.
-              // As jax.nn.logsumexp, an infinite or NaN max shifts by 0 instead, so +inf gives
-              // inf and all -inf gives -inf (not inf - inf = NaN).
-              Atom m0 = L.emit1(Op::ReduceMax, {x}, reduceParams(axes));
-              Atom fin = L.emit1(Op::Eq, {L.emit1(Op::Sub, {m0, m0}), L.b().lit(x.type().dtype, 0)});
-              Atom m = L.emit1(Op::Select, {fin, L.broadcast(L.b().lit(x.type().dtype, 0), m0.type().shape), m0});
-              ir::Shape ks = t.shape;
-              for (auto k : axes) ks[k] = 1;
-              Atom mk = L.emit1(Op::Reshape, {m}, {{"new_sizes", Param::ints(ks)}, {"dimensions", Param::none()}});
-              Atom mb = L.broadcast(mk, t.shape);
-              Atom ex = L.emit1(Op::Exp, {L.emit1(Op::Sub, {x, mb})});
-              Atom s = L.emit1(Op::ReduceSum, {ex}, reduceParams(axes));
-              r = L.emit1(Op::Add, {L.emit1(Op::Log, {s}), m});
-              break;
-            }
-            }
-            if (keep) r = keepDims(L, r, t.shape, axes);
-            return Value::array(r, v->weak && kind != Red::Argmax && kind != Red::Argmin);
-          }};
+  return {
+      {"x", "axis", "keepdims"},
+      1,
+      [kind, name](AstLowering &L, Bound &a, auto &, SrcRange loc) -> ValueP {
+        ValueP v = arr(L, a[0]);
+        L.rejectKeys(*v, a[0].loc, std::string(name) + "()");
+        Atom x = v->atom;
+        if (x.isLit)
+          x = L.broadcast(x, {}),
+          x = L.emit1(Op::Reshape, {x},
+                      {{"new_sizes", Param::tuple({})}, {"dimensions", Param::none()}});
+        ir::Type t = x.type();
+        auto axes = axesArg(L, a[1], t.rank());
+        bool keep = boolArg(L, a[2], false);
+        DType d = t.dtype;
+        // As NumPy and JAX: max, min, argmax and argmin have no identity, so reducing
+        // an axis of size 0 is an error (not -inf or index 0).
+        if (kind == Red::Max || kind == Red::Min || kind == Red::Argmax || kind == Red::Argmin)
+          for (auto k : (a[1].value || (kind != Red::Argmax && kind != Red::Argmin))
+                            ? axes
+                            : std::vector<int64_t>{})
+            if (t.shape[k] == 0)
+              userError(a[0].loc, std::string(name) + "() of an empty axis: axis " +
+                                      std::to_string(k) + " of " + t.str() + " has size 0" +
+                                      (kind == Red::Max || kind == Red::Min
+                                           ? " and the reduction has no identity"
+                                           : ""));
+        if ((kind == Red::Argmax || kind == Red::Argmin) && !a[1].value && t.numel() == 0)
+          userError(a[0].loc, std::string(name) + "() of an empty array (" + t.str() + ")");
+        Atom r;
+        switch (kind) {
+        case Red::Sum:
+          if (d == DType::Bool) x = L.castTo(x, DType::I32);
+          r = L.emit1(Op::ReduceSum, {x}, reduceParams(axes));
+          break;
+        case Red::Prod:
+          if (d == DType::Bool) x = L.castTo(x, DType::I32);
+          r = L.emit1(Op::ReduceProd, {x}, reduceParams(axes));
+          break;
+        case Red::Max: r = L.emit1(Op::ReduceMax, {x}, reduceParams(axes)); break;
+        case Red::Min: r = L.emit1(Op::ReduceMin, {x}, reduceParams(axes)); break;
+        case Red::All:
+          r = L.emit1(Op::ReduceAnd, {L.castTo(x, DType::Bool)}, reduceParams(axes));
+          break;
+        case Red::Any:
+          r = L.emit1(Op::ReduceOr, {L.castTo(x, DType::Bool)}, reduceParams(axes));
+          break;
+        case Red::Mean: {
+          if (!ir::isFloat(d)) x = L.castTo(x, DType::F32);
+          int64_t n = 1;
+          for (auto k : axes) n *= t.shape[k];
+          Atom s = L.emit1(Op::ReduceSum, {x}, reduceParams(axes));
+          r = L.emit1(Op::Div, {s, L.b().lit(x.type().dtype, double(n))});
+          break;
+        }
+        case Red::Argmax:
+        case Red::Argmin: {
+          if (!a[1].value) {
+            // NumPy: over the flattened array.
+            x = L.emit1(Op::Reshape, {x},
+                        {{"new_sizes", Param::ints({t.numel()})}, {"dimensions", Param::none()}});
+            axes = {0};
+            t = x.type();
+          }
+          if (axes.size() != 1) userError(a[1].loc, std::string(name) + "() takes a single axis");
+          r = L.emit1(kind == Red::Argmax ? Op::Argmax : Op::Argmin, {x},
+                      {{"axes", Param::ints(axes)}, {"index_dtype", Param::ofDType(DType::I32)}});
+          break;
+        }
+        case Red::LogSumExp: {
+          if (!ir::isFloat(d)) x = L.castTo(x, DType::F32);
+          // max-shifted for stability: m + log(sum(exp(x - m))), with m treated as a constant.
+          // As jax.nn.logsumexp, an infinite or NaN max shifts by 0 instead, so +inf gives
+          // inf and all -inf gives -inf (not inf - inf = NaN).
+          Atom m0 = L.emit1(Op::ReduceMax, {x}, reduceParams(axes));
+          Atom fin = L.emit1(Op::Eq, {L.emit1(Op::Sub, {m0, m0}), L.b().lit(x.type().dtype, 0)});
+          Atom m = L.emit1(Op::Select,
+                           {fin, L.broadcast(L.b().lit(x.type().dtype, 0), m0.type().shape), m0});
+          ir::Shape ks = t.shape;
+          for (auto k : axes) ks[k] = 1;
+          Atom mk = L.emit1(Op::Reshape, {m},
+                            {{"new_sizes", Param::ints(ks)}, {"dimensions", Param::none()}});
+          Atom mb = L.broadcast(mk, t.shape);
+          Atom ex = L.emit1(Op::Exp, {L.emit1(Op::Sub, {x, mb})});
+          Atom s = L.emit1(Op::ReduceSum, {ex}, reduceParams(axes));
+          r = L.emit1(Op::Add, {L.emit1(Op::Log, {s}), m});
+          break;
+        }
+        }
+        if (keep) r = keepDims(L, r, t.shape, axes);
+        return Value::array(r, v->weak && kind != Red::Argmax && kind != Red::Argmin);
+      }};
 }
 
 /// elementwise math, then reductions
 void addMathBuiltins(Table &m) {
-    // -- elementwise math --
-    m["exp"] = unaryMath(Op::Exp, "exp");
-    m["log"] = unaryMath(Op::Log, "log");
-    m["log1p"] = unaryMath(Op::Log1p, "log1p");
-    m["sqrt"] = unaryMath(Op::Sqrt, "sqrt");
-    m["rsqrt"] = unaryMath(Op::Rsqrt, "rsqrt");
-    m["sin"] = unaryMath(Op::Sin, "sin");
-    m["cos"] = unaryMath(Op::Cos, "cos");
-    m["tan"] = unaryMath(Op::Tan, "tan");
-    m["tanh"] = unaryMath(Op::Tanh, "tanh");
-    m["sigmoid"] = unaryMath(Op::Logistic, "sigmoid");
-    m["abs"] = unaryKeep(Op::Abs, false);
-    m["sign"] = unaryKeep(Op::Sign, false);
-    m["floor"] = unaryKeep(Op::Floor, true);
-    m["ceil"] = unaryKeep(Op::Ceil, true);
-    m["round"] = unaryKeep(Op::Round, true);
-    m["relu"] = {{"x"}, 1, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
-                   DType d;
-                   bool weak;
-                   auto xs = L.unify({a[0].value, Value::integer(0)}, loc, &d, &weak, "relu");
-                   // jax.nn.relu's custom JVP: the gradient is select(x > 0, g, 0), not max's
-                   // tie split (the "relu" parameter picks that rule in VjpRules).
-                   return Value::array(L.emit1(Op::Max, xs, {{"relu", ir::Param::of(1)}}), weak); }};
-    m["maximum"] = binaryElementwise(Op::Max, "maximum");
-    m["minimum"] = binaryElementwise(Op::Min, "minimum");
-    m["where"] = {{"cond", "a", "b"}, 3, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
-                    DType d, cd;
-                    bool weak, cw;
-                    ValueP c = arr(L, a[0]);
-                    L.rejectKeys(*c, a[0].loc, "the condition of where()");
-                    Atom cb = L.castTo(c->atom, DType::Bool);
-                    auto isKey = [](const Value &v) { return v.kind == Value::Array && v.type().dtype == DType::Key; };
-                    if (isKey(*a[1].value) || isKey(*a[2].value)) {
-                      // Keys select like numbers (jnp.where on key arrays): on their words.
-                      if (!isKey(*a[1].value) || !isKey(*a[2].value))
-                        userError(loc, "where() selects between two keys or two numbers, not between " + describe(*a[1].value) + " and " + describe(*a[2].value));
-                      ir::Shape full;
-                      for (const ir::Shape &xs : {cb.type().shape, a[1].value->type().shape, a[2].value->type().shape}) {
-                        if (xs.size() > full.size()) full.insert(full.begin(), xs.size() - full.size(), 1);
-                        for (size_t k = 0; k < xs.size(); ++k) {
-                          int64_t &o = full[full.size() - xs.size() + k];
-                          if (o == 1) o = xs[k];
-                          else if (xs[k] != 1 && xs[k] != o)
-                            userError(loc, "incompatible shapes for where: " + cb.type().str() + ", " + a[1].value->type().str() + " and " + a[2].value->type().str());
-                        }
-                      }
-                      ir::Shape fw = full;
-                      fw.push_back(2);
-                      Atom cc = L.broadcast(cb, full);
-                      if (cc.isLit) cc = L.emit1(Op::BroadcastInDim, {cc}, {{"shape", Param::ints(full)}, {"broadcast_dimensions", Param::tuple({})}});
-                      std::vector<int64_t> dims;
-                      for (size_t k = 0; k < full.size(); ++k) dims.push_back(int64_t(k));
-                      cc = L.emit1(Op::BroadcastInDim, {cc}, {{"shape", Param::ints(fw)}, {"broadcast_dimensions", Param::ints(dims)}});
-                      Atom t = L.broadcast(L.emit1(Op::RandomUnwrap, {a[1].value->atom}), fw);
-                      Atom f = L.broadcast(L.emit1(Op::RandomUnwrap, {a[2].value->atom}), fw);
-                      return Value::array(L.emit1(Op::RandomWrap, {L.emit1(Op::Select, {cc, f, t})}, {{"impl", Param::ofStr("fry")}}));
-                    }
-                    auto xs = L.unify({a[1].value, a[2].value}, loc, &d, &weak, "where");
-                    // Broadcast all three together.
-                    auto all = L.unify({Value::array(cb), Value::array(xs[0], weak), Value::array(xs[1], weak)}, loc, &cd, &cw, "where");
-                    (void)all;
-                    ir::Shape s;
-                    for (auto *x : {&cb, &xs[0], &xs[1]})
-                      if (x->type().rank() > int(s.size())) s = x->type().shape;
-                    // Recompute with proper dtypes: the condition stays bool.
-                    ir::Shape full = s;
-                    for (auto *x : {&cb, &xs[0], &xs[1]}) {
-                      ir::Shape xs2 = x->type().shape;
-                      if (xs2.size() > full.size()) full.insert(full.begin(), xs2.size() - full.size(), 1);
-                      for (size_t k = 0; k < xs2.size(); ++k) {
-                        int64_t &o = full[full.size() - xs2.size() + k];
-                        if (o == 1) o = xs2[k];
-                      }
-                    }
-                    Atom cc = L.broadcast(cb, full), t = L.broadcast(xs[0], full), f = L.broadcast(xs[1], full);
-                    if (cc.isLit) cc = L.emit1(Op::BroadcastInDim, {cc}, {{"shape", Param::ints(full)}, {"broadcast_dimensions", Param::tuple({})}});
-                    return Value::array(L.emit1(Op::Select, {cc, f, t}), weak); }};
-    m["clip"] = {{"x", "lo", "hi"}, 3, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
-                   DType d;
-                   bool weak;
-                   auto xs = L.unify({a[0].value, a[1].value, a[2].value}, loc, &d, &weak, "clip");
-                   return Value::array(L.emit1(Op::Min, {L.emit1(Op::Max, {xs[0], xs[1]}), xs[2]}), weak); }};
-    for (auto [nm, d] : std::vector<std::pair<const char *, DType>>{{"f32", DType::F32}, {"i32", DType::I32}, {"u32", DType::U32},
-                                                                   {"bool", DType::Bool}, {"f64", DType::F64}}) {
-      m[nm] = {{"x"}, 1, [d = d](AstLowering &L, Bound &a, auto &, SrcRange) {
-                 ValueP v = a[0].value;
-                 if (v->kind == Value::Tuple) v = L.toArray(v, a[0].loc);
-                 if (v->kind == Value::Int) return Value::array(staticIntAs(L, v->i, d, a[0].loc));
-                 if (v->kind == Value::Float || v->kind == Value::Bool) {
-                   Atom x = L.castTo(L.toAtom(v, a[0].loc), d);
-                   return Value::array(x);
-                 }
-                 ValueP av = arr(L, a[0]);
-                 if (av->type().dtype == DType::Key) userError(a[0].loc, "keys cannot be cast; use key_data(k)");
-                 return Value::array(L.castTo(av->atom, d)); }};
-    }
-    // -- reductions --
-    m["sum"] = reduction(Red::Sum, "sum");
-    m["mean"] = reduction(Red::Mean, "mean");
-    m["max"] = reduction(Red::Max, "max");
-    m["min"] = reduction(Red::Min, "min");
-    m["prod"] = reduction(Red::Prod, "prod");
-    m["argmax"] = reduction(Red::Argmax, "argmax");
-    m["argmin"] = reduction(Red::Argmin, "argmin");
-    m["all"] = reduction(Red::All, "all");
-    m["any"] = reduction(Red::Any, "any");
-    m["logsumexp"] = reduction(Red::LogSumExp, "logsumexp");
-    // np.dot: a scalar operand multiplies (where `@` refuses it, as np.matmul does).
-    m["dot"] = {{"a", "b"}, 2, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
-                  auto scalar = [](const Value &v) { return v.isNumber() || (v.kind == Value::Array && v.type().rank() == 0); };
-                  if (scalar(*a[0].value) || scalar(*a[1].value)) return L.binary(ast::BinOp::Mul, a[0].value, a[1].value, loc);
-                  return L.matmul(a[0].value, a[1].value, loc); }};
+  // -- elementwise math --
+  m["exp"] = unaryMath(Op::Exp, "exp");
+  m["log"] = unaryMath(Op::Log, "log");
+  m["log1p"] = unaryMath(Op::Log1p, "log1p");
+  m["sqrt"] = unaryMath(Op::Sqrt, "sqrt");
+  m["rsqrt"] = unaryMath(Op::Rsqrt, "rsqrt");
+  m["sin"] = unaryMath(Op::Sin, "sin");
+  m["cos"] = unaryMath(Op::Cos, "cos");
+  m["tan"] = unaryMath(Op::Tan, "tan");
+  m["tanh"] = unaryMath(Op::Tanh, "tanh");
+  m["sigmoid"] = unaryMath(Op::Logistic, "sigmoid");
+  m["abs"] = unaryKeep(Op::Abs, false);
+  m["sign"] = unaryKeep(Op::Sign, false);
+  m["floor"] = unaryKeep(Op::Floor, true);
+  m["ceil"] = unaryKeep(Op::Ceil, true);
+  m["round"] = unaryKeep(Op::Round, true);
+  m["relu"] = {{"x"}, 1, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
+                 DType d;
+                 bool weak;
+                 auto xs = L.unify({a[0].value, Value::integer(0)}, loc, &d, &weak, "relu");
+                 // jax.nn.relu's custom JVP: the gradient is select(x > 0, g, 0), not max's
+                 // tie split (the "relu" parameter picks that rule in VjpRules).
+                 return Value::array(L.emit1(Op::Max, xs, {{"relu", ir::Param::of(1)}}), weak);
+               }};
+  m["maximum"] = binaryElementwise(Op::Max, "maximum");
+  m["minimum"] = binaryElementwise(Op::Min, "minimum");
+  m["where"] = {
+      {"cond", "a", "b"}, 3, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
+        DType d, cd;
+        bool weak, cw;
+        ValueP c = arr(L, a[0]);
+        L.rejectKeys(*c, a[0].loc, "the condition of where()");
+        Atom cb = L.castTo(c->atom, DType::Bool);
+        auto isKey = [](const Value &v) {
+          return v.kind == Value::Array && v.type().dtype == DType::Key;
+        };
+        if (isKey(*a[1].value) || isKey(*a[2].value)) {
+          // Keys select like numbers (jnp.where on key arrays): on their words.
+          if (!isKey(*a[1].value) || !isKey(*a[2].value))
+            userError(loc, "where() selects between two keys or two numbers, not between " +
+                               describe(*a[1].value) + " and " + describe(*a[2].value));
+          ir::Shape full;
+          for (const ir::Shape &xs :
+               {cb.type().shape, a[1].value->type().shape, a[2].value->type().shape}) {
+            if (xs.size() > full.size()) full.insert(full.begin(), xs.size() - full.size(), 1);
+            for (size_t k = 0; k < xs.size(); ++k) {
+              int64_t &o = full[full.size() - xs.size() + k];
+              if (o == 1)
+                o = xs[k];
+              else if (xs[k] != 1 && xs[k] != o)
+                userError(loc, "incompatible shapes for where: " + cb.type().str() + ", " +
+                                   a[1].value->type().str() + " and " + a[2].value->type().str());
+            }
+          }
+          ir::Shape fw = full;
+          fw.push_back(2);
+          Atom cc = L.broadcast(cb, full);
+          if (cc.isLit)
+            cc =
+                L.emit1(Op::BroadcastInDim, {cc},
+                        {{"shape", Param::ints(full)}, {"broadcast_dimensions", Param::tuple({})}});
+          std::vector<int64_t> dims;
+          for (size_t k = 0; k < full.size(); ++k) dims.push_back(int64_t(k));
+          cc = L.emit1(Op::BroadcastInDim, {cc},
+                       {{"shape", Param::ints(fw)}, {"broadcast_dimensions", Param::ints(dims)}});
+          Atom t = L.broadcast(L.emit1(Op::RandomUnwrap, {a[1].value->atom}), fw);
+          Atom f = L.broadcast(L.emit1(Op::RandomUnwrap, {a[2].value->atom}), fw);
+          return Value::array(L.emit1(Op::RandomWrap, {L.emit1(Op::Select, {cc, f, t})},
+                                      {{"impl", Param::ofStr("fry")}}));
+        }
+        auto xs = L.unify({a[1].value, a[2].value}, loc, &d, &weak, "where");
+        // Broadcast all three together.
+        auto all = L.unify({Value::array(cb), Value::array(xs[0], weak), Value::array(xs[1], weak)},
+                           loc, &cd, &cw, "where");
+        (void)all;
+        ir::Shape s;
+        for (auto *x : {&cb, &xs[0], &xs[1]})
+          if (x->type().rank() > int(s.size())) s = x->type().shape;
+        // Recompute with proper dtypes: the condition stays bool.
+        ir::Shape full = s;
+        for (auto *x : {&cb, &xs[0], &xs[1]}) {
+          ir::Shape xs2 = x->type().shape;
+          if (xs2.size() > full.size()) full.insert(full.begin(), xs2.size() - full.size(), 1);
+          for (size_t k = 0; k < xs2.size(); ++k) {
+            int64_t &o = full[full.size() - xs2.size() + k];
+            if (o == 1) o = xs2[k];
+          }
+        }
+        Atom cc = L.broadcast(cb, full), t = L.broadcast(xs[0], full), f = L.broadcast(xs[1], full);
+        if (cc.isLit)
+          cc = L.emit1(Op::BroadcastInDim, {cc},
+                       {{"shape", Param::ints(full)}, {"broadcast_dimensions", Param::tuple({})}});
+        return Value::array(L.emit1(Op::Select, {cc, f, t}), weak);
+      }};
+  m["clip"] = {
+      {"x", "lo", "hi"}, 3, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
+        DType d;
+        bool weak;
+        auto xs = L.unify({a[0].value, a[1].value, a[2].value}, loc, &d, &weak, "clip");
+        return Value::array(L.emit1(Op::Min, {L.emit1(Op::Max, {xs[0], xs[1]}), xs[2]}), weak);
+      }};
+  for (auto [nm, d] : std::vector<std::pair<const char *, DType>>{{"f32", DType::F32},
+                                                                  {"i32", DType::I32},
+                                                                  {"u32", DType::U32},
+                                                                  {"bool", DType::Bool},
+                                                                  {"f64", DType::F64}}) {
+    m[nm] = {{"x"}, 1, [d = d](AstLowering &L, Bound &a, auto &, SrcRange) {
+               ValueP v = a[0].value;
+               if (v->kind == Value::Tuple) v = L.toArray(v, a[0].loc);
+               if (v->kind == Value::Int) return Value::array(staticIntAs(L, v->i, d, a[0].loc));
+               if (v->kind == Value::Float || v->kind == Value::Bool) {
+                 Atom x = L.castTo(L.toAtom(v, a[0].loc), d);
+                 return Value::array(x);
+               }
+               ValueP av = arr(L, a[0]);
+               if (av->type().dtype == DType::Key)
+                 userError(a[0].loc, "keys cannot be cast; use key_data(k)");
+               return Value::array(L.castTo(av->atom, d));
+             }};
+  }
+  // -- reductions --
+  m["sum"] = reduction(Red::Sum, "sum");
+  m["mean"] = reduction(Red::Mean, "mean");
+  m["max"] = reduction(Red::Max, "max");
+  m["min"] = reduction(Red::Min, "min");
+  m["prod"] = reduction(Red::Prod, "prod");
+  m["argmax"] = reduction(Red::Argmax, "argmax");
+  m["argmin"] = reduction(Red::Argmin, "argmin");
+  m["all"] = reduction(Red::All, "all");
+  m["any"] = reduction(Red::Any, "any");
+  m["logsumexp"] = reduction(Red::LogSumExp, "logsumexp");
+  // np.dot: a scalar operand multiplies (where `@` refuses it, as np.matmul does).
+  m["dot"] = {{"a", "b"}, 2, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
+                auto scalar = [](const Value &v) {
+                  return v.isNumber() || (v.kind == Value::Array && v.type().rank() == 0);
+                };
+                if (scalar(*a[0].value) || scalar(*a[1].value))
+                  return L.binary(ast::BinOp::Mul, a[0].value, a[1].value, loc);
+                return L.matmul(a[0].value, a[1].value, loc);
+              }};
 }
 
-} // namespace spmd::sema::builtins
+}  // namespace spmd::sema::builtins

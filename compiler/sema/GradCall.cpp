@@ -17,8 +17,9 @@ using ir::DType;
 ValueP AstLowering::gradCall(const Value &g, std::vector<ArgV> args, SrcRange loc) {
   for (int k : g.argnums)
     if (k < 0 || k >= int(args.size()))
-      userError(loc, g.fname + "(): argnums " + std::to_string(k) + " is out of range for a call with " +
-                         std::to_string(args.size()) + " argument" + (args.size() == 1 ? "" : "s"));
+      userError(loc, g.fname + "(): argnums " + std::to_string(k) +
+                         " is out of range for a call with " + std::to_string(args.size()) +
+                         " argument" + (args.size() == 1 ? "" : "s"));
   // Trace f in a frame of its own, with one invar per array leaf of each argument.
   std::vector<std::vector<ValueP>> argLeaves(args.size());
   std::vector<Atom> outerAtoms;
@@ -69,7 +70,8 @@ ValueP AstLowering::gradCall(const Value &g, std::vector<ArgV> args, SrcRange lo
   }
   ValueP value = out;
   if (out->kind != Value::Array || out->type() != ir::Type{DType::F32, {}})
-    userError(loc, g.fname + "() needs a function that returns an f32 scalar, but it returns " + describe(*out));
+    userError(loc, g.fname + "() needs a function that returns an f32 scalar, but it returns " +
+                       describe(*out));
   top().jaxpr.outvars.push_back(local(out->atom));
   auto fr = popFrame();
   fr->jaxpr.invars.insert(fr->jaxpr.invars.end(), fr->captureVars.begin(), fr->captureVars.end());
@@ -81,11 +83,14 @@ ValueP AstLowering::gradCall(const Value &g, std::vector<ArgV> args, SrcRange lo
     if (std::find(g.argnums.begin(), g.argnums.end(), leafArg[i]) != g.argnums.end()) {
       ir::DType d = outerAtoms[i].type().dtype;
       if (!ir::isFloat(d))
-        userError(args[leafArg[i]].loc, g.fname + "() can only differentiate with respect to float arrays, but argument " +
-                                            std::to_string(leafArg[i]) + " has a leaf of dtype " + ir::name(d));
+        userError(args[leafArg[i]].loc,
+                  g.fname +
+                      "() can only differentiate with respect to float arrays, but argument " +
+                      std::to_string(leafArg[i]) + " has a leaf of dtype " + ir::name(d));
       leafNums.push_back(int(i));
     }
-  transforms::AxisSizes outer;  // the axes around this call, which vmaps in f may name with their own
+  transforms::AxisSizes
+      outer;  // the axes around this call, which vmaps in f may name with their own
   for (auto &a : axisStack) outer[a->name] = a->size;
   ir::Jaxpr vg = transforms::valueAndGrad(module, fr->jaxpr, leafNums, loc, outer);
   auto outs = inlineJaxpr(vg, ins);
@@ -102,4 +107,4 @@ ValueP AstLowering::gradCall(const Value &g, std::vector<ArgV> args, SrcRange lo
   return grads;
 }
 
-} // namespace spmd::sema
+}  // namespace spmd::sema

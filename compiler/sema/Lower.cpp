@@ -30,13 +30,43 @@ bool Value::isStatic() const {
     if (!e->isStatic()) return false;
   return true;
 }
-ValueP Value::array(Atom a, bool weak) { auto v = std::make_shared<Value>(); v->kind = Array; v->atom = a; v->weak = weak; return v; }
-ValueP Value::integer(int64_t x) { auto v = std::make_shared<Value>(); v->kind = Int; v->i = x; return v; }
-ValueP Value::floating(double x) { auto v = std::make_shared<Value>(); v->kind = Float; v->f = x; return v; }
-ValueP Value::boolean(bool x) { auto v = std::make_shared<Value>(); v->kind = Bool; v->i = x; return v; }
-ValueP Value::string(std::string x) { auto v = std::make_shared<Value>(); v->kind = Str; v->s = std::move(x); return v; }
+ValueP Value::array(Atom a, bool weak) {
+  auto v = std::make_shared<Value>();
+  v->kind = Array;
+  v->atom = a;
+  v->weak = weak;
+  return v;
+}
+ValueP Value::integer(int64_t x) {
+  auto v = std::make_shared<Value>();
+  v->kind = Int;
+  v->i = x;
+  return v;
+}
+ValueP Value::floating(double x) {
+  auto v = std::make_shared<Value>();
+  v->kind = Float;
+  v->f = x;
+  return v;
+}
+ValueP Value::boolean(bool x) {
+  auto v = std::make_shared<Value>();
+  v->kind = Bool;
+  v->i = x;
+  return v;
+}
+ValueP Value::string(std::string x) {
+  auto v = std::make_shared<Value>();
+  v->kind = Str;
+  v->s = std::move(x);
+  return v;
+}
 ValueP Value::tuple(std::vector<ValueP> e, bool isList) {
-  auto v = std::make_shared<Value>(); v->kind = Tuple; v->elems = std::move(e); v->isList = isList; return v;
+  auto v = std::make_shared<Value>();
+  v->kind = Tuple;
+  v->elems = std::move(e);
+  v->isList = isList;
+  return v;
 }
 
 std::string describe(const Value &v) {
@@ -133,7 +163,10 @@ Atom AstLowering::local(Atom a) {
   for (int k = lvl + 1; k <= cur; ++k) {
     Frame &f = *frames[k];
     auto c = f.captureMap.find(a.var.id);
-    if (c != f.captureMap.end()) { outer = c->second; continue; }
+    if (c != f.captureMap.end()) {
+      outer = c->second;
+      continue;
+    }
     ir::Var v = module.newVar(a.var.type);
     varLevel[v.id] = k;
     f.captured.push_back(outer);
@@ -144,7 +177,8 @@ Atom AstLowering::local(Atom a) {
   return outer;
 }
 
-std::vector<ir::Var> AstLowering::emit(Op op, std::vector<Atom> ins, ir::Params params, std::vector<ir::Jaxpr> regions) {
+std::vector<ir::Var> AstLowering::emit(Op op, std::vector<Atom> ins, ir::Params params,
+                                       std::vector<ir::Jaxpr> regions) {
   for (auto &a : ins) a = local(a);
   auto outs = b().emit(op, std::move(ins), std::move(params), std::move(regions));
   for (auto &v : outs) varLevel[v.id] = top().level;
@@ -182,15 +216,14 @@ ir::Module AstLowering::run(const Program &p) {
 void AstLowering::bindPattern(const Pattern &p, ValueP v, bool mutable_, SrcRange loc) {
   switch (p.kind) {
   case Pattern::Wildcard: return;
-  case Pattern::Name:
-    scope->vars[p.name.name] = Scope::Binding{v, mutable_, p.loc};
-    return;
+  case Pattern::Name: scope->vars[p.name.name] = Scope::Binding{v, mutable_, p.loc}; return;
   case Pattern::Tuple:
     if (v->kind != Value::Tuple)
-      userError(p.loc, "cannot destructure a " + describe(*v) + " into a tuple of " + std::to_string(p.elems.size()));
+      userError(p.loc, "cannot destructure a " + describe(*v) + " into a tuple of " +
+                           std::to_string(p.elems.size()));
     if (v->elems.size() != p.elems.size())
-      userError(p.loc, "this pattern has " + std::to_string(p.elems.size()) + " elements but the value has " +
-                           std::to_string(v->elems.size()));
+      userError(p.loc, "this pattern has " + std::to_string(p.elems.size()) +
+                           " elements but the value has " + std::to_string(v->elems.size()));
     for (size_t k = 0; k < p.elems.size(); ++k) bindPattern(p.elems[k], v->elems[k], mutable_, loc);
     return;
   }
@@ -212,15 +245,19 @@ ValueP AstLowering::stmt(const Stmt &s) {
   case StmtKind::Assign: {
     auto *a = s.as<AssignStmt>();
     Scope::Binding *bd = scope->lookup(a->name.name);
-    if (!bd) userError(a->name.loc, "assignment to '" + a->name.name + "', which is not declared (use 'var " + a->name.name + " = ...')");
+    if (!bd)
+      userError(a->name.loc, "assignment to '" + a->name.name +
+                                 "', which is not declared (use 'var " + a->name.name + " = ...')");
     if (!bd->mutable_)
       userError(a->name.loc, "cannot assign to '" + a->name.name + "': it was bound with 'let'",
                 {{bd->loc, "declare it with 'var' to make it mutable"}});
     ValueP nv = expr(*a->value);
     bd = scope->lookup(a->name.name);
     // Note [Vars of lists]: a list of numbers meeting an array is that array.
-    if (bd->value->kind == Value::Array) nv = listAsArray(nv, a->value->loc);
-    else if (nv->kind == Value::Array) bd->value = listAsArray(bd->value, bd->loc);
+    if (bd->value->kind == Value::Array)
+      nv = listAsArray(nv, a->value->loc);
+    else if (nv->kind == Value::Array)
+      bd->value = listAsArray(bd->value, bd->loc);
     // The type of a var is fixed by its declaration (so loops can carry it).
     std::vector<ValueP> oldL, newL;
     leaves(bd->value, oldL);
@@ -232,8 +269,8 @@ ValueP AstLowering::stmt(const Stmt &s) {
     }
     if (!same)
       userError(a->value->range.valid() ? a->value->range : a->loc,
-                "cannot assign a value of type " + describe(*nv) + " to '" + a->name.name + "' of type " +
-                    describe(*bd->value));
+                "cannot assign a value of type " + describe(*nv) + " to '" + a->name.name +
+                    "' of type " + describe(*bd->value));
     bd->value = nv;
     return nullptr;
   }
@@ -286,8 +323,10 @@ std::vector<AxisP> AstLowering::axesOf(const Expr &e) {
   if (auto *n = e.as<NameExpr>()) return {axis(n->name, n->loc)};
   std::vector<AxisP> r;
   const std::vector<ExprP> *elems = nullptr;
-  if (auto *t = e.as<TupleLitExpr>()) elems = &t->elems;
-  else if (auto *t = e.as<ArrayLitExpr>()) elems = &t->elems;
+  if (auto *t = e.as<TupleLitExpr>())
+    elems = &t->elems;
+  else if (auto *t = e.as<ArrayLitExpr>())
+    elems = &t->elems;
   if (!elems) userError(e.loc, "expected an axis name or a tuple of axis names");
   for (auto &x : *elems)
     for (auto &a : axesOf(*x)) r.push_back(a);
@@ -311,8 +350,9 @@ ValueP AstLowering::call(const CallExpr &c) {
         av.expr = a.value.get();
         av.loc = a.value->loc;
         if (a.keyword) av.keyword = a.keyword->name, av.keywordLoc = a.keyword->loc;
-        bool isAxis = a.keyword ? (axisArg >= 0 && (av.keyword == "axis_name" || av.keyword == "axes"))
-                                : pos++ == axisArg;
+        bool isAxis = a.keyword
+                          ? (axisArg >= 0 && (av.keyword == "axis_name" || av.keyword == "axes"))
+                          : pos++ == axisArg;
         if (isAxis) {
           // Axis arguments become a tuple of axis names (Str values).
           std::vector<ValueP> names;
@@ -351,8 +391,10 @@ ValueP AstLowering::call(const CallExpr &c) {
   return callValue(f, std::move(args), axes, c.loc);
 }
 
-ValueP AstLowering::callValue(ValueP f, std::vector<ArgV> args, const std::vector<AxisP> &axes, SrcRange loc) {
-  if (f->kind != Value::Func) userError(loc, "a " + describe(*f) + " is not a function and cannot be called");
+ValueP AstLowering::callValue(ValueP f, std::vector<ArgV> args, const std::vector<AxisP> &axes,
+                              SrcRange loc) {
+  if (f->kind != Value::Func)
+    userError(loc, "a " + describe(*f) + " is not a function and cannot be called");
   switch (f->fkind) {
   case Value::Closure: return callClosure(*f, std::move(args), axes, loc);
   case Value::Builtin: return builtin(f->fname, args, axes, loc);
@@ -361,13 +403,15 @@ ValueP AstLowering::callValue(ValueP f, std::vector<ArgV> args, const std::vecto
   return nullptr;
 }
 
-ValueP AstLowering::callClosure(const Value &f, std::vector<ArgV> args, const std::vector<AxisP> &axes, SrcRange loc) {
+ValueP AstLowering::callClosure(const Value &f, std::vector<ArgV> args,
+                                const std::vector<AxisP> &axes, SrcRange loc) {
   const LambdaExpr &l = *f.lambda;
   std::string fname = f.fname.empty() ? "the anonymous function" : "'" + f.fname + "'";
   if (std::find(callStack.begin(), callStack.end(), &l) != callStack.end())
     userError(loc, "recursive call of " + fname + ": functions may not call themselves");
   for (auto &a : args)
-    if (!a.keyword.empty()) userError(a.keywordLoc, "keyword arguments are not supported in calls of user functions");
+    if (!a.keyword.empty())
+      userError(a.keywordLoc, "keyword arguments are not supported in calls of user functions");
   if (args.size() != l.params.size())
     userError(loc, fname + " takes " + std::to_string(l.params.size()) + " argument" +
                        (l.params.size() == 1 ? "" : "s") + " but " + std::to_string(args.size()) +
@@ -375,8 +419,9 @@ ValueP AstLowering::callClosure(const Value &f, std::vector<ArgV> args, const st
   if (axes.size() != l.axisParams.size()) {
     if (l.axisParams.empty()) userError(loc, fname + " takes no axis arguments");
     userError(loc, fname + " takes " + std::to_string(l.axisParams.size()) + " axis argument" +
-                       (l.axisParams.size() == 1 ? "" : "s") + " ([" + l.axisParams[0].name + "...]) but " +
-                       std::to_string(axes.size()) + (axes.size() == 1 ? " was given" : " were given"));
+                       (l.axisParams.size() == 1 ? "" : "s") + " ([" + l.axisParams[0].name +
+                       "...]) but " + std::to_string(axes.size()) +
+                       (axes.size() == 1 ? " was given" : " were given"));
   }
   if (axes.empty()) {
     auto &rec = lastCallArgs[&l];
@@ -395,26 +440,35 @@ ValueP AstLowering::callClosure(const Value &f, std::vector<ArgV> args, const st
       if (v->kind != Value::Array) v = toArray(v, args[k].loc);
       ir::Type ty = v->type();
       if (std::string(ir::name(ty.dtype)) != t.dtype.name)
-        userError(args[k].loc, "argument '" + p.name.name + "' of " + fname + " must be " + t.dtype.name +
-                                   " but is " + ty.str(), {{t.loc, "declared here"}});
+        userError(args[k].loc,
+                  "argument '" + p.name.name + "' of " + fname + " must be " + t.dtype.name +
+                      " but is " + ty.str(),
+                  {{t.loc, "declared here"}});
       if (t.hasShape) {
         if (int(t.dims.size()) != ty.rank())
-          userError(args[k].loc, "argument '" + p.name.name + "' of " + fname + " must have rank " +
-                                     std::to_string(t.dims.size()) + " but is " + ty.str(), {{t.loc, "declared here"}});
+          userError(args[k].loc,
+                    "argument '" + p.name.name + "' of " + fname + " must have rank " +
+                        std::to_string(t.dims.size()) + " but is " + ty.str(),
+                    {{t.loc, "declared here"}});
         for (size_t d = 0; d < t.dims.size(); ++d) {
           auto &dim = t.dims[d];
           if (!dim.isName) {
             if (dim.value != ty.shape[d])
-              userError(args[k].loc, "argument '" + p.name.name + "' of " + fname + " has size " +
-                                         std::to_string(ty.shape[d]) + " in dimension " + std::to_string(d) +
-                                         " but " + std::to_string(dim.value) + " is declared", {{t.loc, "declared here"}});
+              userError(args[k].loc,
+                        "argument '" + p.name.name + "' of " + fname + " has size " +
+                            std::to_string(ty.shape[d]) + " in dimension " + std::to_string(d) +
+                            " but " + std::to_string(dim.value) + " is declared",
+                        {{t.loc, "declared here"}});
           } else if (auto it = sc->vars.find(dim.name.name); it != sc->vars.end()) {
             if (it->second.value->i != ty.shape[d])
-              userError(args[k].loc, "size '" + dim.name.name + "' is " + std::to_string(it->second.value->i) +
-                                         " from an earlier argument but " + std::to_string(ty.shape[d]) + " here",
+              userError(args[k].loc,
+                        "size '" + dim.name.name + "' is " + std::to_string(it->second.value->i) +
+                            " from an earlier argument but " + std::to_string(ty.shape[d]) +
+                            " here",
                         {{t.loc, "declared here"}});
           } else {
-            sc->vars[dim.name.name] = Scope::Binding{Value::integer(ty.shape[d]), false, dim.name.loc};
+            sc->vars[dim.name.name] =
+                Scope::Binding{Value::integer(ty.shape[d]), false, dim.name.loc};
           }
         }
       }
@@ -426,8 +480,10 @@ ValueP AstLowering::callClosure(const Value &f, std::vector<ArgV> args, const st
   callStack.push_back(&l);
   ValueP r;
   try {
-    if (auto *bl = l.body->as<BlockExpr>()) r = block(*bl, false);
-    else r = expr(*l.body);
+    if (auto *bl = l.body->as<BlockExpr>())
+      r = block(*bl, false);
+    else
+      r = expr(*l.body);
   } catch (...) {
     scope = saved;
     callStack.pop_back();
@@ -438,7 +494,8 @@ ValueP AstLowering::callClosure(const Value &f, std::vector<ArgV> args, const st
   if (l.result) {
     ValueP v = r->kind == Value::Array ? r : toArray(r, l.body->loc);
     if (std::string(ir::name(v->type().dtype)) != l.result->dtype.name)
-      userError(l.result->loc, fname + " returns " + v->type().str() + ", not " + l.result->dtype.name);
+      userError(l.result->loc,
+                fname + " returns " + v->type().str() + ", not " + l.result->dtype.name);
   }
   return r;
 }
@@ -452,4 +509,4 @@ ir::Module lowerProgram(const SourceManager &sm, const Program &p, const LowerOp
   return m;
 }
 
-} // namespace spmd::sema
+}  // namespace spmd::sema

@@ -11,9 +11,9 @@
 namespace spmd::sema {
 
 struct LowerOptions {
-  int deviceCount = 1;                          ///< for device_count() and the pmap check
+  int deviceCount = 1;  ///< for device_count() and the pmap check
   std::string devicesFlagHint = "--devices cpu:N";
-  std::map<std::string, std::string> args;      ///< --arg NAME=VALUE
+  std::map<std::string, std::string> args;  ///< --arg NAME=VALUE
 };
 
 /// Type-checks `p` and lowers it to a Module whose `main` is the host-level program.
@@ -25,4 +25,4 @@ ir::Module lowerProgram(const SourceManager &sm, const ast::Program &p, const Lo
 /// "file:line:col" of a location, for run-time error messages.
 std::string locationText(const SourceManager &sm, SrcRange loc);
 
-} // namespace spmd::sema
+}  // namespace spmd::sema

@@ -16,14 +16,19 @@ using ir::Param;
 
 // ---- arithmetic -----------------------------------------------------------------------------
 
-static bool staticNum(const Value &v) { return v.kind == Value::Int || v.kind == Value::Float || v.kind == Value::Bool; }
+static bool staticNum(const Value &v) {
+  return v.kind == Value::Int || v.kind == Value::Float || v.kind == Value::Bool;
+}
 static double num(const Value &v) { return v.kind == Value::Float ? v.f : double(v.i); }
 
 // Python's divmod of floats (CPython's float_divmod): exact where floor(x / y) is not.
 static std::pair<double, double> pyFloatDivmod(double x, double y) {
   double mod = std::fmod(x, y), div = (x - mod) / y;
   if (mod != 0) {
-    if ((y < 0) != (mod < 0)) { mod += y; div -= 1; }
+    if ((y < 0) != (mod < 0)) {
+      mod += y;
+      div -= 1;
+    }
   } else {
     mod = std::copysign(0.0, y);
   }
@@ -45,8 +50,8 @@ static ValueP foldStatic(BinOp op, const Value &a, const Value &b, SrcRange loc)
   int64_t i = ints ? a.i : 0, j = ints ? b.i : 0;  // exact: not through a double
   // Static integers are 64-bit (Python's are unbounded): overflow is an error, not a wrap.
   auto overflow = [&]() -> ValueP {
-    userError(loc, std::string("integer overflow in a static expression: ") + std::to_string(i) + " " + spelling(op) + " " +
-                       std::to_string(j) + " does not fit in 64 bits");
+    userError(loc, std::string("integer overflow in a static expression: ") + std::to_string(i) +
+                       " " + spelling(op) + " " + std::to_string(j) + " does not fit in 64 bits");
   };
   int64_t r = 0;
   switch (op) {
@@ -94,7 +99,9 @@ static ValueP foldStatic(BinOp op, const Value &a, const Value &b, SrcRange loc)
   case BinOp::Le: return Value::boolean(ints ? i <= j : x <= y);
   case BinOp::Gt: return Value::boolean(ints ? i > j : x > y);
   case BinOp::Ge: return Value::boolean(ints ? i >= j : x >= y);
-  case BinOp::BitAnd: case BinOp::BitOr: case BinOp::BitXor: {
+  case BinOp::BitAnd:
+  case BinOp::BitOr:
+  case BinOp::BitXor: {
     if (!ints) userError(loc, std::string("'") + spelling(op) + "' needs integers or bools");
     r = op == BinOp::BitAnd ? (i & j) : op == BinOp::BitOr ? (i | j) : (i ^ j);
     return a.kind == Value::Bool && b.kind == Value::Bool ? Value::boolean(r) : Value::integer(r);
@@ -112,16 +119,20 @@ ValueP AstLowering::compareKeys(bool eq, ValueP a, ValueP bv, SrcRange loc) {
   ir::Shape sa = a->type().shape, sb = bv->type().shape, s;
   size_t r = std::max(sa.size(), sb.size());
   for (size_t k = 0; k < r; ++k) {
-    int64_t x = k + sa.size() >= r ? sa[k + sa.size() - r] : 1, y = k + sb.size() >= r ? sb[k + sb.size() - r] : 1;
+    int64_t x = k + sa.size() >= r ? sa[k + sa.size() - r] : 1,
+            y = k + sb.size() >= r ? sb[k + sb.size() - r] : 1;
     if (x != y && x != 1 && y != 1)
-      userError(loc, std::string("incompatible shapes for '") + (eq ? "==" : "!=") + "': " + a->type().str() + " and " + bv->type().str());
+      userError(loc, std::string("incompatible shapes for '") + (eq ? "==" : "!=") +
+                         "': " + a->type().str() + " and " + bv->type().str());
     s.push_back(x == 1 ? y : x);
   }
   ir::Shape sw = s;
   sw.push_back(2);
-  Atom wa = broadcast(emit1(Op::RandomUnwrap, {a->atom}), sw), wb = broadcast(emit1(Op::RandomUnwrap, {bv->atom}), sw);
+  Atom wa = broadcast(emit1(Op::RandomUnwrap, {a->atom}), sw),
+       wb = broadcast(emit1(Op::RandomUnwrap, {bv->atom}), sw);
   Atom c = emit1(eq ? Op::Eq : Op::Ne, {wa, wb});
-  return Value::array(emit1(eq ? Op::ReduceAnd : Op::ReduceOr, {c}, {{"axes", Param::ints({int64_t(s.size())})}}));
+  return Value::array(
+      emit1(eq ? Op::ReduceAnd : Op::ReduceOr, {c}, {{"axes", Param::ints({int64_t(s.size())})}}));
 }
 
 ValueP AstLowering::binary(BinOp op, ValueP a, ValueP bv, SrcRange loc) {
@@ -129,17 +140,22 @@ ValueP AstLowering::binary(BinOp op, ValueP a, ValueP bv, SrcRange loc) {
   if (op == BinOp::MatMul) return matmul(a, bv, loc);
   std::string what = std::string("'") + spelling(op) + "'";
   // Tuples concatenate / compare statically only for static values.
-  if (a->kind == Value::Tuple && bv->kind == Value::Tuple && op == BinOp::Add && a->isStatic() && bv->isStatic() &&
-      !a->isList) {
+  if (a->kind == Value::Tuple && bv->kind == Value::Tuple && op == BinOp::Add && a->isStatic() &&
+      bv->isStatic() && !a->isList) {
     auto e = a->elems;
     e.insert(e.end(), bv->elems.begin(), bv->elems.end());
     return Value::tuple(e);
   }
   // Keys (JAX's typed keys): '==' and '!=' compare their words; no other operator takes them.
-  auto isKey = [](const Value &v) { return v.kind == Value::Array && v.type().dtype == DType::Key; };
+  auto isKey = [](const Value &v) {
+    return v.kind == Value::Array && v.type().dtype == DType::Key;
+  };
   if (isKey(*a) || isKey(*bv)) {
-    if ((op == BinOp::Eq || op == BinOp::Ne) && isKey(*a) && isKey(*bv)) return compareKeys(op == BinOp::Eq, a, bv, loc);
-    if (op == BinOp::Eq || op == BinOp::Ne) userError(loc, "a key can only be compared with a key, not with a " + describe(isKey(*a) ? *bv : *a));
+    if ((op == BinOp::Eq || op == BinOp::Ne) && isKey(*a) && isKey(*bv))
+      return compareKeys(op == BinOp::Eq, a, bv, loc);
+    if (op == BinOp::Eq || op == BinOp::Ne)
+      userError(loc, "a key can only be compared with a key, not with a " +
+                         describe(isKey(*a) ? *bv : *a));
     rejectKeys(isKey(*a) ? *a : *bv, loc, what);
   }
   // x ** k with a static integer k: integer_pow, as JAX does.
@@ -167,12 +183,17 @@ ValueP AstLowering::binary(BinOp op, ValueP a, ValueP bv, SrcRange loc) {
     // A float times a bool array of the result's shape is a select, as XLA simplifies
     // mul(x, convert(pred)) and so JAX gives: 0 where the bool is false, even for -x, inf
     // or nan. A bool that is broadcast first (convert, then broadcast) is multiplied.
-    auto boolArray = [](const Value &v) { return v.kind == Value::Array && v.type().dtype == DType::Bool; };
-    ir::Shape sh = (x.type().rank() >= y.type().rank() ? x : y).type().shape;  // unify broadcast them
-    if (ir::isFloat(d) && boolArray(*a) != boolArray(*bv) && (boolArray(*a) ? a : bv)->type().shape == sh) {
+    auto boolArray = [](const Value &v) {
+      return v.kind == Value::Array && v.type().dtype == DType::Bool;
+    };
+    ir::Shape sh =
+        (x.type().rank() >= y.type().rank() ? x : y).type().shape;  // unify broadcast them
+    if (ir::isFloat(d) && boolArray(*a) != boolArray(*bv) &&
+        (boolArray(*a) ? a : bv)->type().shape == sh) {
       bool left = boolArray(*a);
       Atom p = toAtom(left ? a : bv, loc), other = left ? y : x;
-      return Value::array(emit1(Op::Select, {p, broadcast(b().lit(d, 0), sh), broadcast(other, sh)}), weak);
+      return Value::array(
+          emit1(Op::Select, {p, broadcast(b().lit(d, 0), sh), broadcast(other, sh)}), weak);
     }
     return Value::array(bin(Op::Mul, x, y), weak);
   }
@@ -198,24 +219,35 @@ ValueP AstLowering::binary(BinOp op, ValueP a, ValueP bv, SrcRange loc) {
       ir::Shape sh = sub.type().shape;
       Atom x1 = emit1(Op::Select, {broadcast(bin(Op::Eq, y, zero), sh), sub, broadcast(x, sh)});
       Atom div = bin(Op::Div, x1, y);
-      Atom ind = bin(Op::And, bin(Op::Ne, mod, zero), bin(Op::Ne, bin(Op::Lt, mod, zero), bin(Op::Lt, y, zero)));
+      Atom ind = bin(Op::And, bin(Op::Ne, mod, zero),
+                     bin(Op::Ne, bin(Op::Lt, mod, zero), bin(Op::Lt, y, zero)));
       div = emit1(Op::Select, {broadcast(ind, sh), div, bin(Op::Sub, div, b().lit(d, 1))});
       return Value::array(emit1(Op::Round, {div}, {{"rounding_method", Param::of(1)}}), weak);
     }
     // Python semantics: round toward negative infinity. As jnp.floor_divide: bools divide
     // as i32, and the quotient is lowered by one where sign(x) != sign(y) and the
     // remainder is not 0 (so x // 0 is -1 - (x != 0) for i32, as XLA's x / 0 is -1).
-    if (d == DType::Bool) { x = castTo(x, DType::I32); y = castTo(y, DType::I32); d = DType::I32; }
+    if (d == DType::Bool) {
+      x = castTo(x, DType::I32);
+      y = castTo(y, DType::I32);
+      d = DType::I32;
+    }
     Atom q = bin(Op::Div, x, y), r = bin(Op::Rem, x, y);
     Atom zero = b().lit(d, 0);
     Atom differ = bin(Op::Ne, bin(Op::Lt, r, zero), bin(Op::Lt, y, zero));
     if (d == DType::I32) differ = bin(Op::Or, differ, bin(Op::Eq, y, zero));
     Atom adjust = bin(Op::And, bin(Op::Ne, r, zero), differ);
-    return Value::array(emit1(Op::Select, {broadcast(adjust, q.type().shape), q, bin(Op::Sub, q, b().lit(d, 1))}), weak);
+    return Value::array(
+        emit1(Op::Select, {broadcast(adjust, q.type().shape), q, bin(Op::Sub, q, b().lit(d, 1))}),
+        weak);
   }
   case BinOp::Mod: {
     // As jnp.remainder: bools as i32; an integer x % 0 is x % 1, that is 0.
-    if (d == DType::Bool) { x = castTo(x, DType::I32); y = castTo(y, DType::I32); d = DType::I32; }
+    if (d == DType::Bool) {
+      x = castTo(x, DType::I32);
+      y = castTo(y, DType::I32);
+      d = DType::I32;
+    }
     Atom zero = b().lit(d, 0);
     if (!ir::isFloat(d)) {
       if (y.isLit) {
@@ -226,12 +258,17 @@ ValueP AstLowering::binary(BinOp op, ValueP a, ValueP bv, SrcRange loc) {
       }
     }
     Atom r = bin(Op::Rem, x, y);
-    Atom adjust = bin(Op::And, bin(Op::Ne, r, zero), bin(Op::Ne, bin(Op::Lt, r, zero), bin(Op::Lt, y, zero)));
-    return Value::array(emit1(Op::Select, {broadcast(adjust, r.type().shape), r, bin(Op::Add, r, y)}), weak);
+    Atom adjust =
+        bin(Op::And, bin(Op::Ne, r, zero), bin(Op::Ne, bin(Op::Lt, r, zero), bin(Op::Lt, y, zero)));
+    return Value::array(
+        emit1(Op::Select, {broadcast(adjust, r.type().shape), r, bin(Op::Add, r, y)}), weak);
   }
   case BinOp::Pow:
     // As in JAX, integers stay integers (2 ** arange(5) is i32); bools count as i32.
-    if (d == DType::Bool) { x = castTo(x, DType::I32); y = castTo(y, DType::I32); }
+    if (d == DType::Bool) {
+      x = castTo(x, DType::I32);
+      y = castTo(y, DType::I32);
+    }
     return Value::array(bin(Op::Pow, x, y), weak);
   case BinOp::Eq: return Value::array(bin(Op::Eq, x, y));
   case BinOp::Ne: return Value::array(bin(Op::Ne, x, y));
@@ -239,12 +276,19 @@ ValueP AstLowering::binary(BinOp op, ValueP a, ValueP bv, SrcRange loc) {
   case BinOp::Le: return Value::array(bin(Op::Le, x, y));
   case BinOp::Gt: return Value::array(bin(Op::Gt, x, y));
   case BinOp::Ge: return Value::array(bin(Op::Ge, x, y));
-  case BinOp::BitAnd: needInt("needs integers or bools"); return Value::array(bin(Op::And, x, y), weak);
-  case BinOp::BitOr: needInt("needs integers or bools"); return Value::array(bin(Op::Or, x, y), weak);
-  case BinOp::BitXor: needInt("needs integers or bools"); return Value::array(bin(Op::Xor, x, y), weak);
+  case BinOp::BitAnd:
+    needInt("needs integers or bools");
+    return Value::array(bin(Op::And, x, y), weak);
+  case BinOp::BitOr:
+    needInt("needs integers or bools");
+    return Value::array(bin(Op::Or, x, y), weak);
+  case BinOp::BitXor:
+    needInt("needs integers or bools");
+    return Value::array(bin(Op::Xor, x, y), weak);
   case BinOp::And:
   case BinOp::Or:
-    if (d != DType::Bool) userError(loc, what + " needs bools; use '&' and '|' for bitwise operations on integers");
+    if (d != DType::Bool)
+      userError(loc, what + " needs bools; use '&' and '|' for bitwise operations on integers");
     return Value::array(bin(op == BinOp::And ? Op::And : Op::Or, x, y));
   case BinOp::MatMul: break;
   }
@@ -256,7 +300,9 @@ ValueP AstLowering::unary(UnOp op, ValueP a, SrcRange loc) {
     switch (op) {
     case UnOp::Neg:
       if (a->kind == Value::Float) return Value::floating(-a->f);
-      if (a->i == INT64_MIN) userError(loc, "integer overflow in a static expression: -(" + std::to_string(a->i) + ") does not fit in 64 bits");
+      if (a->i == INT64_MIN)
+        userError(loc, "integer overflow in a static expression: -(" + std::to_string(a->i) +
+                           ") does not fit in 64 bits");
       return Value::integer(-a->i);
     case UnOp::Plus: return a;
     case UnOp::Not: return Value::boolean(!a->i);
@@ -268,7 +314,9 @@ ValueP AstLowering::unary(UnOp op, ValueP a, SrcRange loc) {
   }
   bool weak;
   Atom x = toAtom(a, loc, &weak);
-  if (x.isLit) x = broadcast(x, {}), x = emit1(Op::Reshape, {x}, {{"new_sizes", Param::tuple({})}, {"dimensions", Param::none()}});
+  if (x.isLit)
+    x = broadcast(x, {}),
+    x = emit1(Op::Reshape, {x}, {{"new_sizes", Param::tuple({})}, {"dimensions", Param::none()}});
   DType d = x.type().dtype;
   switch (op) {
   case UnOp::Plus: return a;  // +k is k, as in JAX
@@ -294,8 +342,9 @@ ValueP AstLowering::matmul(ValueP av, ValueP bv, SrcRange loc) {
   bool weak;
   Atom a = toAtom(av, loc), bb = toAtom(bv, loc);
   // Promote dtypes only (a product does not broadcast its operands against each other).
-  unify({Value::array(b().lit(a.type().dtype, 0), av->weak), Value::array(b().lit(bb.type().dtype, 0), bv->weak)}, loc,
-        &d, &weak, "'@'");
+  unify({Value::array(b().lit(a.type().dtype, 0), av->weak),
+         Value::array(b().lit(bb.type().dtype, 0), bv->weak)},
+        loc, &d, &weak, "'@'");
   a = castTo(a, d);
   bb = castTo(bb, d);
   ir::Type ta = a.type(), tb = bb.type();
@@ -304,20 +353,23 @@ ValueP AstLowering::matmul(ValueP av, ValueP bv, SrcRange loc) {
   int ra = ta.rank(), rb = tb.rank();
   int64_t ka = ta.shape[ra - 1], kb = rb == 1 ? tb.shape[0] : tb.shape[rb - 2];
   if (ka != kb)
-    userError(loc, "'@' contracts dimensions of different sizes: " + ta.str() + " and " + tb.str() + " (" +
-                       std::to_string(ka) + " != " + std::to_string(kb) + ")");
-  auto dn = [](std::vector<int64_t> lc, std::vector<int64_t> rc, std::vector<int64_t> lb, std::vector<int64_t> rbb) {
+    userError(loc, "'@' contracts dimensions of different sizes: " + ta.str() + " and " + tb.str() +
+                       " (" + std::to_string(ka) + " != " + std::to_string(kb) + ")");
+  auto dn = [](std::vector<int64_t> lc, std::vector<int64_t> rc, std::vector<int64_t> lb,
+               std::vector<int64_t> rbb) {
     return Param::tuple({Param::tuple({Param::ints(lc, true), Param::ints(rc, true)}),
                          Param::tuple({Param::ints(lb, true), Param::ints(rbb, true)})});
   };
   if (ra <= 2 && rb <= 2) {
     ir::Params p{{"dimension_numbers", dn({ra - 1}, {rb == 1 ? 0 : rb - 2}, {}, {})},
-                 {"precision", Param::none()}, {"preferred_element_type", Param::ofDType(d)}};
+                 {"precision", Param::none()},
+                 {"preferred_element_type", Param::ofDType(d)}};
     return Value::array(emit1(Op::DotGeneral, {a, bb}, p), weak);
   }
   // Batched: broadcast leading (batch) dimensions, as NumPy's matmul does.
   if (rb == 1) {
-    ir::Params p{{"dimension_numbers", dn({ra - 1}, {0}, {}, {})}, {"precision", Param::none()},
+    ir::Params p{{"dimension_numbers", dn({ra - 1}, {0}, {}, {})},
+                 {"precision", Param::none()},
                  {"preferred_element_type", Param::ofDType(d)}};
     return Value::array(emit1(Op::DotGeneral, {a, bb}, p), weak);
   }
@@ -339,7 +391,8 @@ ValueP AstLowering::matmul(ValueP av, ValueP bv, SrcRange loc) {
     sb.push_back(tb.shape[rb - 1]);
     bb = broadcast(bb, sb);
     std::vector<int64_t> bd;
-    ir::Params p{{"dimension_numbers", dn({0}, {int64_t(nb)}, {}, {})}, {"precision", Param::none()},
+    ir::Params p{{"dimension_numbers", dn({0}, {int64_t(nb)}, {}, {})},
+                 {"precision", Param::none()},
                  {"preferred_element_type", Param::ofDType(d)}};
     return Value::array(emit1(Op::DotGeneral, {a, bb}, p), weak);
   }
@@ -352,9 +405,10 @@ ValueP AstLowering::matmul(ValueP av, ValueP bv, SrcRange loc) {
   bb = broadcast(bb, sb);
   std::vector<int64_t> bdims;
   for (size_t k = 0; k < nb; ++k) bdims.push_back(int64_t(k));
-  ir::Params p{{"dimension_numbers", dn({int64_t(nb) + 1}, {int64_t(nb)}, bdims, bdims)}, {"precision", Param::none()},
+  ir::Params p{{"dimension_numbers", dn({int64_t(nb) + 1}, {int64_t(nb)}, bdims, bdims)},
+               {"precision", Param::none()},
                {"preferred_element_type", Param::ofDType(d)}};
   return Value::array(emit1(Op::DotGeneral, {a, bb}, p), weak);
 }
 
-} // namespace spmd::sema
+}  // namespace spmd::sema

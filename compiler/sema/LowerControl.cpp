@@ -22,7 +22,10 @@ using ir::Param;
 static void assignedNames(const Expr &e, std::set<std::string> &out);
 static void assignedNames(const Stmt &s, std::set<std::string> &out) {
   switch (s.kind) {
-  case StmtKind::Assign: out.insert(s.as<AssignStmt>()->name.name); assignedNames(*s.as<AssignStmt>()->value, out); break;
+  case StmtKind::Assign:
+    out.insert(s.as<AssignStmt>()->name.name);
+    assignedNames(*s.as<AssignStmt>()->value, out);
+    break;
   case StmtKind::Let: assignedNames(*s.as<LetStmt>()->value, out); break;
   case StmtKind::Var: assignedNames(*s.as<VarStmt>()->value, out); break;
   case StmtKind::For: assignedNames(*s.as<ForStmt>()->body, out); break;
@@ -45,7 +48,8 @@ void AstLowering::forStmt(const ForStmt &f) {
   const RangeExpr *range = f.iter->as<RangeExpr>();
   if (!range) {
     ValueP it = expr(*f.iter);
-    if (it->kind != Value::Tuple) userError(f.iter->loc, "a for loop iterates over a range 'a..b' or a static list");
+    if (it->kind != Value::Tuple)
+      userError(f.iter->loc, "a for loop iterates over a range 'a..b' or a static list");
     for (auto &v : it->elems) {
       ScopeP saved = scope;
       scope = makeScope();
@@ -103,7 +107,8 @@ void AstLowering::forStmt(const ForStmt &f) {
   }
   scope = makeScope();
   scope->parent = saved;
-  ValueP idx = Value::array(lo == 0 ? Atom(iv) : Atom(emit1(Op::Add, {iv, b().lit(ir::DType::I32, double(lo))})), false);
+  ValueP idx = Value::array(
+      lo == 0 ? Atom(iv) : Atom(emit1(Op::Add, {iv, b().lit(ir::DType::I32, double(lo))})), false);
   bindPattern(f.var, idx, false, f.var.loc);
   std::vector<ValueP> endLeaves;
   try {
@@ -117,11 +122,14 @@ void AstLowering::forStmt(const ForStmt &f) {
   }
   scope = saved;
   for (size_t k = 0; k < endLeaves.size(); ++k) {
-    ValueP a = endLeaves[k]->kind == Value::Array ? endLeaves[k] : toArray(endLeaves[k], f.body->loc);
+    ValueP a =
+        endLeaves[k]->kind == Value::Array ? endLeaves[k] : toArray(endLeaves[k], f.body->loc);
     Atom at = a->atom;
     if (a->type() != initLeaves[k]->type()) {
-      if (a->type().shape == initLeaves[k]->type().shape) at = castTo(at, initLeaves[k]->type().dtype);
-      else internal_assert(false, "carried type changed in a loop");
+      if (a->type().shape == initLeaves[k]->type().shape)
+        at = castTo(at, initLeaves[k]->type().dtype);
+      else
+        internal_assert(false, "carried type changed in a loop");
     }
     top().jaxpr.outvars.push_back(local(at));
   }
@@ -131,15 +139,18 @@ void AstLowering::forStmt(const ForStmt &f) {
   inv.insert(inv.begin() + 1, fr->captureVars.begin(), fr->captureVars.end());
   std::vector<Atom> ins = fr->captured;
   ins.insert(ins.end(), initAtoms.begin(), initAtoms.end());
-  ir::Params params{{"trip_count", Param::of(n)}, {"num_consts", Param::of(int64_t(fr->captured.size()))}};
+  ir::Params params{{"trip_count", Param::of(n)},
+                    {"num_consts", Param::of(int64_t(fr->captured.size()))}};
   b().setLoc(f.loc);
   std::vector<ir::Jaxpr> regions;
   regions.push_back(std::move(fr->jaxpr));
   auto outs = emit(Op::ForLoop, ins, params, std::move(regions));
   std::vector<ValueP> outVals;
-  for (size_t k = 0; k < outs.size(); ++k) outVals.push_back(Value::array(outs[k], initLeaves[k]->weak));
+  for (size_t k = 0; k < outs.size(); ++k)
+    outVals.push_back(Value::array(outs[k], initLeaves[k]->weak));
   pos = 0;
-  for (size_t k = 0; k < carried.size(); ++k) bds[k]->value = fromLeaves(*initVals[k], outVals, pos);
+  for (size_t k = 0; k < carried.size(); ++k)
+    bds[k]->value = fromLeaves(*initVals[k], outVals, pos);
 }
 
 // ---- if -----------------------------------------------------------------------------------
@@ -155,7 +166,8 @@ ValueP AstLowering::ifExpr(const IfExpr &e) {
   if (c->kind != Value::Array || c->type() != ir::Type{ir::DType::Bool, {}})
     userError(e.cond->loc, "the condition of 'if' must be a bool scalar, not " + describe(*c));
   if (inMapBody())
-    userError(e.cond->loc, "inside pmap and vmap the condition of 'if' must be known at compile time",
+    userError(e.cond->loc,
+              "inside pmap and vmap the condition of 'if' must be known at compile time",
               {{SrcRange{}, "use where(cond, a, b) to select between values per replica"}});
   // A run-time condition at host level: a cond with the assigned vars as results.
   std::set<std::string> names;
@@ -202,8 +214,10 @@ ValueP AstLowering::ifExpr(const IfExpr &e) {
       const Expr *body = br ? e.then.get() : e.otherwise.get();
       brValue[br] = Value::tuple({});
       if (body) {
-        if (auto *bl = body->as<BlockExpr>()) brValue[br] = block(*bl);
-        else brValue[br] = expr(*body);
+        if (auto *bl = body->as<BlockExpr>())
+          brValue[br] = block(*bl);
+        else
+          brValue[br] = expr(*body);
       }
       std::vector<ValueP> endLeaves;
       for (auto *bd : bds) leaves(bd->value, endLeaves);
@@ -227,10 +241,14 @@ ValueP AstLowering::ifExpr(const IfExpr &e) {
   for (int br : {1, 0}) {
     frames.push_back(std::move(brFrame[br]));
     try {
-      for (auto &l : [&] { std::vector<ValueP> ls; leaves(brValue[br], ls); return ls; }()) {
+      for (auto &l : [&] {
+             std::vector<ValueP> ls;
+             leaves(brValue[br], ls);
+             return ls;
+           }()) {
         if (l->kind != Value::Array && !l->isNumber())
-          userError(brLoc[br], "a branch of an 'if' with a run-time condition gives " + describe(*l) +
-                                   ", which has no run-time value");
+          userError(brLoc[br], "a branch of an 'if' with a run-time condition gives " +
+                                   describe(*l) + ", which has no run-time value");
         valLeaves[br].push_back(l->kind == Value::Array ? l : toArray(l, brLoc[br]));
       }
     } catch (...) {
@@ -248,7 +266,8 @@ ValueP AstLowering::ifExpr(const IfExpr &e) {
     return true;
   };
   auto mismatch = [&](const std::string &what, const std::string &t, const std::string &f) {
-    userError(brLoc[0], "the branches of 'if' give values of different " + what + ": " + t + " and " + f,
+    userError(brLoc[0],
+              "the branches of 'if' give values of different " + what + ": " + t + " and " + f,
               {{brLoc[1], "the other branch's value"}});
   };
   if (!structure(structure, *brValue[1], *brValue[0]))
@@ -292,17 +311,21 @@ ValueP AstLowering::ifExpr(const IfExpr &e) {
   for (int br : {0, 1}) {
     std::vector<ir::Var> inv;
     for (int ob : {1, 0}) {
-      if (ob == br) inv.insert(inv.end(), captureVars[br].begin(), captureVars[br].end());
-      else for (auto &a : captured[ob]) inv.push_back(module.newVar(a.type()));
+      if (ob == br)
+        inv.insert(inv.end(), captureVars[br].begin(), captureVars[br].end());
+      else
+        for (auto &a : captured[ob]) inv.push_back(module.newVar(a.type()));
     }
     branches[br].invars = inv;
   }
   b().setLoc(e.loc);
   auto outs = emit(Op::Cond, ins, {}, std::move(branches));
   std::vector<ValueP> outVals;
-  for (size_t k = 0; k < initLeaves.size(); ++k) outVals.push_back(Value::array(outs[k], initLeaves[k]->weak));
+  for (size_t k = 0; k < initLeaves.size(); ++k)
+    outVals.push_back(Value::array(outs[k], initLeaves[k]->weak));
   size_t pos = 0;
-  for (size_t k = 0; k < carried.size(); ++k) scope->lookup(carried[k])->value = fromLeaves(*initVals[k], outVals, pos);
+  for (size_t k = 0; k < carried.size(); ++k)
+    scope->lookup(carried[k])->value = fromLeaves(*initVals[k], outVals, pos);
   std::vector<ValueP> resLeaves;
   for (size_t k = 0; k < valTypes.size(); ++k)
     resLeaves.push_back(Value::array(outs[initLeaves.size() + k], valWeak[k]));
@@ -310,4 +333,4 @@ ValueP AstLowering::ifExpr(const IfExpr &e) {
   return fromLeaves(*brValue[1], resLeaves, pos);
 }
 
-} // namespace spmd::sema
+}  // namespace spmd::sema

@@ -31,7 +31,8 @@ ValueP AstLowering::index(ValueP base, const IndexExpr &e) {
       int64_t k = staticInt(iv, it.index->loc, "an index into a tuple");
       int64_t kk = k < 0 ? k + n : k;
       if (kk < 0 || kk >= n)
-        userError(it.index->loc, "index " + std::to_string(k) + " is out of range for a " + describe(*base));
+        userError(it.index->loc,
+                  "index " + std::to_string(k) + " is out of range for a " + describe(*base));
       return base->elems[kk];
     }
     int64_t lo = it.lo ? staticInt(expr(*it.lo), it.lo->loc, "a slice bound") : 0;
@@ -46,7 +47,8 @@ ValueP AstLowering::index(ValueP base, const IndexExpr &e) {
     for (int64_t k = lo; k < hi; k += st) r.push_back(base->elems[k]);
     return Value::tuple(r, base->isList);
   }
-  if (base->kind != Value::Array) userError(e.base->loc, "a " + describe(*base) + " cannot be indexed");
+  if (base->kind != Value::Array)
+    userError(e.base->loc, "a " + describe(*base) + " cannot be indexed");
   Atom x = base->atom;
   ir::Type t = x.type();
   if (int(e.items.size()) > t.rank())
@@ -69,8 +71,8 @@ ValueP AstLowering::index(ValueP base, const IndexExpr &e) {
       int64_t k = staticInt(iv, it.index->loc, "an index");
       int64_t kk = k < 0 ? k + n : k;
       if (kk < 0 || kk >= n)
-        userError(it.index->loc, "index " + std::to_string(k) + " is out of range for axis " + std::to_string(d) +
-                                     " of size " + std::to_string(n));
+        userError(it.index->loc, "index " + std::to_string(k) + " is out of range for axis " +
+                                     std::to_string(d) + " of size " + std::to_string(n));
       start[d] = kk;
       limit[d] = kk + 1;
       dropped[d] = true;
@@ -110,9 +112,13 @@ ValueP AstLowering::index(ValueP base, const IndexExpr &e) {
   bool trivial = start == std::vector<int64_t>(t.rank(), 0) && limit == t.shape &&
                  stride == std::vector<int64_t>(t.rank(), 1);
   if (!trivial)
-    x = emit1(Op::Slice, {x}, {{"start_indices", Param::ints(start)}, {"limit_indices", Param::ints(limit)},
-                               {"strides", std::all_of(stride.begin(), stride.end(), [](int64_t s) { return s == 1; })
-                                               ? Param::none() : Param::ints(stride)}});
+    x = emit1(
+        Op::Slice, {x},
+        {{"start_indices", Param::ints(start)},
+         {"limit_indices", Param::ints(limit)},
+         {"strides", std::all_of(stride.begin(), stride.end(), [](int64_t s) { return s == 1; })
+                         ? Param::none()
+                         : Param::ints(stride)}});
   if (!dynamic.empty()) {
     ir::Type xt = x.type();
     std::vector<Atom> ins{x};
@@ -133,8 +139,9 @@ ValueP AstLowering::index(ValueP base, const IndexExpr &e) {
   ir::Shape cur = x.type().shape;
   for (int d = 0; d < t.rank(); ++d)
     if (!dropped[d]) out.push_back(cur[d]);
-  if (out != cur) x = emit1(Op::Reshape, {x}, {{"new_sizes", Param::ints(out)}, {"dimensions", Param::none()}});
+  if (out != cur)
+    x = emit1(Op::Reshape, {x}, {{"new_sizes", Param::ints(out)}, {"dimensions", Param::none()}});
   return Value::array(x, base->weak);
 }
 
-} // namespace spmd::sema
+}  // namespace spmd::sema

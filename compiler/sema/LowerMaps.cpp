@@ -20,7 +20,7 @@ using ir::Param;
 
 ValueP AstLowering::mapExpr(const MapExpr &m) {
   const char *kw = m.isPmap ? "pmap" : "vmap";
-  std::vector<ValueP> mappedLeaves;   // per binding leaves
+  std::vector<ValueP> mappedLeaves;  // per binding leaves
   std::vector<int64_t> leafAxis;
   std::vector<std::pair<ValueP, int64_t>> bindingVals;  // (value, along)
   int64_t size = -1;
@@ -45,13 +45,16 @@ ValueP AstLowering::mapExpr(const MapExpr &m) {
       int64_t r = a->type().rank();
       int64_t ax = along < 0 ? along + r : along;
       if (ax < 0 || ax >= r)
-        userError(bd.source->loc, std::string("cannot map over axis ") + std::to_string(along) + " of a value of type " +
-                                      a->type().str());
+        userError(bd.source->loc, std::string("cannot map over axis ") + std::to_string(along) +
+                                      " of a value of type " + a->type().str());
       int64_t n = a->type().shape[ax];
-      if (size < 0) { size = n; firstLoc = bd.source->loc; }
-      else if (n != size)
-        userError(bd.source->loc, std::string("mapped inputs disagree on the size of the mapped axis: ") +
-                                      std::to_string(size) + " and " + std::to_string(n),
+      if (size < 0) {
+        size = n;
+        firstLoc = bd.source->loc;
+      } else if (n != size)
+        userError(bd.source->loc,
+                  std::string("mapped inputs disagree on the size of the mapped axis: ") +
+                      std::to_string(size) + " and " + std::to_string(n),
                   {{firstLoc, "the first mapped input has size " + std::to_string(size)}});
       mappedLeaves.push_back(a);
       leafAxis.push_back(ax);
@@ -64,15 +67,17 @@ ValueP AstLowering::mapExpr(const MapExpr &m) {
   if (m.isPmap && pmapStack.size() >= 8)  // a launch's mesh has at most 8 axes (runtime/Device.h)
     userError(m.loc, "pmap nested too deeply: at most 8 pmaps may nest");
   if (m.isPmap && size == 0)  // as jax.pmap: no devices to run on
-    userError(m.loc, "pmap over axis '" + m.axis->name + "' of size 0", {{SrcRange{}, "a pmap needs at least one device; vmap maps over an empty axis"}});
+    userError(m.loc, "pmap over axis '" + m.axis->name + "' of size 0",
+              {{SrcRange{}, "a pmap needs at least one device; vmap maps over an empty axis"}});
   if (m.isPmap) {
     int64_t need = size;
     for (auto &a : pmapStack) need *= a->size;
     if (need > opts.deviceCount)
-      userError(m.loc, "pmap over axis '" + m.axis->name + "' needs " + std::to_string(need) + " devices, but only " +
-                           std::to_string(opts.deviceCount) + " are available",
-                {{SrcRange{}, "run with " + opts.devicesFlagHint + " (N >= " + std::to_string(need) +
-                                  ") to use more logical devices"}});
+      userError(m.loc,
+                "pmap over axis '" + m.axis->name + "' needs " + std::to_string(need) +
+                    " devices, but only " + std::to_string(opts.deviceCount) + " are available",
+                {{SrcRange{}, "run with " + opts.devicesFlagHint + " (N >= " +
+                                  std::to_string(need) + ") to use more logical devices"}});
   }
   auto ax = std::make_shared<AxisInfo>();
   ax->name = m.axis ? m.axis->name : "_";
@@ -136,9 +141,10 @@ ValueP AstLowering::mapExpr(const MapExpr &m) {
     ValueP oa = expr(*m.outAlong);
     if (oa->kind == Value::Tuple) {
       if (oa->elems.size() != outArrs.size())
-        userError(m.outAlong->loc, "'-> along' names " + std::to_string(oa->elems.size()) + " axes for " +
-                                       std::to_string(outArrs.size()) + " results");
-      for (size_t k = 0; k < outArrs.size(); ++k) outAxes[k] = staticInt(oa->elems[k], m.outAlong->loc, "an output axis");
+        userError(m.outAlong->loc, "'-> along' names " + std::to_string(oa->elems.size()) +
+                                       " axes for " + std::to_string(outArrs.size()) + " results");
+      for (size_t k = 0; k < outArrs.size(); ++k)
+        outAxes[k] = staticInt(oa->elems[k], m.outAlong->loc, "an output axis");
     } else {
       int64_t a = staticInt(oa, m.outAlong->loc, "an output axis");
       std::fill(outAxes.begin(), outAxes.end(), a);
@@ -147,7 +153,8 @@ ValueP AstLowering::mapExpr(const MapExpr &m) {
       int64_t r = outArrs[k]->type().rank() + 1;
       if (outAxes[k] < 0) outAxes[k] += r;
       if (outAxes[k] < 0 || outAxes[k] >= r)
-        userError(m.outAlong->loc, "output axis out of range for a result of type " + outArrs[k]->type().str());
+        userError(m.outAlong->loc,
+                  "output axis out of range for a result of type " + outArrs[k]->type().str());
     }
   }
   ir::Params params{{"axis_name", m.axis ? Param::ofStr(m.axis->name) : Param::none()},
@@ -164,4 +171,4 @@ ValueP AstLowering::mapExpr(const MapExpr &m) {
   return fromLeaves(*result, res, pos);
 }
 
-} // namespace spmd::sema
+}  // namespace spmd::sema

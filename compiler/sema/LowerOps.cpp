@@ -40,8 +40,8 @@ ValueP AstLowering::fromLeaves(const Value &like, const std::vector<ValueP> &ls,
 int64_t AstLowering::staticInt(ValueP v, SrcRange loc, const char *what) {
   if (v->kind == Value::Int || v->kind == Value::Bool) return v->i;
   if (v->kind == Value::Array)
-    userError(loc, std::string(what) + " must be known at compile time, but this value (" + v->type().str() +
-                       ") is computed at run time");
+    userError(loc, std::string(what) + " must be known at compile time, but this value (" +
+                       v->type().str() + ") is computed at run time");
   userError(loc, std::string(what) + " must be a static integer, not a " + describe(*v));
 }
 
@@ -51,7 +51,8 @@ std::vector<int64_t> AstLowering::staticInts(const ArgV &a, const char *what) {
     if (auto *lit = a.expr->as<ArrayLitExpr>()) {
       std::vector<int64_t> r;
       for (size_t k = 0; k < lit->elems.size(); ++k) {
-        ValueP e = a.value->kind == Value::Tuple && k < a.value->elems.size() ? a.value->elems[k] : nullptr;
+        ValueP e = a.value->kind == Value::Tuple && k < a.value->elems.size() ? a.value->elems[k]
+                                                                              : nullptr;
         if (!e) break;
         r.push_back(staticInt(e, lit->elems[k]->loc, what));
       }
@@ -71,22 +72,28 @@ ir::Shape AstLowering::staticShape(const ArgV &a, DType d) {
   if (a.expr)
     if (auto *lit = a.expr->as<ArrayLitExpr>(); lit && lit->elems.size() == s.size())
       for (size_t k = 0; k < s.size(); ++k)
-        if (s[k] < 0) userError(lit->elems[k]->loc, "a shape cannot have a negative size (" + std::to_string(s[k]) + ")");
+        if (s[k] < 0)
+          userError(lit->elems[k]->loc,
+                    "a shape cannot have a negative size (" + std::to_string(s[k]) + ")");
   return checkedShape(std::move(s), d, a.loc);
 }
 
 ir::Shape AstLowering::checkedShape(ir::Shape s, DType d, SrcRange loc) {
   for (auto x : s)
     if (x < 0) userError(loc, "a shape cannot have a negative size (" + std::to_string(x) + ")");
-  if (std::string why = ir::arraySizeError(d, s); !why.empty()) userError(loc, why);  // Note [Array size limits]
+  if (std::string why = ir::arraySizeError(d, s); !why.empty())
+    userError(loc, why);  // Note [Array size limits]
   return s;
 }
 
 void AstLowering::rejectKeys(const Value &v, SrcRange loc, const std::string &what) {
   if (v.kind == Value::Array && v.type().dtype == DType::Key)
-    userError(loc, "keys cannot be used in " + what,
-              {{SrcRange{}, "this is " + v.type().str() + "; a key may be split, folded in, indexed, reshaped, compared "
-                            "with '==' or passed to the random functions, and key_data(k) reads its u32 words"}});
+    userError(
+        loc, "keys cannot be used in " + what,
+        {{SrcRange{},
+          "this is " + v.type().str() +
+              "; a key may be split, folded in, indexed, reshaped, compared "
+              "with '==' or passed to the random functions, and key_data(k) reads its u32 words"}});
 }
 
 DType AstLowering::dtypeFrom(ValueP v, SrcRange loc) {
@@ -99,30 +106,43 @@ DType AstLowering::dtypeFrom(ValueP v, SrcRange loc) {
 Atom AstLowering::constant(const std::vector<double> &data, DType d, const ir::Shape &s) {
   if (s.empty()) return b().lit(d, data.at(0));
   // The same bits, not ==: [-0.0, 0.0] is two values, [nan, nan] one.
-  bool allSame = std::all_of(data.begin(), data.end(),
-                             [&](double x) { return std::bit_cast<uint64_t>(x) == std::bit_cast<uint64_t>(data[0]); });
-  if (allSame && !data.empty()) return emit1(Op::BroadcastInDim, {b().lit(d, data[0])},
-                                             {{"shape", Param::ints(s)}, {"broadcast_dimensions", Param::tuple({})}});
+  bool allSame = std::all_of(data.begin(), data.end(), [&](double x) {
+    return std::bit_cast<uint64_t>(x) == std::bit_cast<uint64_t>(data[0]);
+  });
+  if (allSame && !data.empty())
+    return emit1(Op::BroadcastInDim, {b().lit(d, data[0])},
+                 {{"shape", Param::ints(s)}, {"broadcast_dimensions", Param::tuple({})}});
   std::vector<Param> vals;
   for (double x : data) vals.push_back(ir::isFloat(d) ? Param::ofFloat(x) : Param::of(int64_t(x)));
-  return emit1(Op::Constant, {}, {{"value", Param::list(vals)}, {"dtype", Param::ofDType(d)}, {"shape", Param::ints(s)}});
+  return emit1(
+      Op::Constant, {},
+      {{"value", Param::list(vals)}, {"dtype", Param::ofDType(d)}, {"shape", Param::ints(s)}});
 }
 
 /// Flattens a static nested list of numbers; returns false when it is not rectangular.
-static bool flattenStatic(const Value &v, std::vector<double> &data, ir::Shape &shape, size_t depth, bool &anyFloat,
-                          bool &allBool) {
+static bool flattenStatic(const Value &v, std::vector<double> &data, ir::Shape &shape, size_t depth,
+                          bool &anyFloat, bool &allBool) {
   if (v.kind == Value::Tuple) {
-    if (shape.size() == depth) shape.push_back(int64_t(v.elems.size()));
-    else if (shape[depth] != int64_t(v.elems.size())) return false;
+    if (shape.size() == depth)
+      shape.push_back(int64_t(v.elems.size()));
+    else if (shape[depth] != int64_t(v.elems.size()))
+      return false;
     for (auto &e : v.elems)
       if (!flattenStatic(*e, data, shape, depth + 1, anyFloat, allBool)) return false;
     return true;
   }
   if (shape.size() != depth) return false;
-  if (v.kind == Value::Float) { anyFloat = true; allBool = false; data.push_back(v.f); }
-  else if (v.kind == Value::Int) { allBool = false; data.push_back(double(v.i)); }
-  else if (v.kind == Value::Bool) data.push_back(double(v.i));
-  else return false;
+  if (v.kind == Value::Float) {
+    anyFloat = true;
+    allBool = false;
+    data.push_back(v.f);
+  } else if (v.kind == Value::Int) {
+    allBool = false;
+    data.push_back(double(v.i));
+  } else if (v.kind == Value::Bool)
+    data.push_back(double(v.i));
+  else
+    return false;
   return true;
 }
 
@@ -131,9 +151,11 @@ static bool flattenStatic(const Value &v, std::vector<double> &data, ir::Shape &
 /// Python int outside int32, where a silent wrap would give wrong numbers.
 static void checkFitsI32(int64_t i, SrcRange loc) {
   if (i >= INT32_MIN && i <= INT32_MAX) return;
-  userError(loc, "the integer " + std::to_string(i) + " does not fit in i32",
-            {{SrcRange{}, "as in JAX (an OverflowError there), an integer used as an array must be in "
-                          "-2147483648..2147483647; use a float (" + std::to_string(i) + ".0) or a cast such as u32(...)"}});
+  userError(
+      loc, "the integer " + std::to_string(i) + " does not fit in i32",
+      {{SrcRange{}, "as in JAX (an OverflowError there), an integer used as an array must be in "
+                    "-2147483648..2147483647; use a float (" +
+                        std::to_string(i) + ".0) or a cast such as u32(...)"}});
 }
 
 ValueP AstLowering::toArray(ValueP v, SrcRange loc) {
@@ -164,8 +186,8 @@ ValueP AstLowering::toArray(ValueP v, SrcRange loc) {
     // scalar, which Concatenate cannot take).
     for (auto &e : elems)
       if (e->type().shape != elems[0]->type().shape)
-        userError(loc, "this list is not a rectangular array: it holds a " + elems[0]->type().str() + " and a " +
-                           e->type().str());
+        userError(loc, "this list is not a rectangular array: it holds a " +
+                           elems[0]->type().str() + " and a " + e->type().str());
     DType d;
     bool weak;
     auto atoms = unify(elems, loc, &d, &weak, "array literal");
@@ -212,8 +234,10 @@ Atom AstLowering::castTo(Atom a, DType d) {
   // A conversion between keys and numbers is a user error wherever it is asked for (the
   // builtins that convert their arguments report it at the call).
   if (a.type().dtype == DType::Key || d == DType::Key)
-    userError(b().loc(), a.type().dtype == DType::Key ? "keys cannot be converted to " + std::string(ir::name(d)) + "; use key_data(k) for their u32 words"
-                                                      : "a number cannot be converted to a key; use key(seed)");
+    userError(b().loc(), a.type().dtype == DType::Key
+                             ? "keys cannot be converted to " + std::string(ir::name(d)) +
+                                   "; use key_data(k) for their u32 words"
+                             : "a number cannot be converted to a key; use key(seed)");
   if (a.isLit) {
     // A static value converts as XLA's convert_element_type would at run time (and as the
     // Convert kernels do): to f32 it rounds to the nearest f32; a float to an integer
@@ -234,31 +258,44 @@ Atom AstLowering::castTo(Atom a, DType d) {
     uint32_t w = uint32_t(uint64_t(l.i));
     return b().lit(d, u ? double(w) : double(int32_t(w)));
   }
-  return emit1(Op::Convert, {a}, {{"new_dtype", Param::ofDType(d)}, {"weak_type", Param::ofBool(false)}});
+  return emit1(Op::Convert, {a},
+               {{"new_dtype", Param::ofDType(d)}, {"weak_type", Param::ofBool(false)}});
 }
 
 Atom AstLowering::broadcast(Atom a, const ir::Shape &s) {
   if (a.type().shape == s) return a;
-  if (a.isLit) return a.type().rank() == 0 && s.empty() ? a : Atom(emit1(Op::BroadcastInDim, {a},
-      {{"shape", Param::ints(s)}, {"broadcast_dimensions", Param::tuple({})}}));
+  if (a.isLit)
+    return a.type().rank() == 0 && s.empty()
+               ? a
+               : Atom(emit1(
+                     Op::BroadcastInDim, {a},
+                     {{"shape", Param::ints(s)}, {"broadcast_dimensions", Param::tuple({})}}));
   ir::Type t = a.type();
   int off = int(s.size()) - t.rank();
   ir::Shape keep;
   std::vector<int64_t> dims;
   bool squeeze = false;
   for (int k = 0; k < t.rank(); ++k) {
-    if (t.shape[k] == s[off + k]) { keep.push_back(t.shape[k]); dims.push_back(off + k); }
-    else squeeze = true;
+    if (t.shape[k] == s[off + k]) {
+      keep.push_back(t.shape[k]);
+      dims.push_back(off + k);
+    } else
+      squeeze = true;
   }
   Atom src = a;
-  if (squeeze) src = emit1(Op::Reshape, {a}, {{"new_sizes", Param::ints(keep)}, {"dimensions", Param::none()}});
-  return emit1(Op::BroadcastInDim, {src}, {{"shape", Param::ints(s)}, {"broadcast_dimensions", Param::ints(dims)}});
+  if (squeeze)
+    src =
+        emit1(Op::Reshape, {a}, {{"new_sizes", Param::ints(keep)}, {"dimensions", Param::none()}});
+  return emit1(Op::BroadcastInDim, {src},
+               {{"shape", Param::ints(s)}, {"broadcast_dimensions", Param::ints(dims)}});
 }
 
-static int category(DType d) { return d == DType::Bool ? 0 : ir::isInt(d) ? 1 : d == DType::Key ? 3 : 2; }
+static int category(DType d) {
+  return d == DType::Bool ? 0 : ir::isInt(d) ? 1 : d == DType::Key ? 3 : 2;
+}
 
-std::vector<Atom> AstLowering::unify(const std::vector<ValueP> &vs, SrcRange loc, DType *dtOut, bool *weakOut,
-                                  const char *what) {
+std::vector<Atom> AstLowering::unify(const std::vector<ValueP> &vs, SrcRange loc, DType *dtOut,
+                                     bool *weakOut, const char *what) {
   std::vector<ValueP> arrs;
   for (auto &v : vs) arrs.push_back(toArray(v, loc));
   // dtype: strong types decide; weak ones only raise the category.
@@ -268,21 +305,31 @@ std::vector<Atom> AstLowering::unify(const std::vector<ValueP> &vs, SrcRange loc
   for (auto &a : arrs) {
     DType d = a->type().dtype;
     if (d == DType::Key) userError(loc, std::string("keys cannot be used in ") + what);
-    if (a->weak) weakCat = std::max(weakCat, category(d));
-    else if (!haveStrong) { strong = d; haveStrong = true; }
-    else if (d != strong) {
-      if (category(d) > category(strong)) strong = d;
+    if (a->weak)
+      weakCat = std::max(weakCat, category(d));
+    else if (!haveStrong) {
+      strong = d;
+      haveStrong = true;
+    } else if (d != strong) {
+      if (category(d) > category(strong))
+        strong = d;
       else if (category(d) == category(strong) && d != strong) {
-        if (d == DType::F64 || strong == DType::F64) strong = DType::F64;
-        else strong = DType::I32;  // i32 with u32 (JAX: int64, canonicalised to int32)
+        if (d == DType::F64 || strong == DType::F64)
+          strong = DType::F64;
+        else
+          strong = DType::I32;  // i32 with u32 (JAX: int64, canonicalised to int32)
       }
     }
   }
   DType d;
   bool weak = false;
-  if (!haveStrong) { d = weakCat == 2 ? DType::F32 : weakCat == 1 ? DType::I32 : DType::Bool; weak = true; }
-  else if (weakCat > category(strong)) d = weakCat == 2 ? DType::F32 : DType::I32;
-  else d = strong;
+  if (!haveStrong) {
+    d = weakCat == 2 ? DType::F32 : weakCat == 1 ? DType::I32 : DType::Bool;
+    weak = true;
+  } else if (weakCat > category(strong))
+    d = weakCat == 2 ? DType::F32 : DType::I32;
+  else
+    d = strong;
   // shape: NumPy broadcasting.
   ir::Shape shape;
   for (auto &a : arrs) {
@@ -292,7 +339,10 @@ std::vector<Atom> AstLowering::unify(const std::vector<ValueP> &vs, SrcRange loc
       int64_t &o = shape[shape.size() - s.size() + k];
       int64_t n = s[k];
       if (o == n || n == 1) continue;
-      if (o == 1) { o = n; continue; }
+      if (o == 1) {
+        o = n;
+        continue;
+      }
       std::string types;
       for (size_t j = 0; j < arrs.size(); ++j) types += (j ? " and " : "") + arrs[j]->type().str();
       userError(loc, std::string("incompatible shapes for ") + what + ": " + types);
@@ -325,8 +375,11 @@ ValueP AstLowering::expr(const Expr &e) {
   case ExprKind::Name: {
     auto *n = e.as<NameExpr>();
     if (Scope::Binding *bd = scope->lookup(n->name)) return bd->value;
-    static const std::pair<const char *, DType> dtypes[] = {
-        {"f32", DType::F32}, {"i32", DType::I32}, {"u32", DType::U32}, {"bool", DType::Bool}, {"f64", DType::F64}};
+    static const std::pair<const char *, DType> dtypes[] = {{"f32", DType::F32},
+                                                            {"i32", DType::I32},
+                                                            {"u32", DType::U32},
+                                                            {"bool", DType::Bool},
+                                                            {"f64", DType::F64}};
     for (auto &[nm, d] : dtypes)
       if (n->name == nm) {
         auto v = std::make_shared<Value>();
@@ -343,7 +396,8 @@ ValueP AstLowering::expr(const Expr &e) {
       return v;
     }
     if (scope->lookupAxis(n->name))
-      userError(n->loc, "'" + n->name + "' is an axis name, not a value; use axis_index(" + n->name + ") for this replica's index");
+      userError(n->loc, "'" + n->name + "' is an axis name, not a value; use axis_index(" +
+                            n->name + ") for this replica's index");
     userError(n->loc, "unknown name '" + n->name + "'");
   }
   case ExprKind::Unary: {
@@ -379,7 +433,8 @@ ValueP AstLowering::expr(const Expr &e) {
   case ExprKind::Comprehension: {
     auto *c = e.as<ComprehensionExpr>();
     ValueP it = expr(*c->iter);
-    if (it->kind != Value::Tuple) userError(c->iter->loc, "a comprehension iterates over a range or a static list");
+    if (it->kind != Value::Tuple)
+      userError(c->iter->loc, "a comprehension iterates over a range or a static list");
     std::vector<ValueP> el;
     for (auto &v : it->elems) {
       ScopeP saved = scope;
@@ -400,8 +455,10 @@ ValueP AstLowering::expr(const Expr &e) {
     constexpr int64_t kMaxList = int64_t(1) << 20;
     int64_t len = 0;
     if (hi > lo && (__builtin_sub_overflow(hi, lo, &len) || len > kMaxList))
-      userError(e.loc, "a range of " + std::to_string(uint64_t(hi) - uint64_t(lo)) + " elements is too long for a static list (at most " +
-                           std::to_string(kMaxList) + "); a for loop over a range has no such limit");
+      userError(e.loc, "a range of " + std::to_string(uint64_t(hi) - uint64_t(lo)) +
+                           " elements is too long for a static list (at most " +
+                           std::to_string(kMaxList) +
+                           "); a for loop over a range has no such limit");
     std::vector<ValueP> el;
     for (int64_t k = lo; k < hi; ++k) el.push_back(Value::integer(k));
     return Value::tuple(el, true);
@@ -427,4 +484,4 @@ ValueP AstLowering::expr(const Expr &e) {
   return nullptr;
 }
 
-} // namespace spmd::sema
+}  // namespace spmd::sema

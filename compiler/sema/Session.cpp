@@ -38,9 +38,10 @@ struct Reach {
 
 bool isUnit(const Value &v) { return v.kind == Value::Tuple && v.elems.empty() && !v.isList; }
 
-} // namespace
+}  // namespace
 
-Session::Session(const SourceManager &sm, const LowerOptions &o) : l_(std::make_unique<AstLowering>(sm, o)) {}
+Session::Session(const SourceManager &sm, const LowerOptions &o)
+    : l_(std::make_unique<AstLowering>(sm, o)) {}
 Session::~Session() = default;
 
 void Session::begin() {
@@ -100,7 +101,8 @@ LoweredInput Session::lower(const ast::Program &p, bool echo, bool lastAsOutput)
       L.b().setLoc(s->loc);
       ValueP shown = v;
       if (v->kind == Value::Func)
-        shown = Value::string("<function " + (v->fname.empty() ? std::string("lambda") : v->fname) + ">");
+        shown = Value::string("<function " + (v->fname.empty() ? std::string("lambda") : v->fname) +
+                              ">");
       std::vector<ArgV> args{ArgV{"", shown, nullptr, s->loc, {}}};
       L.builtin("print", args, {}, s->loc);
     }
@@ -143,8 +145,9 @@ LoweredInput Session::lowerLastCall(const std::string &name, SrcRange loc) {
     userError(loc, "'" + name + "' is a " + describe(*f) + ", not a function of yours");
   if (!f->lambda->axisParams.empty())
     userError(loc, "'" + name + "' takes axis arguments, so it only exists inside a block",
-              {{SrcRange{}, "show the IR of a call in one instead, e.g. :ir pmap " + f->lambda->axisParams[0].name +
-                                " (x in xs) { " + name + "[" + f->lambda->axisParams[0].name + "](x) }"}});
+              {{SrcRange{}, "show the IR of a call in one instead, e.g. :ir pmap " +
+                                f->lambda->axisParams[0].name + " (x in xs) { " + name + "[" +
+                                f->lambda->axisParams[0].name + "](x) }"}});
   auto it = l_->lastCallArgs.find(f->lambda);
   if (it == l_->lastCallArgs.end())
     userError(loc, "'" + name + "' has not been called yet, so its argument types are unknown",
@@ -195,4 +198,4 @@ ValueP Session::lookup(const std::string &name) const {
   return b ? b->value : nullptr;
 }
 
-} // namespace spmd::sema
+}  // namespace spmd::sema

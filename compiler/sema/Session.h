@@ -67,4 +67,4 @@ private:
   std::vector<std::pair<ScopeP, std::map<std::string, Scope::Binding>>> savedVars_;
 };
 
-} // namespace spmd::sema
+}  // namespace spmd::sema

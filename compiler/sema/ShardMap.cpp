@@ -39,8 +39,12 @@ using ir::Param;
 
 namespace {
 
-ir::Params reshapeParams(const ir::Shape &s) { return {{"new_sizes", Param::ints(s)}, {"dimensions", Param::none()}}; }
-ir::Params transposeParams(const std::vector<int64_t> &p) { return {{"permutation", Param::ints(p)}}; }
+ir::Params reshapeParams(const ir::Shape &s) {
+  return {{"new_sizes", Param::ints(s)}, {"dimensions", Param::none()}};
+}
+ir::Params transposeParams(const std::vector<int64_t> &p) {
+  return {{"permutation", Param::ints(p)}};
+}
 
 struct MeshAx {
   std::string name;
@@ -123,7 +127,8 @@ private:
       Vary pred = of(e.in[0]);
       std::vector<Vary> merged(e.out.size(), pred);
       for (auto &r : e.regions) {
-        for (size_t k = 0; k < r.invars.size() && k + 1 < e.in.size(); ++k) vars[r.invars[k].id] = of(e.in[k + 1]);
+        for (size_t k = 0; k < r.invars.size() && k + 1 < e.in.size(); ++k)
+          vars[r.invars[k].id] = of(e.in[k + 1]);
         auto o = run(r);
         for (size_t k = 0; k < o.size() && k < merged.size(); ++k) unite(merged[k], o[k]);
       }
@@ -153,14 +158,13 @@ private:
       }
       break;
     }
-    default:
-      break;
+    default: break;
     }
     for (size_t k = 0; k < e.out.size() && k < outs.size(); ++k) vars[e.out[k].id] = outs[k];
   }
 };
 
-} // namespace
+}  // namespace
 
 namespace {
 /// a * b for positive sizes, at most 2^62 (a count of devices that no machine has).
@@ -175,26 +179,29 @@ ValueP makeMesh(std::vector<std::pair<ast::Ident, std::pair<int64_t, SrcRange>>>
   v->kind = Value::Mesh;
   for (auto &[name, size] : axes) {
     if (size.first <= 0)
-      userError(size.second, "a mesh axis needs at least one device, not " + std::to_string(size.first));
+      userError(size.second,
+                "a mesh axis needs at least one device, not " + std::to_string(size.first));
     for (auto &m : v->meshAxes)
       if (m.name == name.name)
-        userError(name.loc, "mesh axis '" + name.name + "' is named twice", {{m.loc, "first named here"}});
+        userError(name.loc, "mesh axis '" + name.name + "' is named twice",
+                  {{m.loc, "first named here"}});
     v->meshAxes.push_back(name);
     v->meshSizes.push_back(size.first);
   }
   return v;
 }
-} // namespace
+}  // namespace
 
-ValueP AstLowering::meshBuiltin(const std::vector<ArgV> &args, const std::vector<AxisP> &axes, SrcRange loc) {
+ValueP AstLowering::meshBuiltin(const std::vector<ArgV> &args, const std::vector<AxisP> &axes,
+                                SrcRange loc) {
   if (!axes.empty()) userError(loc, "mesh() takes no axis arguments in [ ]");
-  if (args.empty())
-    userError(loc, "mesh() needs at least one axis: `mesh(rows=4, cols=2)`");
+  if (args.empty()) userError(loc, "mesh() needs at least one axis: `mesh(rows=4, cols=2)`");
   std::vector<std::pair<ast::Ident, std::pair<int64_t, SrcRange>>> mesh;
   for (auto &a : args) {
     if (a.keyword.empty())
       userError(a.loc, "mesh() takes its axes as NAME=SIZE, as in `mesh(rows=4, cols=2)`");
-    mesh.push_back({ast::Ident{a.keyword, a.keywordLoc}, {staticInt(a.value, a.loc, "a mesh axis size"), a.loc}});
+    mesh.push_back({ast::Ident{a.keyword, a.keywordLoc},
+                    {staticInt(a.value, a.loc, "a mesh axis size"), a.loc}});
   }
   return makeMesh(std::move(mesh));
 }
@@ -206,12 +213,16 @@ ValueP AstLowering::shardMapExpr(const ShardMapExpr &s) {
     Scope::Binding *b = scope->lookup(s.meshName->name);
     if (!b) userError(s.meshName->loc, "'" + s.meshName->name + "' is not defined");
     if (b->value->kind != Value::Mesh)
-      userError(s.meshName->loc, "shard_map needs a mesh, but '" + s.meshName->name + "' is " + describe(*b->value),
-                {{SrcRange{}, "bind one with `let " + s.meshName->name + " = mesh(rows=4, cols=2)`"}});
+      userError(
+          s.meshName->loc,
+          "shard_map needs a mesh, but '" + s.meshName->name + "' is " + describe(*b->value),
+          {{SrcRange{}, "bind one with `let " + s.meshName->name + " = mesh(rows=4, cols=2)`"}});
     meshValue = b->value;
   } else {
     std::vector<std::pair<ast::Ident, std::pair<int64_t, SrcRange>>> axes;
-    for (auto &a : s.mesh) axes.push_back({a.name, {staticInt(expr(*a.size), a.size->loc, "a mesh axis size"), a.size->loc}});
+    for (auto &a : s.mesh)
+      axes.push_back(
+          {a.name, {staticInt(expr(*a.size), a.size->loc, "a mesh axis size"), a.size->loc}});
     meshValue = makeMesh(std::move(axes));
   }
   std::vector<MeshAx> mesh;
@@ -228,8 +239,9 @@ ValueP AstLowering::shardMapExpr(const ShardMapExpr &s) {
   int64_t need = devices;
   for (auto &a : pmapStack) need = saturatingMul(need, a->size);
   if (need > opts.deviceCount)
-    userError(s.loc, "shard_map over mesh " + meshText + " needs " + std::to_string(need) + " devices, but only " +
-                         std::to_string(opts.deviceCount) + " are available",
+    userError(s.loc,
+              "shard_map over mesh " + meshText + " needs " + std::to_string(need) +
+                  " devices, but only " + std::to_string(opts.deviceCount) + " are available",
               {{SrcRange{}, "run with " + opts.devicesFlagHint + " (N >= " + std::to_string(need) +
                                 ") to use more logical devices"}});
   if (pmapStack.size() + mesh.size() > 8)
@@ -242,11 +254,15 @@ ValueP AstLowering::shardMapExpr(const ShardMapExpr &s) {
     for (auto &d : spec.dims) {
       auto &out = dims.emplace_back();
       for (auto &id : d.axes) {
-        auto it = std::find_if(mesh.begin(), mesh.end(), [&](const MeshAx &m) { return m.name == id.name; });
-        if (it == mesh.end()) userError(id.loc, "'" + id.name + "' is not an axis of the mesh " + meshText);
+        auto it = std::find_if(mesh.begin(), mesh.end(),
+                               [&](const MeshAx &m) { return m.name == id.name; });
+        if (it == mesh.end())
+          userError(id.loc, "'" + id.name + "' is not an axis of the mesh " + meshText);
         int k = int(it - mesh.begin());
         if (used.count(k))
-          userError(id.loc, "mesh axis '" + id.name + "' appears twice in the partition spec " + specText(spec),
+          userError(id.loc,
+                    "mesh axis '" + id.name + "' appears twice in the partition spec " +
+                        specText(spec),
                     {{used[k], "first here"}});
         used[k] = id.loc;
         out.push_back(k);
@@ -257,8 +273,8 @@ ValueP AstLowering::shardMapExpr(const ShardMapExpr &s) {
 
   // ---- 1. the inputs, laid out for the mesh ----
   struct Input {
-    ValueP value;              ///< [mesh dims of `axes`, in mesh order; block dims]
-    std::vector<bool> split;   ///< per mesh axis
+    ValueP value;             ///< [mesh dims of `axes`, in mesh order; block dims]
+    std::vector<bool> split;  ///< per mesh axis
     SrcRange loc;
   };
   std::vector<Input> inputs;
@@ -270,8 +286,9 @@ ValueP AstLowering::shardMapExpr(const ShardMapExpr &s) {
     ir::Type t = a->type();
     auto dims = resolve(bd.spec);
     if (int64_t(dims.size()) != t.rank())
-      userError(bd.spec.loc, "the partition spec " + specText(bd.spec) + " has " + entries(dims.size()) + ", but the input is " + t.str() + " (rank " + std::to_string(t.rank()) +
-                                 ")");
+      userError(bd.spec.loc, "the partition spec " + specText(bd.spec) + " has " +
+                                 entries(dims.size()) + ", but the input is " + t.str() +
+                                 " (rank " + std::to_string(t.rank()) + ")");
     ir::Shape split;
     std::vector<int> meshDimAt(mesh.size(), -1);  // position of each mesh axis's dimension
     std::vector<int64_t> blockPos;
@@ -280,12 +297,13 @@ ValueP AstLowering::shardMapExpr(const ShardMapExpr &s) {
       std::string names;
       for (int k : dims[j]) {
         parts *= mesh[k].size;
-        names += (names.empty() ? "'" : " x '") + mesh[k].name + "' (" + std::to_string(mesh[k].size) + ")";
+        names += (names.empty() ? "'" : " x '") + mesh[k].name + "' (" +
+                 std::to_string(mesh[k].size) + ")";
       }
       if (t.shape[j] % parts != 0)
-        userError(bd.spec.dims[j].loc, "dimension " + std::to_string(j) + " of the input " + t.str() + " has size " +
-                                           std::to_string(t.shape[j]) + ", which " + names +
-                                           " does not divide");
+        userError(bd.spec.dims[j].loc, "dimension " + std::to_string(j) + " of the input " +
+                                           t.str() + " has size " + std::to_string(t.shape[j]) +
+                                           ", which " + names + " does not divide");
       for (int k : dims[j]) {
         meshDimAt[k] = int(split.size());
         split.push_back(mesh[k].size);
@@ -337,9 +355,10 @@ ValueP AstLowering::shardMapExpr(const ShardMapExpr &s) {
       }
     if (ins.empty()) {  // nothing is split over this axis: map over its indices
       b().setLoc(s.loc);
-      ins.push_back(emit1(Op::Iota, {}, {{"dtype", Param::ofDType(ir::DType::I32)},
-                                              {"shape", Param::ints({mesh[k].size})},
-                                              {"dimension", Param::of(0)}}));
+      ins.push_back(emit1(Op::Iota, {},
+                          {{"dtype", Param::ofDType(ir::DType::I32)},
+                           {"shape", Param::ints({mesh[k].size})},
+                           {"dimension", Param::of(0)}}));
     }
     auto ax = std::make_shared<AxisInfo>();
     ax->name = mesh[k].name;
@@ -449,7 +468,9 @@ ValueP AstLowering::shardMapExpr(const ShardMapExpr &s) {
     }
   } else {
     if (result->kind != Value::Array)
-      userError(s.outLoc, "the body's value is not one array: give a tuple of output specs, `-> ([..], [..])`");
+      userError(
+          s.outLoc,
+          "the body's value is not one array: give a tuple of output specs, `-> ([..], [..])`");
     outLeaves.push_back(result);
   }
   std::vector<ValueP> placed;
@@ -460,16 +481,18 @@ ValueP AstLowering::shardMapExpr(const ShardMapExpr &s) {
     int64_t blockRank = t.rank() - int64_t(mesh.size());
     if (int64_t(dims.size()) != blockRank) {
       ir::Type bt{t.dtype, ir::Shape(t.shape.begin() + long(mesh.size()), t.shape.end())};
-      userError(spec.loc, "the output spec " + specText(spec) + " has " + entries(dims.size()) + ", but the body's value is " + bt.str() + " (rank " + std::to_string(blockRank) +
-                              ")");
+      userError(spec.loc, "the output spec " + specText(spec) + " has " + entries(dims.size()) +
+                              ", but the body's value is " + bt.str() + " (rank " +
+                              std::to_string(blockRank) + ")");
     }
     std::vector<bool> named(mesh.size(), false);
     for (auto &d : dims)
       for (int k : d) named[k] = true;
     for (auto &[k, origin] : outVary[r])
       if (!named[k])
-        userError(spec.loc, "the result varies along mesh axis '" + mesh[k].name + "', which the output spec " +
-                                specText(spec) + " does not split over",
+        userError(spec.loc,
+                  "the result varies along mesh axis '" + mesh[k].name +
+                      "', which the output spec " + specText(spec) + " does not split over",
                   {{origin, "it varies along '" + mesh[k].name + "' from here"},
                    {SrcRange{}, "psum, pmean, pmax, pmin or all_gather over '" + mesh[k].name +
                                     "' makes a value the same along it; or name it in the spec"}});
@@ -493,8 +516,10 @@ ValueP AstLowering::shardMapExpr(const ShardMapExpr &s) {
       }
     for (int64_t j = 0; j < blockRank; ++j) kept.push_back(t.shape[mesh.size() + j]);
     if (drop) {
-      x = emit1(Op::Slice, {x}, {{"start_indices", Param::ints(start)}, {"limit_indices", Param::ints(limit)},
-                                 {"strides", Param::none()}});
+      x = emit1(Op::Slice, {x},
+                {{"start_indices", Param::ints(start)},
+                 {"limit_indices", Param::ints(limit)},
+                 {"strides", Param::none()}});
       x = emit1(Op::Reshape, {x}, reshapeParams(kept));
     }
     // For each block dimension: the mesh dimensions it is split over (in the spec's
@@ -522,11 +547,12 @@ ValueP AstLowering::shardMapExpr(const ShardMapExpr &s) {
     std::string meshAxes;
     for (size_t k = 0; k < mesh.size(); ++k)
       meshAxes += (k ? ", " : "") + mesh[k].name + "=" + std::to_string(mesh[k].size);
-    v->sharding = (over == 1 ? std::string("replicated") : "sharded over " + std::to_string(over) + " devices") +
+    v->sharding = (over == 1 ? std::string("replicated")
+                             : "sharded over " + std::to_string(over) + " devices") +
                   " as " + specText(spec) + " (mesh " + meshAxes + ")";
     placed.push_back(v);
   }
   return s.outTuple ? Value::tuple(placed) : placed[0];
 }
 
-} // namespace spmd::sema
+}  // namespace spmd::sema

@@ -23,7 +23,7 @@ using ScopeP = std::shared_ptr<Scope>;
 
 /// A named axis as seen inside the block or function that binds it.
 struct AxisInfo {
-  std::string name;   ///< the name as the IR knows it (the binding block's name)
+  std::string name;  ///< the name as the IR knows it (the binding block's name)
   int64_t size = 0;
   bool isPmap = true;
   bool anonymous = false;
@@ -32,16 +32,16 @@ using AxisP = std::shared_ptr<const AxisInfo>;
 
 struct Value {
   enum Kind {
-    Array,    ///< a run-time array: `atom`, weakly typed when `weak`
-    Int,      ///< a static integer (weak i32)
-    Float,    ///< a static float (weak f32)
-    Bool,     ///< a static bool
-    Str,      ///< a string (for print, render, arg)
-    DTypeV,   ///< a dtype used as a value: zeros([3], bool)
-    Tuple,    ///< a tuple `(a, b)`; `isList` for a static list `[1, 2]`
-    Func,     ///< a closure, a builtin, or grad/value_and_grad of a function
-    Rendered, ///< render(b, on, off): printable only
-    Mesh,     ///< mesh(rows=4, cols=2): the axes of a shard_map, static
+    Array,     ///< a run-time array: `atom`, weakly typed when `weak`
+    Int,       ///< a static integer (weak i32)
+    Float,     ///< a static float (weak f32)
+    Bool,      ///< a static bool
+    Str,       ///< a string (for print, render, arg)
+    DTypeV,    ///< a dtype used as a value: zeros([3], bool)
+    Tuple,     ///< a tuple `(a, b)`; `isList` for a static list `[1, 2]`
+    Func,      ///< a closure, a builtin, or grad/value_and_grad of a function
+    Rendered,  ///< render(b, on, off): printable only
+    Mesh,      ///< mesh(rows=4, cols=2): the axes of a shard_map, static
   } kind = Tuple;
 
   ir::Atom atom;
@@ -70,7 +70,7 @@ struct Value {
   std::vector<ast::Ident> meshAxes;
   std::vector<int64_t> meshSizes;
 
-  bool isStatic() const;      ///< no Array inside
+  bool isStatic() const;  ///< no Array inside
   bool isNumber() const { return kind == Int || kind == Float || kind == Bool; }
   ir::Type type() const { return atom.type(); }
 
@@ -101,4 +101,4 @@ struct Scope {
   AxisP lookupAxis(const std::string &n);
 };
 
-} // namespace spmd::sema
+}  // namespace spmd::sema

@@ -36,7 +36,8 @@ struct AxisSplit {
 AxisSplit splitAxes(const Batcher &bt, const Param &p) {
   AxisSplit r;
   std::vector<std::string> names;
-  if (p.kind == Param::Str) names.push_back(p.s);
+  if (p.kind == Param::Str)
+    names.push_back(p.s);
   else {
     r.tuple = true;
     for (auto &e : p.elems) names.push_back(e.s);
@@ -52,7 +53,9 @@ AxisSplit splitAxes(const Batcher &bt, const Param &p) {
   return r;
 }
 
-const char *axisKey(Op op) { return op == Op::Psum || op == Op::Pmax || op == Op::Pmin ? "axes" : "axis_name"; }
+const char *axisKey(Op op) {
+  return op == Op::Psum || op == Op::Pmax || op == Op::Pmin ? "axes" : "axis_name";
+}
 
 AxisSplit splitOf(const Batcher &bt, const Eqn &e) { return splitAxes(bt, e.param(axisKey(e.op))); }
 
@@ -72,7 +75,7 @@ Atom sumOverBatch(Batcher &bt, const BVal &x) {
   return bt.b.binary(Op::Mul, x.a, bt.b.lit(x.a.type().dtype, double(bt.size)));
 }
 
-} // namespace
+}  // namespace
 
 std::vector<BVal> batchAllReduce(Batcher &bt, const Eqn &e, const std::vector<BVal> &ins) {
   AxisSplit s = splitOf(bt, e);
@@ -81,8 +84,10 @@ std::vector<BVal> batchAllReduce(Batcher &bt, const Eqn &e, const std::vector<BV
     return {BVal{bt.b.emit1(e.op, {ins[0].a}, e.params), ins[0].bdim}};  // per replica, elementwise
   }
   Atom r = ins[0].a;
-  if (e.op == Op::Psum) r = sumOverBatch(bt, ins[0]);
-  else if (ins[0].batched()) r = bt.b.reduce(e.op == Op::Pmax ? Op::ReduceMax : Op::ReduceMin, r, {ins[0].bdim});
+  if (e.op == Op::Psum)
+    r = sumOverBatch(bt, ins[0]);
+  else if (ins[0].batched())
+    r = bt.b.reduce(e.op == Op::Pmax ? Op::ReduceMax : Op::ReduceMin, r, {ins[0].bdim});
   if (!s.rest.empty()) {
     Params p = e.params;
     p["axes"] = s.restParam();
@@ -95,7 +100,9 @@ std::vector<BVal> batchAxisIndex(Batcher &bt, const Eqn &e, const std::vector<BV
   AxisSplit s = splitOf(bt, e);
   if (!s.hasV) return bt.copy(e, ins);
   if (s.isMixed()) return mixedAxisIndex(bt, e, s.mixed);
-  Params p{{"dtype", Param::ofDType(DType::I32)}, {"shape", Param::ints({bt.size})}, {"dimension", Param::of(0)}};
+  Params p{{"dtype", Param::ofDType(DType::I32)},
+           {"shape", Param::ints({bt.size})},
+           {"dimension", Param::of(0)}};
   return {BVal{bt.b.emit1(Op::Iota, {}, p), 0}};
 }
 
@@ -106,8 +113,10 @@ std::vector<BVal> batchAllGather(Batcher &bt, const Eqn &e, const std::vector<BV
   int d = int(e.intParam("all_gather_dimension"));
   Atom x = bt.moveTo(ins[0], d);  // every example's value, stacked at d
   Shape sh = bt.exampleType(ins[0]).shape;
-  if (e.param("tiled").i) sh[size_t(d)] *= bt.size;
-  else sh.insert(sh.begin() + d, bt.size);
+  if (e.param("tiled").i)
+    sh[size_t(d)] *= bt.size;
+  else
+    sh.insert(sh.begin() + d, bt.size);
   if (x.type().shape != sh) x = bt.b.reshape(x, sh);
   return {BVal{x, kNotMapped}};
 }
@@ -137,13 +146,15 @@ std::vector<BVal> batchPpermute(Batcher &bt, const Eqn &e, const std::vector<BVa
       Shape lo(size_t(ex.rank() + 1), 0), hi = prepend(bt.size, ex.shape);
       lo[0] = srcOf[d];
       hi[0] = srcOf[d] + len;
-      pieces.push_back(b.emit1(Op::Slice, {x}, {{"start_indices", Param::ints(lo)},
-                                                 {"limit_indices", Param::ints(hi)},
-                                                 {"strides", Param::none()}}));
+      pieces.push_back(b.emit1(Op::Slice, {x},
+                               {{"start_indices", Param::ints(lo)},
+                                {"limit_indices", Param::ints(hi)},
+                                {"strides", Param::none()}}));
     } else {
       while (d + len < bt.size && srcOf[d + len] < 0) ++len;
       Shape zs = prepend(len, ex.shape);
-      if (ex.dtype != DType::Key) pieces.push_back(b.fill(ex.dtype, zs, 0));
+      if (ex.dtype != DType::Key)
+        pieces.push_back(b.fill(ex.dtype, zs, 0));
       else {  // zero keys: the words (0, 0)
         zs.push_back(2);
         pieces.push_back(b.emit1(Op::RandomWrap, {b.fill(DType::U32, zs, 0)}));
@@ -205,4 +216,4 @@ std::vector<BVal> batchReduceScatter(Batcher &bt, const Eqn &e, const std::vecto
   return {BVal{bt.b.reshape(s, sh), d}};
 }
 
-} // namespace spmd::transforms::batching
+}  // namespace spmd::transforms::batching

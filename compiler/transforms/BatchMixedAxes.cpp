@@ -68,8 +68,10 @@ Atom sliceRows(Builder &b, Atom x, int64_t lo, int64_t hi) {
   Shape st(s.size(), 0), li = s;
   st[0] = lo;
   li[0] = hi;
-  return b.emit1(Op::Slice, {x}, {{"start_indices", Param::ints(st)}, {"limit_indices", Param::ints(li)},
-                                  {"strides", Param::none()}});
+  return b.emit1(Op::Slice, {x},
+                 {{"start_indices", Param::ints(st)},
+                  {"limit_indices", Param::ints(li)},
+                  {"strides", Param::none()}});
 }
 
 Atom concatRows(Builder &b, const std::vector<Atom> &xs) {
@@ -89,27 +91,32 @@ Atom takeRows(Builder &b, Atom x, const std::vector<int64_t> &rows) {
   return concatRows(b, pieces);
 }
 
-} // namespace
+}  // namespace
 
 std::vector<BVal> mixedAxisIndex(Batcher &bt, const Eqn &, const MixedAxes &m) {
   Builder &b = bt.b;
   int64_t N = bt.size, B = productOf(bt, m.post);
   Atom r = b.emit1(Op::AxisIndex, {}, {{"axis_name", axesParam(m.rest())}});  // a*B + b
-  Atom base = r;                                                                // a*N*B + b
+  Atom base = r;                                                              // a*N*B + b
   if (!m.pre.empty()) {
-    if (m.post.empty()) base = b.binary(Op::Mul, r, b.lit(DType::I32, double(N)));
+    if (m.post.empty())
+      base = b.binary(Op::Mul, r, b.lit(DType::I32, double(N)));
     else
-      base = b.binary(Op::Add, b.binary(Op::Mul, b.binary(Op::Div, r, b.lit(DType::I32, double(B))),
-                                        b.lit(DType::I32, double(N * B))),
+      base = b.binary(Op::Add,
+                      b.binary(Op::Mul, b.binary(Op::Div, r, b.lit(DType::I32, double(B))),
+                               b.lit(DType::I32, double(N * B))),
                       b.binary(Op::Rem, r, b.lit(DType::I32, double(B))));
   }
-  Atom j = b.emit1(Op::Iota, {}, {{"dtype", Param::ofDType(DType::I32)}, {"shape", Param::ints({N})},
-                                  {"dimension", Param::of(0)}});
+  Atom j = b.emit1(Op::Iota, {},
+                   {{"dtype", Param::ofDType(DType::I32)},
+                    {"shape", Param::ints({N})},
+                    {"dimension", Param::of(0)}});
   if (B != 1) j = b.binary(Op::Mul, j, b.lit(DType::I32, double(B)));
   return {BVal{b.binary(Op::Add, j, b.broadcastInDim(base, {N}, {})), 0}};
 }
 
-std::vector<BVal> mixedAllGather(Batcher &bt, const Eqn &e, const std::vector<BVal> &ins, const MixedAxes &m) {
+std::vector<BVal> mixedAllGather(Batcher &bt, const Eqn &e, const std::vector<BVal> &ins,
+                                 const MixedAxes &m) {
   Builder &b = bt.b;
   int64_t N = bt.size, A = productOf(bt, m.pre), B = productOf(bt, m.post);
   int d = int(e.intParam("all_gather_dimension"));
@@ -119,7 +126,7 @@ std::vector<BVal> mixedAllGather(Batcher &bt, const Eqn &e, const std::vector<BV
   p["axis_size"] = Param::of(A * B);
   p["tiled"] = Param::ofBool(false);
   x = b.emit1(Op::AllGather, {x}, p);  // [.., (a, b) at d, j, ..]
-  if (B != 1) {  // [.., a, b, j, ..] -> [.., a, j, b, ..]
+  if (B != 1) {                        // [.., a, b, j, ..] -> [.., a, j, b, ..]
     Shape s = x.type().shape;
     s[size_t(d)] = B;
     s.insert(s.begin() + d, A);
@@ -128,13 +135,16 @@ std::vector<BVal> mixedAllGather(Batcher &bt, const Eqn &e, const std::vector<BV
     x = b.transpose(b.reshape(x, s), perm);
   }
   Shape s = bt.exampleType(ins[0]).shape;
-  if (e.param("tiled").i) s[size_t(d)] *= N * A * B;
-  else s.insert(s.begin() + d, N * A * B);
+  if (e.param("tiled").i)
+    s[size_t(d)] *= N * A * B;
+  else
+    s.insert(s.begin() + d, N * A * B);
   if (x.type().shape != s) x = b.reshape(x, s);
   return {BVal{x, kNotMapped}};
 }
 
-std::vector<BVal> mixedAllToAll(Batcher &bt, const Eqn &e, const std::vector<BVal> &ins, const MixedAxes &m) {
+std::vector<BVal> mixedAllToAll(Batcher &bt, const Eqn &e, const std::vector<BVal> &ins,
+                                const MixedAxes &m) {
   Builder &b = bt.b;
   int64_t N = bt.size, A = productOf(bt, m.pre), B = productOf(bt, m.post), G = A * N * B;
   int sa = int(e.intParam("split_axis")), ca = int(e.intParam("concat_axis"));
@@ -180,8 +190,8 @@ std::vector<BVal> mixedAllToAll(Batcher &bt, const Eqn &e, const std::vector<BVa
   return {BVal{b.reshape(b.transpose(x, perm2), prepend(N, out)), 0}};
 }
 
-std::vector<BVal> mixedReduceScatter(Batcher &bt, const Eqn &e, const std::vector<BVal> &ins, const MixedAxes &m,
-                                     Atom total) {
+std::vector<BVal> mixedReduceScatter(Batcher &bt, const Eqn &e, const std::vector<BVal> &ins,
+                                     const MixedAxes &m, Atom total) {
   Builder &b = bt.b;
   int64_t N = bt.size, A = productOf(bt, m.pre), B = productOf(bt, m.post), G = A * N * B;
   int d = int(e.intParam("scatter_dimension"));
@@ -214,7 +224,8 @@ std::vector<BVal> mixedReduceScatter(Batcher &bt, const Eqn &e, const std::vecto
   return {BVal{x, 0}};
 }
 
-std::vector<BVal> mixedPpermute(Batcher &bt, const Eqn &e, const std::vector<BVal> &ins, const MixedAxes &m) {
+std::vector<BVal> mixedPpermute(Batcher &bt, const Eqn &e, const std::vector<BVal> &ins,
+                                const MixedAxes &m) {
   Builder &b = bt.b;
   int64_t N = bt.size, A = productOf(bt, m.pre), B = productOf(bt, m.post), RS = A * B;
   auto restOf = [&](int64_t L) { return (L / (N * B)) * B + L % B; };
@@ -234,8 +245,8 @@ std::vector<BVal> mixedPpermute(Batcher &bt, const Eqn &e, const std::vector<BVa
   Atom x = bt.at0(ins[0]);
   Type ex = bt.exampleType(ins[0]);
   struct Group {
-    Atom moved;      ///< its slots, stacked in the order of their destination slots
-    Pairs recv;      ///< the pairs over R it was moved by
+    Atom moved;                ///< its slots, stacked in the order of their destination slots
+    Pairs recv;                ///< the pairs over R it was moved by
     std::optional<Atom> pred;  ///< bool[]: whether this replica of R receives it
   };
   std::vector<Group> groups;
@@ -253,9 +264,11 @@ std::vector<BVal> mixedPpermute(Batcher &bt, const Eqn &e, const std::vector<BVa
     if (!stays) {
       std::vector<Param> pp;
       for (auto &[s, d] : rp) pp.push_back(Param::tuple({Param::of(s), Param::of(d)}));
-      moved = b.emit1(Op::Ppermute, {moved}, {{"axis_name", axesParam(m.rest())}, {"perm", Param::tuple(pp)}});
+      moved = b.emit1(Op::Ppermute, {moved},
+                      {{"axis_name", axesParam(m.rest())}, {"perm", Param::tuple(pp)}});
     }
-    for (size_t k = 0; k < slots.size(); ++k) into[size_t(slots[k].second)].push_back({groups.size(), int64_t(k)});
+    for (size_t k = 0; k < slots.size(); ++k)
+      into[size_t(slots[k].second)].push_back({groups.size(), int64_t(k)});
     groups.push_back({moved, rp, std::nullopt});
   }
   std::optional<Atom> r;  // axis_index(R), made when first needed
@@ -263,8 +276,10 @@ std::vector<BVal> mixedPpermute(Batcher &bt, const Eqn &e, const std::vector<BVa
     if (g.pred) return *g.pred;
     std::vector<Param> table(static_cast<size_t>(RS), Param::of(0));  // 1 where the group arrives
     for (auto &pr : g.recv) table[size_t(pr.second)] = Param::of(1);
-    Atom tab = b.emit1(Op::Constant, {}, {{"value", Param::list(table)}, {"dtype", Param::ofDType(DType::I32)},
-                                          {"shape", Param::ints({RS})}});
+    Atom tab = b.emit1(Op::Constant, {},
+                       {{"value", Param::list(table)},
+                        {"dtype", Param::ofDType(DType::I32)},
+                        {"shape", Param::ints({RS})}});
     if (!r) r = b.emit1(Op::AxisIndex, {}, {{"axis_name", axesParam(m.rest())}});
     Atom hit = b.emit1(Op::DynamicSlice, {tab, *r}, {{"slice_sizes", Param::ints({1})}});
     g.pred = b.reshape(b.binary(Op::Ne, hit, b.lit(DType::I32, 0)), {});
@@ -306,4 +321,4 @@ std::vector<BVal> mixedPpermute(Batcher &bt, const Eqn &e, const std::vector<BVa
   return {BVal{concatRows(b, pieces), 0}};
 }
 
-} // namespace spmd::transforms::batching
+}  // namespace spmd::transforms::batching

@@ -32,7 +32,7 @@ Params withParam(Params p, const std::string &k, Param v) {
   return p;
 }
 
-} // namespace
+}  // namespace
 
 std::vector<BVal> batchElementwise(Batcher &bt, const Eqn &e, const std::vector<BVal> &ins) {
   Shape out;  // the per-example result shape (scalars broadcast, as inferTypes allows)
@@ -70,20 +70,23 @@ std::vector<BVal> batchBroadcastInDim(Batcher &bt, const Eqn &e, const std::vect
 }
 
 std::vector<BVal> batchReshape(Batcher &bt, const Eqn &e, const std::vector<BVal> &ins) {
-  return one(bt.b.emit1(e.op, {bt.at0(ins[0])},
-                        withParam(e.params, "new_sizes", Param::ints(prepend(bt.size, e.intsParam("new_sizes"))))));
+  return one(bt.b.emit1(
+      e.op, {bt.at0(ins[0])},
+      withParam(e.params, "new_sizes", Param::ints(prepend(bt.size, e.intsParam("new_sizes"))))));
 }
 
 std::vector<BVal> batchTranspose(Batcher &bt, const Eqn &e, const std::vector<BVal> &ins) {
   auto perm = shifted(e.intsParam("permutation"));
   perm.insert(perm.begin(), 0);
-  return one(bt.b.emit1(e.op, {bt.at0(ins[0])}, withParam(e.params, "permutation", Param::ints(perm))));
+  return one(
+      bt.b.emit1(e.op, {bt.at0(ins[0])}, withParam(e.params, "permutation", Param::ints(perm))));
 }
 
 std::vector<BVal> batchConcatenate(Batcher &bt, const Eqn &e, const std::vector<BVal> &ins) {
   std::vector<Atom> as;
   for (auto &v : ins) as.push_back(bt.at0(v));
-  return one(bt.b.emit1(e.op, as, withParam(e.params, "dimension", Param::of(e.intParam("dimension") + 1))));
+  return one(bt.b.emit1(e.op, as,
+                        withParam(e.params, "dimension", Param::of(e.intParam("dimension") + 1))));
 }
 
 std::vector<BVal> batchSlice(Batcher &bt, const Eqn &e, const std::vector<BVal> &ins) {
@@ -147,7 +150,8 @@ BVal clampedStart(Batcher &bt, const BVal &i, int64_t n, int64_t s) {
   conv.params = {{"new_dtype", Param::ofDType(DType::I32)}, {"weak_type", Param::ofBool(false)}};
   BVal x = i;
   if (i.a.type().dtype != DType::I32)
-    x = i.batched() ? batchElementwise(bt, conv, {i})[0] : BVal{bt.b.convert(i.a, DType::I32), kNotMapped};
+    x = i.batched() ? batchElementwise(bt, conv, {i})[0]
+                    : BVal{bt.b.convert(i.a, DType::I32), kNotMapped};
   auto bin = [&](Op op, BVal a, double c) {
     Eqn q;
     q.op = op;
@@ -172,8 +176,10 @@ Atom oneHotSlice(Batcher &bt, Atom x, int d, int64_t s, const BVal &start) {
   for (int k = 0; k < int(xs.size()); ++k) dims.push_back(k <= d ? k : k + 1);
   Var xb = b.broadcastInDim(x, big, dims);
   auto iota = [&](int64_t dim) {
-    return b.emit1(Op::Iota, {}, {{"dtype", Param::ofDType(DType::I32)}, {"shape", Param::ints(big)},
-                                  {"dimension", Param::of(dim)}});
+    return b.emit1(Op::Iota, {},
+                   {{"dtype", Param::ofDType(DType::I32)},
+                    {"shape", Param::ints(big)},
+                    {"dimension", Param::of(dim)}});
   };
   Atom st = start.batched() ? Atom(b.broadcastInDim(start.a, big, {0})) : start.a;
   Var mask = b.binary(Op::Eq, iota(d + 2), b.binary(Op::Add, iota(d + 1), st));
@@ -196,8 +202,10 @@ Atom oneHotPlace(Batcher &bt, Atom u, int d, int64_t n, const BVal &start) {
   for (int k = 0; k < int(us.size()); ++k) dims.push_back(k <= d + 1 ? k : k + 1);
   Var ub = b.broadcastInDim(u, big, dims);
   auto iota = [&](int64_t dim) {
-    return b.emit1(Op::Iota, {}, {{"dtype", Param::ofDType(DType::I32)}, {"shape", Param::ints(big)},
-                                  {"dimension", Param::of(dim)}});
+    return b.emit1(Op::Iota, {},
+                   {{"dtype", Param::ofDType(DType::I32)},
+                    {"shape", Param::ints(big)},
+                    {"dimension", Param::of(dim)}});
   };
   Atom st = start.batched() ? Atom(b.broadcastInDim(start.a, big, {0})) : start.a;
   Var mask = b.binary(Op::Eq, iota(d + 2), b.binary(Op::Add, iota(d + 1), st));
@@ -217,12 +225,12 @@ Atom zeroIndex(Batcher &bt, const std::vector<BVal> &ins, size_t first) {
   return bt.b.lit(ins.size() > first ? ins[first].a.type().dtype : DType::I32, 0);
 }
 
-} // namespace
+}  // namespace
 
 /// Emits check_index on the batched indices among ins[first..] (a window of `sizes[d]`
 /// along dimension d of the example shape `ex`), as dynamicStarts checks one index.
-static void checkBatchedIndices(Batcher &bt, const std::vector<BVal> &ins, size_t first, const Type &ex,
-                         const std::vector<int64_t> &sizes) {
+static void checkBatchedIndices(Batcher &bt, const std::vector<BVal> &ins, size_t first,
+                                const Type &ex, const std::vector<int64_t> &sizes) {
   std::vector<Atom> idx;
   std::vector<int64_t> bounds, reported, wraps;
   for (size_t k = first; k < ins.size(); ++k) {
@@ -234,8 +242,10 @@ static void checkBatchedIndices(Batcher &bt, const std::vector<BVal> &ins, size_
     wraps.push_back(s == 1 ? n : 0);
   }
   if (idx.empty()) return;
-  bt.b.emit(Op::CheckIndex, idx, {{"bounds", Param::ints(bounds)}, {"sizes", Param::ints(reported)},
-                                  {"wraps", Param::ints(wraps)}});
+  bt.b.emit(Op::CheckIndex, idx,
+            {{"bounds", Param::ints(bounds)},
+             {"sizes", Param::ints(reported)},
+             {"wraps", Param::ints(wraps)}});
 }
 
 std::vector<BVal> batchCheckIndex(Batcher &bt, const Eqn &e, const std::vector<BVal> &ins) {
@@ -253,7 +263,8 @@ std::vector<BVal> batchDynamicSlice(Batcher &bt, const Eqn &e, const std::vector
   if (!anyIndexBatched(ins, 1)) {
     std::vector<Atom> as{bt.at0(ins[0]), zeroIndex(bt, ins, 1)};
     for (size_t k = 1; k < ins.size(); ++k) as.push_back(ins[k].a);
-    return one(bt.b.emit1(e.op, as, withParam(e.params, "slice_sizes", Param::ints(prepend(bt.size, sizes)))));
+    return one(bt.b.emit1(
+        e.op, as, withParam(e.params, "slice_sizes", Param::ints(prepend(bt.size, sizes)))));
   }
   // Note [Batched dynamic indices]: unbatched indices first, in one dynamic_slice.
   Atom x = bt.at0(ins[0]);
@@ -264,7 +275,8 @@ std::vector<BVal> batchDynamicSlice(Batcher &bt, const Eqn &e, const std::vector
     as.push_back(bat ? zeroIndex(bt, ins, 1) : ins[k].a);
     if (bat) s1[k] = ex.shape[k - 1];
   }
-  if (s1 != x.type().shape) x = bt.b.emit1(e.op, as, withParam(e.params, "slice_sizes", Param::ints(s1)));
+  if (s1 != x.type().shape)
+    x = bt.b.emit1(e.op, as, withParam(e.params, "slice_sizes", Param::ints(s1)));
   for (size_t k = 1; k < ins.size(); ++k) {
     if (!ins[k].batched()) continue;
     int d = int(k - 1);
@@ -296,8 +308,10 @@ std::vector<BVal> batchDynamicUpdateSlice(Batcher &bt, const Eqn &e, const std::
     BVal st = clampedStart(bt, ins[2 + d], n, s);
     u = oneHotPlace(bt, u, d, n, st);
     // in window: st <= k < st + s along dimension d+1
-    auto iota = b.emit1(Op::Iota, {}, {{"dtype", Param::ofDType(DType::I32)}, {"shape", Param::ints(full)},
-                                       {"dimension", Param::of(d + 1)}});
+    auto iota = b.emit1(Op::Iota, {},
+                        {{"dtype", Param::ofDType(DType::I32)},
+                         {"shape", Param::ints(full)},
+                         {"dimension", Param::of(d + 1)}});
     Atom stb = st.batched() ? Atom(b.broadcastInDim(st.a, full, {0})) : st.a;
     Var lo = b.binary(Op::Ge, iota, stb);
     Var hi = b.binary(Op::Lt, iota, b.binary(Op::Add, stb, b.lit(DType::I32, double(s))));
@@ -356,4 +370,4 @@ std::vector<BVal> batchLeadingKeyDims(Batcher &bt, const Eqn &e, const std::vect
   return one(bt.b.emit1(e.op, {bt.at0(ins[0])}, e.params));
 }
 
-} // namespace spmd::transforms::batching
+}  // namespace spmd::transforms::batching

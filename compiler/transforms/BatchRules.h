@@ -89,7 +89,8 @@ std::vector<BVal> batchRandomSeed(Batcher &, const ir::Eqn &, const std::vector<
 std::vector<BVal> batchLeadingKeyDims(Batcher &, const ir::Eqn &, const std::vector<BVal> &);
 
 // ---- rules (BatchCollectives.cpp) ----
-std::vector<BVal> batchAllReduce(Batcher &, const ir::Eqn &, const std::vector<BVal> &);  ///< psum pmax pmin
+std::vector<BVal> batchAllReduce(Batcher &, const ir::Eqn &,
+                                 const std::vector<BVal> &);  ///< psum pmax pmin
 std::vector<BVal> batchAxisIndex(Batcher &, const ir::Eqn &, const std::vector<BVal> &);
 std::vector<BVal> batchAllGather(Batcher &, const ir::Eqn &, const std::vector<BVal> &);
 std::vector<BVal> batchPpermute(Batcher &, const ir::Eqn &, const std::vector<BVal> &);
@@ -108,12 +109,15 @@ struct MixedAxes {
   }
 };
 std::vector<BVal> mixedAxisIndex(Batcher &, const ir::Eqn &, const MixedAxes &);
-std::vector<BVal> mixedAllGather(Batcher &, const ir::Eqn &, const std::vector<BVal> &, const MixedAxes &);
-std::vector<BVal> mixedPpermute(Batcher &, const ir::Eqn &, const std::vector<BVal> &, const MixedAxes &);
-std::vector<BVal> mixedAllToAll(Batcher &, const ir::Eqn &, const std::vector<BVal> &, const MixedAxes &);
+std::vector<BVal> mixedAllGather(Batcher &, const ir::Eqn &, const std::vector<BVal> &,
+                                 const MixedAxes &);
+std::vector<BVal> mixedPpermute(Batcher &, const ir::Eqn &, const std::vector<BVal> &,
+                                const MixedAxes &);
+std::vector<BVal> mixedAllToAll(Batcher &, const ir::Eqn &, const std::vector<BVal> &,
+                                const MixedAxes &);
 /// `total`: the sum of the operand over the batch (a per-example shape).
-std::vector<BVal> mixedReduceScatter(Batcher &, const ir::Eqn &, const std::vector<BVal> &, const MixedAxes &,
-                                     ir::Atom total);
+std::vector<BVal> mixedReduceScatter(Batcher &, const ir::Eqn &, const std::vector<BVal> &,
+                                     const MixedAxes &, ir::Atom total);
 
 // ---- helpers shared by the rule files ----
 /// `ints` shifted by `k` (axis numbers of a per-example value -> of the batch at 0).
@@ -121,4 +125,4 @@ std::vector<int64_t> shifted(std::vector<int64_t> ints, int64_t k = 1);
 /// `[n] + s`.
 ir::Shape prepend(int64_t n, const ir::Shape &s);
 
-} // namespace spmd::transforms::batching
+}  // namespace spmd::transforms::batching

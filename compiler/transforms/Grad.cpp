@@ -102,19 +102,23 @@ std::unordered_set<int> activeVars(const Jaxpr &j, const std::vector<bool> &inAc
   return active;
 }
 
-bool isActive(const std::unordered_set<int> &s, const Atom &a) { return !a.isLit && s.count(a.var.id); }
+bool isActive(const std::unordered_set<int> &s, const Atom &a) {
+  return !a.isLit && s.count(a.var.id);
+}
 
 void accumulate(Builder &b, std::unordered_map<int, Atom> &ct, int id, const Atom &c) {
   auto it = ct.find(id);
-  if (it == ct.end()) ct.emplace(id, c);
-  else it->second = b.binary(Op::Add, it->second, c);
+  if (it == ct.end())
+    ct.emplace(id, c);
+  else
+    it->second = b.binary(Op::Add, it->second, c);
 }
 
 /// A relevant forward equation, for the backward sweep.
 struct TapeEntry {
-  size_t index;                       ///< into the forward jaxpr's equations
-  std::vector<bool> need;             ///< inputs that want a cotangent
-  std::shared_ptr<RegionTape> tape;   ///< region equations only
+  size_t index;                      ///< into the forward jaxpr's equations
+  std::vector<bool> need;            ///< inputs that want a cotangent
+  std::shared_ptr<RegionTape> tape;  ///< region equations only
 };
 
 /// Turns the free variables of `bwd` (top level; regions are closed) into invars:
@@ -142,7 +146,8 @@ void closeBackward(Module &m, Split &s) {
     Var fresh = m.newVar(v.type);
     rename[v.id] = fresh;
     auto it = fwdInvar.find(v.id);
-    if (it != fwdInvar.end()) byInvar.push_back({it->second, fresh});
+    if (it != fwdInvar.end())
+      byInvar.push_back({it->second, fresh});
     else {
       resOut.push_back(fresh);
       s.fwd.outvars.push_back(v);
@@ -167,7 +172,8 @@ void closeBackward(Module &m, Split &s) {
 
 bool hasEffects(const Eqn &e) {
   bool fx = info(e.op).category == OpCategory::Host;
-  for (auto &r : e.regions) walk(r, [&](const Eqn &x) { fx |= info(x.op).category == OpCategory::Host; });
+  for (auto &r : e.regions)
+    walk(r, [&](const Eqn &x) { fx |= info(x.op).category == OpCategory::Host; });
   return fx;
 }
 
@@ -180,8 +186,8 @@ void deadCodeElim(Jaxpr &j) {
   std::vector<Eqn> kept;
   for (size_t k = j.eqns.size(); k-- > 0;) {
     Eqn &e = j.eqns[k];
-    bool live = hasEffects(e) ||
-                std::any_of(e.out.begin(), e.out.end(), [&](const Var &v) { return used.count(v.id); });
+    bool live = hasEffects(e) || std::any_of(e.out.begin(), e.out.end(),
+                                             [&](const Var &v) { return used.count(v.id); });
     if (!live) continue;
     for (auto &a : e.in)
       if (!a.isLit) used.insert(a.var.id);
@@ -192,7 +198,7 @@ void deadCodeElim(Jaxpr &j) {
   j.eqns = std::move(kept);
 }
 
-} // namespace
+}  // namespace
 
 std::vector<bool> activeOutputs(const Jaxpr &j, const std::vector<bool> &inActive) {
   auto active = activeVars(j, inActive);
@@ -219,7 +225,8 @@ Split splitVjp(Module &m, const Jaxpr &body, const std::vector<bool> &inActive,
   std::vector<bool> relevant(body.eqns.size(), false);
   for (size_t k = body.eqns.size(); k-- > 0;) {
     auto &e = body.eqns[k];
-    if (!std::any_of(e.out.begin(), e.out.end(), [&](const Var &v) { return needed.count(v.id); })) continue;
+    if (!std::any_of(e.out.begin(), e.out.end(), [&](const Var &v) { return needed.count(v.id); }))
+      continue;
     relevant[k] = true;
     for (auto &a : e.in)
       if (isActive(active, a)) needed.insert(a.var.id);
@@ -290,9 +297,9 @@ Split splitVjp(Module &m, const Jaxpr &body, const std::vector<bool> &inActive,
     internal_assert(inCts.size() == e.in.size(), std::string("VJP rule arity for ") + name(e.op));
     for (size_t k = 0; k < e.in.size(); ++k) {
       if (!inCts[k] || !tape[t].need[k]) continue;
-      internal_assert(inCts[k]->type() == e.in[k].type(),
-                      std::string("VJP rule of ") + name(e.op) + " gave " + inCts[k]->type().str() +
-                          " for " + e.in[k].type().str());
+      internal_assert(inCts[k]->type() == e.in[k].type(), std::string("VJP rule of ") + name(e.op) +
+                                                              " gave " + inCts[k]->type().str() +
+                                                              " for " + e.in[k].type().str());
       accumulate(bb, ct, e.in[k].var.id, *inCts[k]);
     }
     for (auto &[k, v] : c.extra)
@@ -307,18 +314,20 @@ Split splitVjp(Module &m, const Jaxpr &body, const std::vector<bool> &inActive,
   return s;
 }
 
-} // namespace grad
+}  // namespace grad
 
 // ---- the entry point ------------------------------------------------------------------------
 
-ir::Jaxpr valueAndGrad(ir::Module &m, const ir::Jaxpr &f, const std::vector<int> &argnums, SrcRange loc,
-                       const AxisSizes &outer) {
+ir::Jaxpr valueAndGrad(ir::Module &m, const ir::Jaxpr &f, const std::vector<int> &argnums,
+                       SrcRange loc, const AxisSizes &outer) {
   using namespace ir;
   Jaxpr body = grad::cloneJaxpr(m, f);
   eliminateVmaps(m, body, outer);
-  if (body.outvars.empty() || body.outvars[0].type().rank() != 0 || !isFloat(body.outvars[0].type().dtype))
-    userError(loc, "grad needs a function whose result is a float scalar, but it returns " +
-                       (body.outvars.empty() ? std::string("nothing") : body.outvars[0].type().str()));
+  if (body.outvars.empty() || body.outvars[0].type().rank() != 0 ||
+      !isFloat(body.outvars[0].type().dtype))
+    userError(loc,
+              "grad needs a function whose result is a float scalar, but it returns " +
+                  (body.outvars.empty() ? std::string("nothing") : body.outvars[0].type().str()));
   std::vector<bool> inActive(body.invars.size(), false);
   for (int a : argnums) {
     if (a < 0 || a >= int(body.invars.size()))
@@ -326,8 +335,8 @@ ir::Jaxpr valueAndGrad(ir::Module &m, const ir::Jaxpr &f, const std::vector<int>
                          std::to_string(body.invars.size()) + " arguments");
     const Type &t = body.invars[a].type;
     if (!isFloat(t.dtype))
-      userError(loc, "cannot differentiate with respect to argument " + std::to_string(a) + " of type " +
-                         t.str() + ": only floating-point arguments have gradients");
+      userError(loc, "cannot differentiate with respect to argument " + std::to_string(a) +
+                         " of type " + t.str() + ": only floating-point arguments have gradients");
     inActive[a] = true;
   }
   std::vector<bool> outCt(body.outvars.size(), false);
@@ -357,4 +366,4 @@ ir::Jaxpr valueAndGrad(ir::Module &m, const ir::Jaxpr &f, const std::vector<int>
   return r;
 }
 
-} // namespace spmd::transforms
+}  // namespace spmd::transforms

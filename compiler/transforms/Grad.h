@@ -21,4 +21,4 @@ ir::Jaxpr valueAndGrad(ir::Module &m, const ir::Jaxpr &f, const std::vector<int>
 /// results) or an explicit "not differentiable" (the op-coverage test).
 bool hasVjpRule(ir::Op op);
 
-} // namespace spmd::transforms
+}  // namespace spmd::transforms

@@ -42,7 +42,8 @@ std::vector<bool> activeOutputs(const ir::Jaxpr &j, const std::vector<bool> &inA
 
 /// Copies closed jaxpr `j` into `b`'s jaxpr with `args` for its invars (fresh variables
 /// everywhere, regions included); returns its outputs.
-std::vector<ir::Atom> inlineJaxpr(ir::Builder &b, const ir::Jaxpr &j, const std::vector<ir::Atom> &args);
+std::vector<ir::Atom> inlineJaxpr(ir::Builder &b, const ir::Jaxpr &j,
+                                  const std::vector<ir::Atom> &args);
 /// A deep copy of closed jaxpr `j` with fresh variables.
 ir::Jaxpr cloneJaxpr(ir::Module &m, const ir::Jaxpr &j);
 
@@ -53,21 +54,21 @@ ir::Atom materialize(ir::Builder &b, const Ct &c, const ir::Type &t);
 
 /// What a region rule recorded in the forward pass for its backward half.
 struct RegionTape {
-  std::vector<Split> splits;     ///< one per region (pmap, for_loop: one; cond: two)
-  std::vector<bool> inActive;    ///< the original equation's inputs that are active
-  std::vector<bool> outCt;       ///< the original equation's outputs with a cotangent
-  int numOrigOuts = 0;           ///< the original equation's outputs come first
+  std::vector<Split> splits;   ///< one per region (pmap, for_loop: one; cond: two)
+  std::vector<bool> inActive;  ///< the original equation's inputs that are active
+  std::vector<bool> outCt;     ///< the original equation's outputs with a cotangent
+  int numOrigOuts = 0;         ///< the original equation's outputs come first
 };
 
 /// Everything a VJP rule sees. The rule emits into `b` (the backward jaxpr) and may read
 /// the forward equation's inputs and outputs: they become residuals automatically.
 struct RuleCtx {
   ir::Builder &b;
-  const ir::Eqn &e;             ///< the forward equation
-  std::vector<Ct> cts;          ///< a cotangent per output of `e`
-  std::vector<bool> need;       ///< which inputs of `e` want a cotangent
+  const ir::Eqn &e;        ///< the forward equation
+  std::vector<Ct> cts;     ///< a cotangent per output of `e`
+  std::vector<bool> need;  ///< which inputs of `e` want a cotangent
   const RegionTape *tape = nullptr;
-  SrcRange loc;                 ///< the grad call, for user errors
+  SrcRange loc;  ///< the grad call, for user errors
   /// Further cotangents (input index, value) that the sweep adds to the inputs' totals
   /// after the returned ones, in order: for a JVP rule that uses the tangent twice, as
   /// tanh's does, JAX's transpose adds each use to the total separately.
@@ -91,4 +92,4 @@ std::vector<Ct> pmapVjp(RuleCtx &c);
 std::vector<Ct> forLoopVjp(RuleCtx &c);
 std::vector<Ct> condVjp(RuleCtx &c);
 
-} // namespace spmd::transforms::grad
+}  // namespace spmd::transforms::grad

@@ -9,10 +9,10 @@
 //    input (in_axes None) gets a per-replica cotangent from the backward pmap, stacked
 //    along axis 0 and summed on the host with reduce_sum: the sum over replicas.
 //  - for_loop: body invars are (i, consts..., carries...), or (consts..., carries...)
-//    when lowering drops an unused index; outvars the new carries (JAX's fori_loop). The forward loop writes each iteration's residuals into [trip_count, ...]
-//    buffers carried along (dynamic_update_slice at i); the backward loop runs i from
-//    trip_count-1 down to 0, reading them back with dynamic_slice, carrying the carries'
-//    cotangents and accumulating the consts'.
+//    when lowering drops an unused index; outvars the new carries (JAX's fori_loop). The forward
+//    loop writes each iteration's residuals into [trip_count, ...] buffers carried along
+//    (dynamic_update_slice at i); the backward loop runs i from trip_count-1 down to 0, reading
+//    them back with dynamic_slice, carrying the carries' cotangents and accumulating the consts'.
 //  - cond: both branches are split; the forward cond returns the residuals of both
 //    branches (zeros for the branch not taken), the backward cond picks the same branch.
 #include "transforms/GradInternal.h"
@@ -30,7 +30,8 @@ using Axes = std::vector<std::optional<int64_t>>;
 Axes readAxes(const Param &p) {
   Axes r;
   if (p.kind == Param::Int) return {p.i};
-  for (auto &e : p.elems) r.push_back(e.kind == Param::None ? std::nullopt : std::optional<int64_t>(e.i));
+  for (auto &e : p.elems)
+    r.push_back(e.kind == Param::None ? std::nullopt : std::optional<int64_t>(e.i));
   return r;
 }
 
@@ -85,7 +86,8 @@ std::vector<Var> forLoopForward(Builder &fb, const Eqn &e, RegionTape &t, SrcRan
   Jaxpr nb;
   Var i = m.newVar(Type{DType::I32, {}});
   nb.invars.push_back(i);
-  for (size_t k = ix; k < body.invars.size(); ++k) nb.invars.push_back(m.newVar(body.invars[k].type));
+  for (size_t k = ix; k < body.invars.size(); ++k)
+    nb.invars.push_back(m.newVar(body.invars[k].type));
   std::vector<Atom> args(nb.invars.begin() + 1 - ix, nb.invars.end());
   std::vector<Var> bufIn;
   for (auto &bt : bufTypes) {
@@ -121,7 +123,8 @@ std::vector<Var> forLoopForward(Builder &fb, const Eqn &e, RegionTape &t, SrcRan
 std::vector<Var> condForward(Builder &fb, const Eqn &e, RegionTape &t, SrcRange loc) {
   Module &m = fb.module();
   std::vector<bool> inAct(t.inActive.begin() + 1, t.inActive.end());
-  Split s[2] = {splitVjp(m, e.regions[0], inAct, t.outCt, loc), splitVjp(m, e.regions[1], inAct, t.outCt, loc)};
+  Split s[2] = {splitVjp(m, e.regions[0], inAct, t.outCt, loc),
+                splitVjp(m, e.regions[1], inAct, t.outCt, loc)};
   size_t nOut = e.out.size();
   std::vector<Jaxpr> branches(2);
   for (int br = 0; br < 2; ++br) {
@@ -133,7 +136,8 @@ std::vector<Var> condForward(Builder &fb, const Eqn &e, RegionTape &t, SrcRange 
     nb.outvars.assign(fo.begin(), fo.begin() + nOut);
     for (int other = 0; other < 2; ++other)
       for (int j = 0; j < s[other].numResOut; ++j)
-        nb.outvars.push_back(other == br ? fo[nOut + j] : zeros(b, s[other].fwd.outvars[nOut + j].type()));
+        nb.outvars.push_back(other == br ? fo[nOut + j]
+                                         : zeros(b, s[other].fwd.outvars[nOut + j].type()));
   }
   auto outs = fb.emit(Op::Cond, e.in, e.params, std::move(branches));
   t.splits.push_back(std::move(s[0]));
@@ -141,7 +145,7 @@ std::vector<Var> condForward(Builder &fb, const Eqn &e, RegionTape &t, SrcRange 
   return outs;
 }
 
-} // namespace
+}  // namespace
 
 RegionForward regionForward(Op op) {
   switch (op) {
@@ -239,16 +243,20 @@ std::vector<Ct> forLoopVjp(RuleCtx &c) {
   std::vector<Atom> args(carryV.begin(), carryV.begin() + nCarryCt);
   size_t ci = 0;
   for (int r : s.resInvars) {
-    if (r < ix) args.push_back(i);
-    else if (r < ix + nc) args.push_back(constV[ci++]);
-    else args.push_back(load());
+    if (r < ix)
+      args.push_back(i);
+    else if (r < ix + nc)
+      args.push_back(constV[ci++]);
+    else
+      args.push_back(load());
   }
   for (int j = 0; j < s.numResOut; ++j) args.push_back(load());
   auto bo = inlineJaxpr(b, s.bwd, args);
   // bo: cotangents of the active consts, then of the active carries.
   size_t nConstCt = carries.size() - nCarryCt;
   body.outvars.assign(bo.begin() + nConstCt, bo.end());
-  for (size_t j = 0; j < nConstCt; ++j) body.outvars.push_back(b.binary(Op::Add, carryV[nCarryCt + j], bo[j]));
+  for (size_t j = 0; j < nConstCt; ++j)
+    body.outvars.push_back(b.binary(Op::Add, carryV[nCarryCt + j], bo[j]));
 
   std::vector<Atom> ins = consts;
   ins.insert(ins.end(), carries.begin(), carries.end());
@@ -270,7 +278,8 @@ std::vector<Ct> condVjp(RuleCtx &c) {
   const Eqn &e = c.e;
   size_t nOut = size_t(c.tape->numOrigOuts);
   std::vector<int> used;  // operands either backward branch reads
-  for (int br = 0; br < 2; ++br) used.insert(used.end(), s[br].resInvars.begin(), s[br].resInvars.end());
+  for (int br = 0; br < 2; ++br)
+    used.insert(used.end(), s[br].resInvars.begin(), s[br].resInvars.end());
   std::sort(used.begin(), used.end());
   used.erase(std::unique(used.begin(), used.end()), used.end());
 
@@ -302,4 +311,4 @@ std::vector<Ct> condVjp(RuleCtx &c) {
   return r;
 }
 
-} // namespace spmd::transforms::grad
+}  // namespace spmd::transforms::grad

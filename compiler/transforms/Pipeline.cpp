@@ -23,10 +23,12 @@ void runPipeline(ir::Module &m, const PassHook &hook) {
   ir::verify(m);
   for (auto &p : pipeline()) {
     auto run = [&] { p.run(m); };
-    if (hook) hook(p, run);
-    else run();
+    if (hook)
+      hook(p, run);
+    else
+      run();
     ir::verify(m);
   }
 }
 
-} // namespace spmd::transforms
+}  // namespace spmd::transforms

@@ -32,4 +32,4 @@ void runPipeline(ir::Module &m, const PassHook &hook = {});
 /// Folds reshape and transpose chains (Note [Layout chains], Simplify.cpp).
 void simplifyPass(ir::Module &m);
 
-} // namespace spmd::transforms
+}  // namespace spmd::transforms

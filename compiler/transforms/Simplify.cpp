@@ -30,7 +30,9 @@ using ir::Param;
 
 namespace {
 
-bool plainReshape(const Eqn &e) { return e.op == Op::Reshape && e.param("dimensions").kind == Param::None; }
+bool plainReshape(const Eqn &e) {
+  return e.op == Op::Reshape && e.param("dimensions").kind == Param::None;
+}
 
 bool identity(const std::vector<int64_t> &perm) {
   for (size_t k = 0; k < perm.size(); ++k)
@@ -57,12 +59,14 @@ void simplify(Jaxpr &j) {
     if (plainReshape(e) && !e.in[0].isLit) {
       auto d = def.find(e.in[0].var.id);
       if (d != def.end() && plainReshape(*d->second)) e.in[0] = d->second->in[0];
-      if (!e.in[0].isLit && e.in[0].var.type.shape == e.out[0].type.shape) same[e.out[0].id] = e.in[0];
+      if (!e.in[0].isLit && e.in[0].var.type.shape == e.out[0].type.shape)
+        same[e.out[0].id] = e.in[0];
     } else if (e.op == Op::Transpose && !e.in[0].isLit) {
       auto d = def.find(e.in[0].var.id);
       if (d != def.end() && d->second->op == Op::Transpose) {
         // out[i] = mid[q[i]] and mid[k] = x[p[k]], so out[i] = x[p[q[i]]].
-        std::vector<int64_t> p = d->second->intsParam("permutation"), q = e.intsParam("permutation"), r(q.size());
+        std::vector<int64_t> p = d->second->intsParam("permutation"),
+                             q = e.intsParam("permutation"), r(q.size());
         for (size_t i = 0; i < q.size(); ++i) r[i] = p[size_t(q[i])];
         e.in[0] = d->second->in[0];
         e.params["permutation"] = Param::ints(r);
@@ -95,8 +99,8 @@ void simplify(Jaxpr &j) {
   j.eqns = std::move(kept);
 }
 
-} // namespace
+}  // namespace
 
 void simplifyPass(ir::Module &m) { simplify(m.main); }
 
-} // namespace spmd::transforms
+}  // namespace spmd::transforms

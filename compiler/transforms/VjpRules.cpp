@@ -39,12 +39,16 @@ Atom lit(RuleCtx &c, double v) { return c.b.lit(c.e.out[0].type.dtype, v); }
 Var mul(RuleCtx &c, Atom a, Atom b) { return c.b.binary(Op::Mul, a, b); }
 
 /// The cotangent of a unary elementwise op whose derivative is `d`: g * d.
-std::vector<Ct> times(RuleCtx &c, Atom d) { return {unbroadcast(c.b, mul(c, g0(c), d), c.e.in[0].type())}; }
+std::vector<Ct> times(RuleCtx &c, Atom d) {
+  return {unbroadcast(c.b, mul(c, g0(c), d), c.e.in[0].type())};
+}
 std::vector<Ct> none(RuleCtx &c) { return std::vector<Ct>(c.e.in.size()); }
 
 Var slice(Builder &b, Atom x, const Ints &start, const Ints &limit, const Ints &strides) {
-  return b.emit1(Op::Slice, {x}, {{"start_indices", Param::ints(start)}, {"limit_indices", Param::ints(limit)},
-                                   {"strides", Param::ints(strides)}});
+  return b.emit1(Op::Slice, {x},
+                 {{"start_indices", Param::ints(start)},
+                  {"limit_indices", Param::ints(limit)},
+                  {"strides", Param::ints(strides)}});
 }
 
 Var pad(Builder &b, Atom x, Atom pv, const std::vector<Ints> &cfg) {
@@ -62,7 +66,8 @@ Var sumAll(Builder &b, Atom x) {
 Ints remaining(int n, const Ints &a, const Ints &b) {
   Ints r;
   for (int64_t d = 0; d < n; ++d)
-    if (std::find(a.begin(), a.end(), d) == a.end() && std::find(b.begin(), b.end(), d) == b.end()) r.push_back(d);
+    if (std::find(a.begin(), a.end(), d) == a.end() && std::find(b.begin(), b.end(), d) == b.end())
+      r.push_back(d);
   return r;
 }
 
@@ -95,8 +100,12 @@ std::vector<Ct> rsqrtVjp(RuleCtx &c) {
   return times(c, mul(c, c.b.binary(Op::Div, out0(c), in(c, 0)), lit(c, -0.5)));
 }
 std::vector<Ct> sinVjp(RuleCtx &c) { return times(c, c.b.unary(Op::Cos, in(c, 0))); }
-std::vector<Ct> cosVjp(RuleCtx &c) { return times(c, c.b.unary(Op::Neg, c.b.unary(Op::Sin, in(c, 0)))); }
-std::vector<Ct> tanVjp(RuleCtx &c) { return times(c, c.b.binary(Op::Add, lit(c, 1), mul(c, out0(c), out0(c)))); }
+std::vector<Ct> cosVjp(RuleCtx &c) {
+  return times(c, c.b.unary(Op::Neg, c.b.unary(Op::Sin, in(c, 0))));
+}
+std::vector<Ct> tanVjp(RuleCtx &c) {
+  return times(c, c.b.binary(Op::Add, lit(c, 1), mul(c, out0(c), out0(c))));
+}
 std::vector<Ct> tanhVjp(RuleCtx &c) {
   Var t = mul(c, g0(c), c.b.binary(Op::Sub, lit(c, 1), out0(c)));
   c.extra.push_back({0, mul(c, t, out0(c))});
@@ -112,12 +121,15 @@ std::vector<Ct> absVjp(RuleCtx &c) {
 }
 std::vector<Ct> erfInvVjp(RuleCtx &c) {
   // d/dx erfinv(x) = sqrt(pi)/2 * exp(erfinv(x)^2)
-  return times(c, mul(c, c.b.unary(Op::Exp, mul(c, out0(c), out0(c))), lit(c, std::sqrt(M_PI) / 2)));
+  return times(c,
+               mul(c, c.b.unary(Op::Exp, mul(c, out0(c), out0(c))), lit(c, std::sqrt(M_PI) / 2)));
 }
 std::vector<Ct> integerPowVjp(RuleCtx &c) {
   int64_t n = c.e.intParam("y");
   if (n == 0) return {Ct()};
-  Atom d = n == 1 ? lit(c, 1) : n == 2 ? in(c, 0) : Atom(c.b.emit1(Op::IntegerPow, {in(c, 0)}, {{"y", Param::of(n - 1)}}));
+  Atom d = n == 1   ? lit(c, 1)
+           : n == 2 ? in(c, 0)
+                    : Atom(c.b.emit1(Op::IntegerPow, {in(c, 0)}, {{"y", Param::of(n - 1)}}));
   return times(c, n == 1 ? d : Atom(mul(c, d, lit(c, double(n)))));
 }
 std::vector<Ct> convertVjp(RuleCtx &c) {
@@ -202,7 +214,8 @@ std::vector<Ct> minMaxVjp(RuleCtx &c) {
   Var ma = c.b.binary(Op::Add, wa, mul(c, tie, lit(c, 0.5)));
   std::vector<Ct> r(2);
   if (c.need[0]) r[0] = unbroadcast(c.b, mul(c, g0(c), ma), c.e.in[0].type());
-  if (c.need[1]) r[1] = unbroadcast(c.b, mul(c, g0(c), c.b.binary(Op::Sub, lit(c, 1), ma)), c.e.in[1].type());
+  if (c.need[1])
+    r[1] = unbroadcast(c.b, mul(c, g0(c), c.b.binary(Op::Sub, lit(c, 1), ma)), c.e.in[1].type());
   return r;
 }
 std::vector<Ct> selectVjp(RuleCtx &c) {
@@ -260,7 +273,9 @@ std::vector<Ct> reduceProdVjp(RuleCtx &c) {
   Ints lead = range(0, r), xDims = lead;
   xDims.push_back(r + 1);
   Var xs = b.broadcastInDim(x, square, xDims);  // xs[..., i, j] = x[..., j]
-  Params iota{{"dtype", Param::ofDType(DType::I32)}, {"shape", Param::ints({n, n})}, {"sharding", Param::none()}};
+  Params iota{{"dtype", Param::ofDType(DType::I32)},
+              {"shape", Param::ints({n, n})},
+              {"sharding", Param::none()}};
   iota["dimension"] = Param::of(0);
   Var rows = b.emit1(Op::Iota, {}, iota);
   iota["dimension"] = Param::of(1);
@@ -291,7 +306,9 @@ std::vector<Ct> broadcastVjp(RuleCtx &c) {
   return {r};
 }
 std::vector<Ct> reshapeVjp(RuleCtx &c) { return {c.b.reshape(g0(c), c.e.in[0].type().shape)}; }
-std::vector<Ct> transposeVjp(RuleCtx &c) { return {c.b.transpose(g0(c), argsort(c.e.intsParam("permutation")))}; }
+std::vector<Ct> transposeVjp(RuleCtx &c) {
+  return {c.b.transpose(g0(c), argsort(c.e.intsParam("permutation")))};
+}
 std::vector<Ct> revVjp(RuleCtx &c) {
   return {c.b.emit1(Op::Rev, {g0(c)}, {{"dimensions", c.e.param("dimensions")}})};
 }
@@ -306,7 +323,8 @@ std::vector<Ct> concatenateVjp(RuleCtx &c) {
       start[dim] = off;
       limit[dim] = off + n;
       r.push_back(slice(c.b, g0(c), start, limit, Ints(s.size(), 1)));
-    } else r.push_back(Ct());
+    } else
+      r.push_back(Ct());
     off += n;
   }
   return r;
@@ -314,8 +332,9 @@ std::vector<Ct> concatenateVjp(RuleCtx &c) {
 std::vector<Ct> sliceVjp(RuleCtx &c) {
   const Type &xt = c.e.in[0].type();
   auto start = c.e.intsParam("start_indices");
-  Ints strides = c.e.has("strides") && c.e.param("strides").kind != Param::None ? c.e.intsParam("strides")
-                                                                                  : Ints(start.size(), 1);
+  Ints strides = c.e.has("strides") && c.e.param("strides").kind != Param::None
+                     ? c.e.intsParam("strides")
+                     : Ints(start.size(), 1);
   std::vector<Ints> cfg;
   for (int d = 0; d < xt.rank(); ++d) {
     int64_t m = c.e.out[0].type.shape[d];
@@ -378,11 +397,13 @@ Atom dotTransposeLhs(RuleCtx &c, Atom g, const Type &xt, Atom y, const Ints &xc,
   Ints xKept = remaining(xt.rank(), xc, xb), yKept = remaining(y.type().rank(), yc, yb);
   int64_t nb = int64_t(xb.size());
   Ints ansBatch = range(0, nb);
-  Ints ansY = swapAns ? range(nb, nb + int64_t(yKept.size()))
-                      : range(nb + int64_t(xKept.size()), nb + int64_t(xKept.size() + yKept.size()));
+  Ints ansY = swapAns
+                  ? range(nb, nb + int64_t(yKept.size()))
+                  : range(nb + int64_t(xKept.size()), nb + int64_t(xKept.size() + yKept.size()));
   Params p = c.e.params;
-  p["dimension_numbers"] = Param::tuple({Param::tuple({Param::ints(ansY, true), Param::ints(yKept, true)}),
-                                         Param::tuple({Param::ints(ansBatch, true), Param::ints(yb, true)})});
+  p["dimension_numbers"] =
+      Param::tuple({Param::tuple({Param::ints(ansY, true), Param::ints(yKept, true)}),
+                    Param::tuple({Param::ints(ansBatch, true), Param::ints(yb, true)})});
   Var r = c.b.emit1(Op::DotGeneral, {g, y}, p);
   Ints pre = xb;
   pre.insert(pre.end(), xKept.begin(), xKept.end());
@@ -396,7 +417,8 @@ std::vector<Ct> dotGeneralVjp(RuleCtx &c) {
   Ints lc = dn[0].elems[0].toInts(), rc = dn[0].elems[1].toInts();
   Ints lb = dn[1].elems[0].toInts(), rb = dn[1].elems[1].toInts();
   std::vector<Ct> r(2);
-  if (c.need[0]) r[0] = dotTransposeLhs(c, g0(c), c.e.in[0].type(), in(c, 1), lc, rc, lb, rb, false);
+  if (c.need[0])
+    r[0] = dotTransposeLhs(c, g0(c), c.e.in[0].type(), in(c, 1), lc, rc, lb, rb, false);
   if (c.need[1]) r[1] = dotTransposeLhs(c, g0(c), c.e.in[1].type(), in(c, 0), rc, lc, rb, lb, true);
   return r;
 }
@@ -416,13 +438,17 @@ std::vector<Ct> ppermuteVjp(RuleCtx &c) {
   return {c.b.emit1(Op::Ppermute, {g0(c)}, p)};
 }
 std::vector<Ct> allGatherVjp(RuleCtx &c) {
-  Params p{{"axis_name", c.e.param("axis_name")}, {"axis_size", c.e.param("axis_size")},
-           {"scatter_dimension", c.e.param("all_gather_dimension")}, {"tiled", c.e.param("tiled")}};
+  Params p{{"axis_name", c.e.param("axis_name")},
+           {"axis_size", c.e.param("axis_size")},
+           {"scatter_dimension", c.e.param("all_gather_dimension")},
+           {"tiled", c.e.param("tiled")}};
   return {c.b.emit1(Op::ReduceScatter, {g0(c)}, p)};
 }
 std::vector<Ct> reduceScatterVjp(RuleCtx &c) {
-  Params p{{"axis_name", c.e.param("axis_name")}, {"axis_size", c.e.param("axis_size")},
-           {"all_gather_dimension", c.e.param("scatter_dimension")}, {"tiled", c.e.param("tiled")}};
+  Params p{{"axis_name", c.e.param("axis_name")},
+           {"axis_size", c.e.param("axis_size")},
+           {"all_gather_dimension", c.e.param("scatter_dimension")},
+           {"tiled", c.e.param("tiled")}};
   return {c.b.emit1(Op::AllGather, {g0(c)}, p)};
 }
 std::vector<Ct> allToAllVjp(RuleCtx &c) {
@@ -441,42 +467,100 @@ struct RuleTable {
   RuleTable() {
     auto set = [&](Op op, VjpRule r) { rules[int(op)] = r; };
     // Integer, boolean, key and rounding results carry no cotangent.
-    for (Op op : {Op::Sign, Op::Floor, Op::Ceil, Op::Round, Op::Not, Op::BitcastConvert, Op::And, Op::Or,
-                  Op::Xor, Op::ShiftLeft, Op::ShiftRightLogical, Op::Eq, Op::Ne, Op::Lt, Op::Le, Op::Gt,
-                  Op::Ge, Op::ReduceAnd, Op::ReduceOr, Op::Argmax, Op::Argmin, Op::Iota, Op::Constant,
-                  Op::AxisIndex, Op::RandomSeed, Op::RandomSplit, Op::RandomFoldIn, Op::RandomBits,
-                  Op::RandomWrap, Op::RandomUnwrap, Op::Print, Op::AssertClose, Op::CheckIndex})
+    for (Op op : {Op::Sign,
+                  Op::Floor,
+                  Op::Ceil,
+                  Op::Round,
+                  Op::Not,
+                  Op::BitcastConvert,
+                  Op::And,
+                  Op::Or,
+                  Op::Xor,
+                  Op::ShiftLeft,
+                  Op::ShiftRightLogical,
+                  Op::Eq,
+                  Op::Ne,
+                  Op::Lt,
+                  Op::Le,
+                  Op::Gt,
+                  Op::Ge,
+                  Op::ReduceAnd,
+                  Op::ReduceOr,
+                  Op::Argmax,
+                  Op::Argmin,
+                  Op::Iota,
+                  Op::Constant,
+                  Op::AxisIndex,
+                  Op::RandomSeed,
+                  Op::RandomSplit,
+                  Op::RandomFoldIn,
+                  Op::RandomBits,
+                  Op::RandomWrap,
+                  Op::RandomUnwrap,
+                  Op::Print,
+                  Op::AssertClose,
+                  Op::CheckIndex})
       set(op, none);
-    set(Op::Neg, negVjp);           set(Op::Exp, expVjp);          set(Op::Log, logVjp);
-    set(Op::Log1p, log1pVjp);       set(Op::Sqrt, sqrtVjp);        set(Op::Rsqrt, rsqrtVjp);
-    set(Op::Sin, sinVjp);           set(Op::Cos, cosVjp);          set(Op::Tan, tanVjp);
-    set(Op::Tanh, tanhVjp);         set(Op::Logistic, logisticVjp); set(Op::Abs, absVjp);
-    set(Op::ErfInv, erfInvVjp);     set(Op::IntegerPow, integerPowVjp); set(Op::Convert, convertVjp);
-    set(Op::Add, addVjp);           set(Op::Sub, subVjp);          set(Op::Mul, mulVjp);
-    set(Op::Div, divVjp);           set(Op::Rem, remVjp);          set(Op::Pow, powVjp);
-    set(Op::Max, minMaxVjp);        set(Op::Min, minMaxVjp);       set(Op::Select, selectVjp);
+    set(Op::Neg, negVjp);
+    set(Op::Exp, expVjp);
+    set(Op::Log, logVjp);
+    set(Op::Log1p, log1pVjp);
+    set(Op::Sqrt, sqrtVjp);
+    set(Op::Rsqrt, rsqrtVjp);
+    set(Op::Sin, sinVjp);
+    set(Op::Cos, cosVjp);
+    set(Op::Tan, tanVjp);
+    set(Op::Tanh, tanhVjp);
+    set(Op::Logistic, logisticVjp);
+    set(Op::Abs, absVjp);
+    set(Op::ErfInv, erfInvVjp);
+    set(Op::IntegerPow, integerPowVjp);
+    set(Op::Convert, convertVjp);
+    set(Op::Add, addVjp);
+    set(Op::Sub, subVjp);
+    set(Op::Mul, mulVjp);
+    set(Op::Div, divVjp);
+    set(Op::Rem, remVjp);
+    set(Op::Pow, powVjp);
+    set(Op::Max, minMaxVjp);
+    set(Op::Min, minMaxVjp);
+    set(Op::Select, selectVjp);
     set(Op::Fma, fmaVjp);
-    set(Op::ReduceSum, reduceSumVjp); set(Op::ReduceMax, reduceMinMaxVjp);
-    set(Op::ReduceMin, reduceMinMaxVjp); set(Op::ReduceProd, reduceProdVjp);
-    set(Op::BroadcastInDim, broadcastVjp); set(Op::Reshape, reshapeVjp); set(Op::Transpose, transposeVjp);
-    set(Op::Concatenate, concatenateVjp); set(Op::Slice, sliceVjp); set(Op::Pad, padVjp);
-    set(Op::Rev, revVjp);           set(Op::DynamicSlice, dynamicSliceVjp);
-    set(Op::DynamicUpdateSlice, dynamicUpdateSliceVjp); set(Op::DotGeneral, dotGeneralVjp);
-    set(Op::Psum, psumVjp);         set(Op::Pmax, notDifferentiable); set(Op::Pmin, notDifferentiable);
-    set(Op::AllGather, allGatherVjp); set(Op::ReduceScatter, reduceScatterVjp);
-    set(Op::Ppermute, ppermuteVjp); set(Op::AllToAll, allToAllVjp);
-    set(Op::Pmap, pmapVjp);         set(Op::ForLoop, forLoopVjp);  set(Op::Cond, condVjp);
+    set(Op::ReduceSum, reduceSumVjp);
+    set(Op::ReduceMax, reduceMinMaxVjp);
+    set(Op::ReduceMin, reduceMinMaxVjp);
+    set(Op::ReduceProd, reduceProdVjp);
+    set(Op::BroadcastInDim, broadcastVjp);
+    set(Op::Reshape, reshapeVjp);
+    set(Op::Transpose, transposeVjp);
+    set(Op::Concatenate, concatenateVjp);
+    set(Op::Slice, sliceVjp);
+    set(Op::Pad, padVjp);
+    set(Op::Rev, revVjp);
+    set(Op::DynamicSlice, dynamicSliceVjp);
+    set(Op::DynamicUpdateSlice, dynamicUpdateSliceVjp);
+    set(Op::DotGeneral, dotGeneralVjp);
+    set(Op::Psum, psumVjp);
+    set(Op::Pmax, notDifferentiable);
+    set(Op::Pmin, notDifferentiable);
+    set(Op::AllGather, allGatherVjp);
+    set(Op::ReduceScatter, reduceScatterVjp);
+    set(Op::Ppermute, ppermuteVjp);
+    set(Op::AllToAll, allToAllVjp);
+    set(Op::Pmap, pmapVjp);
+    set(Op::ForLoop, forLoopVjp);
+    set(Op::Cond, condVjp);
     set(Op::Vmap, vmapVjp);
   }
 };
 
-} // namespace
+}  // namespace
 
 VjpRule vjpRule(Op op) {
   static const RuleTable table;
   return table.rules[int(op)];
 }
 
-} // namespace spmd::transforms::grad
+}  // namespace spmd::transforms::grad
 
 bool spmd::transforms::hasVjpRule(ir::Op op) { return grad::vjpRule(op) != nullptr; }

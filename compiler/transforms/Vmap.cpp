@@ -47,11 +47,14 @@ Type Batcher::exampleType(const BVal &v) const {
 
 int64_t Batcher::sizeOf(const std::string &name) const {
   auto it = sizes.find(name);
-  internal_assert(it != sizes.end(), "the size of axis '" + name + "' is not known to the vmap pass");
+  internal_assert(it != sizes.end(),
+                  "the size of axis '" + name + "' is not known to the vmap pass");
   return it->second;
 }
 
-Type Batcher::batchedType(const Type &example) const { return Type{example.dtype, prepend(size, example.shape)}; }
+Type Batcher::batchedType(const Type &example) const {
+  return Type{example.dtype, prepend(size, example.shape)};
+}
 
 Atom Batcher::moveTo(const BVal &v, int d) {
   Type t = v.a.type();
@@ -146,7 +149,8 @@ static std::vector<BVal> batchPmap(Batcher &bt, const Eqn &e, const std::vector<
   Builder bb(bt.b.module(), nb);
   bb.setLoc(e.loc);
   Batcher inner = bt.into(bb);
-  inner.sizes[e.param("axis_name").s] = e.intParam("axis_size");  // collectives in the body may name it
+  inner.sizes[e.param("axis_name").s] =
+      e.intParam("axis_size");  // collectives in the body may name it
   auto outs = inner.jaxpr(body, regionInputs(inner, nb, types, batched));
   auto &outAxes = p["out_axes"].elems;
   std::vector<int> bdims;
@@ -187,7 +191,8 @@ static std::vector<BVal> batchForLoop(Batcher &bt, const Eqn &e, const std::vect
     for (size_t k = 0; k < outs.size(); ++k)
       nb.outvars.push_back(batched[nc + k] ? inner.at0(outs[k]) : outs[k].a);
     std::vector<Atom> operands;
-    for (size_t k = 0; k < ins.size(); ++k) operands.push_back(batched[k] ? bt.at0(ins[k]) : ins[k].a);
+    for (size_t k = 0; k < ins.size(); ++k)
+      operands.push_back(batched[k] ? bt.at0(ins[k]) : ins[k].a);
     auto vs = bt.b.emit(Op::ForLoop, operands, e.params, {std::move(nb)});
     std::vector<BVal> r;
     for (size_t k = 0; k < vs.size(); ++k) r.push_back({vs[k], batched[nc + k] ? 0 : kNotMapped});
@@ -211,7 +216,8 @@ static std::vector<BVal> batchCond(Batcher &bt, const Eqn &e, const std::vector<
     Eqn sel;
     sel.op = Op::Select;
     std::vector<BVal> r;
-    for (size_t k = 0; k < f.size(); ++k) r.push_back(batchElementwise(bt, sel, {pred, f[k], t[k]})[0]);
+    for (size_t k = 0; k < f.size(); ++k)
+      r.push_back(batchElementwise(bt, sel, {pred, f[k], t[k]})[0]);
     return r;
   }
   std::vector<Type> types;
@@ -231,7 +237,8 @@ static std::vector<BVal> batchCond(Batcher &bt, const Eqn &e, const std::vector<
     outs[k] = inner.jaxpr(e.regions[k], regionInputs(inner, nj[k], types, batched));
   }
   std::vector<bool> outB;
-  for (size_t i = 0; i < outs[0].size(); ++i) outB.push_back(outs[0][i].batched() || outs[1][i].batched());
+  for (size_t i = 0; i < outs[0].size(); ++i)
+    outB.push_back(outs[0][i].batched() || outs[1][i].batched());
   for (int k = 0; k < 2; ++k) {
     Batcher inner = bt.into(builders[k]);
     for (size_t i = 0; i < outs[k].size(); ++i)
@@ -298,11 +305,13 @@ static const std::array<BatchRule, kNumOps> &ruleTable() {
     // Iota and Constant have no operands, so they are never batched: Batcher::eqn copies
     // them before it looks here.
     for (Op op : {Op::Iota, Op::Constant})
-      set(op, [](Batcher &bt, const Eqn &e, const std::vector<BVal> &ins) { return bt.copy(e, ins); });
+      set(op,
+          [](Batcher &bt, const Eqn &e, const std::vector<BVal> &ins) { return bt.copy(e, ins); });
     // Host effects never occur inside a vmap (sema refuses them there).
     for (Op op : {Op::Print, Op::AssertClose})
       set(op, [](Batcher &, const Eqn &e, const std::vector<BVal> &) -> std::vector<BVal> {
-        internalError(__FILE__, __LINE__, std::string(name(e.op)) + " inside a vmap (a host effect)");
+        internalError(__FILE__, __LINE__,
+                      std::string(name(e.op)) + " inside a vmap (a host effect)");
       });
     return t;
   }();
@@ -335,7 +344,8 @@ std::vector<BVal> Batcher::jaxpr(const Jaxpr &body, const std::vector<BVal> &ins
     for (auto &a : e.in) in.push_back(read(a));
     b.setLoc(e.loc);
     auto outs = eqn(e, in);
-    internal_assert(outs.size() == e.out.size(), std::string("batching rule arity of ") + name(e.op));
+    internal_assert(outs.size() == e.out.size(),
+                    std::string("batching rule arity of ") + name(e.op));
     for (size_t k = 0; k < outs.size(); ++k) env[e.out[k].id] = outs[k];
   }
   b.setLoc(saved);
@@ -344,7 +354,7 @@ std::vector<BVal> Batcher::jaxpr(const Jaxpr &body, const std::vector<BVal> &ins
   return r;
 }
 
-} // namespace batching
+}  // namespace batching
 
 bool hasBatchRule(ir::Op op) { return batching::ruleTable()[size_t(op)] != nullptr; }
 
@@ -376,12 +386,14 @@ void eliminateVmaps(ir::Module &m, ir::Jaxpr &j, const AxisSizes &outer) {
     }
     b.setLoc(e.loc);
     const Param &name = e.param("axis_name");
-    batching::Batcher bt(b, name.kind == Param::Str ? name.s : std::string(), e.intParam("axis_size"), inner);
+    batching::Batcher bt(b, name.kind == Param::Str ? name.s : std::string(),
+                         e.intParam("axis_size"), inner);
     auto &inAxes = e.param("in_axes").elems;
     internal_assert(inAxes.size() == e.in.size(), "vmap in_axes arity");
     std::vector<BVal> ins;
     for (size_t k = 0; k < e.in.size(); ++k)
-      ins.push_back({e.in[k], inAxes[k].kind == Param::Int ? int(inAxes[k].i) : batching::kNotMapped});
+      ins.push_back(
+          {e.in[k], inAxes[k].kind == Param::Int ? int(inAxes[k].i) : batching::kNotMapped});
     auto outs = bt.jaxpr(e.regions[0], ins);
     auto outAxes = e.intsParam("out_axes");
     for (size_t k = 0; k < outs.size(); ++k) {
@@ -394,4 +406,4 @@ void eliminateVmaps(ir::Module &m, ir::Jaxpr &j, const AxisSizes &outer) {
   for (auto &a : j.outvars) fix(a);
 }
 
-} // namespace spmd::transforms
+}  // namespace spmd::transforms

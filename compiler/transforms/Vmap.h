@@ -26,4 +26,4 @@ bool hasBatchRule(ir::Op op);
 /// The module pass: eliminateVmaps on `main`.
 inline void vmapPass(ir::Module &m) { eliminateVmaps(m, m.main); }
 
-} // namespace spmd::transforms
+}  // namespace spmd::transforms

@@ -42,15 +42,15 @@ typedef struct spmd_launch_desc {
   int32_t mesh_rank;         /* number of mesh axes (1..8) */
   const int64_t *mesh_shape; /* sizes of the mesh axes, outermost first */
   int32_t num_in;
-  void *const *in_ptrs;      /* host arrays */
-  const int64_t *in_bytes;   /* whole size of each input in bytes */
-  const uint32_t *in_axes;   /* mask of mesh axes the input is split over, row-major along
-                                its leading bytes like out_axes; 0: the whole array */
+  void *const *in_ptrs;    /* host arrays */
+  const int64_t *in_bytes; /* whole size of each input in bytes */
+  const uint32_t *in_axes; /* mask of mesh axes the input is split over, row-major along
+                              its leading bytes like out_axes; 0: the whole array */
   int32_t num_out;
-  void *const *out_ptrs;     /* host arrays receiving the stacked results */
-  const int64_t *out_bytes;  /* bytes of ONE replica's result */
-  const uint32_t *out_axes;  /* mask of mesh axes the result is stacked over (row-major);
-                                devices with a non-zero index on another axis write nothing */
+  void *const *out_ptrs;    /* host arrays receiving the stacked results */
+  const int64_t *out_bytes; /* bytes of ONE replica's result */
+  const uint32_t *out_axes; /* mask of mesh axes the result is stacked over (row-major);
+                               devices with a non-zero index on another axis write nothing */
 } spmd_launch_desc;
 
 /* ---- device programs (backends with their own memory: CUDA) -------------------- */
@@ -58,8 +58,8 @@ typedef struct spmd_launch_desc {
  * code that runs once per logical device, on a host thread, and enqueues work on that
  * device's stream. Its ins and outs are DEVICE addresses, which it never dereferences:
  * it passes them to the device-program entry points of spmdrt.def (and to the
- * collectives, which then take device addresses too). Work is done in stream order: each call sees the effects
- * of the calls before it. The GPU kernels come from the PTX module that the host loaded
+ * collectives, which then take device addresses too). Work is done in stream order: each call sees
+ * the effects of the calls before it. The GPU kernels come from the PTX module that the host loaded
  * before the run (Host::loadKernels). On CPU devices (--split-kernels) the addresses
  * are host memory and each kernel is a host function compiled with the program
  * (Host::loadHostKernels), which spmd_kernel_launch calls in place; spmd_gemm answers
@@ -90,8 +90,10 @@ typedef enum spmd_reduce {
 #include "spmdrt.def"
 } spmd_reduce;
 #define SPMD_RT_FN(ret, name, params) ret name params;
+// clang-format off
 #define SPMD_RT_VAR(type, name) extern type name;
 #include "spmdrt.def"
+// clang-format on
 
 #ifdef __cplusplus
 }

@@ -54,4 +54,4 @@ void Arena::reset() {
   used_ = 0;
 }
 
-} // namespace spmd::rt
+}  // namespace spmd::rt

@@ -48,4 +48,4 @@ private:
   int64_t used_ = 0;
 };
 
-} // namespace spmd::rt
+}  // namespace spmd::rt

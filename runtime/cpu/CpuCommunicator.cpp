@@ -308,9 +308,8 @@ bool CpuCommunicator::allGather(int64_t dev, const void *in, void *out, int64_t 
   return true;
 }
 
-bool CpuCommunicator::ppermute(int64_t dev, const void *in, void *out, int64_t bytes,
-                               uint32_t axes, int32_t npairs, const int32_t *pairs,
-                               int64_t &bytesMoved) {
+bool CpuCommunicator::ppermute(int64_t dev, const void *in, void *out, int64_t bytes, uint32_t axes,
+                               int32_t npairs, const int32_t *pairs, int64_t &bytesMoved) {
   trace::Span span("ppermute", "collective", trace::kDevicePid, int(dev));
   View v = view(dev, axes);
   int64_t source = -1;
@@ -318,8 +317,10 @@ bool CpuCommunicator::ppermute(int64_t dev, const void *in, void *out, int64_t b
     if (pairs[2 * p + 1] == v.index && pairs[2 * p] >= 0 && pairs[2 * p] < v.size)
       source = pairs[2 * p];
   if (v.size == 1) {
-    if (source == 0) std::memmove(out, in, bytes);
-    else std::memset(out, 0, bytes);
+    if (source == 0)
+      std::memmove(out, in, bytes);
+    else
+      std::memset(out, 0, bytes);
     return !aborted_.load();
   }
   Member &me = members_[dev];
@@ -343,8 +344,10 @@ bool CpuCommunicator::ppermute(int64_t dev, const void *in, void *out, int64_t b
   }
   if (!publish(me, in, bytes, out, bytes)) return false;
   if (!sync(*v.barrier, me.spin)) return false;
-  if (source >= 0) std::memcpy(out, members_[v.members[source]].src, bytes);
-  else std::memset(out, 0, bytes);
+  if (source >= 0)
+    std::memcpy(out, members_[v.members[source]].src, bytes);
+  else
+    std::memset(out, 0, bytes);
   if (!finish(*v.barrier, me.spin)) return false;
   if (source >= 0 && source != v.index) bytesMoved += bytes;
   return true;
@@ -381,8 +384,8 @@ bool CpuCommunicator::allToAll(int64_t dev, const void *in, void *out, int64_t c
   return true;
 }
 
-bool CpuCommunicator::reduceScatter(int64_t dev, const void *in, void *out, int64_t count,
-                                    DType dt, RedOp op, uint32_t axes, int64_t &bytesMoved) {
+bool CpuCommunicator::reduceScatter(int64_t dev, const void *in, void *out, int64_t count, DType dt,
+                                    RedOp op, uint32_t axes, int64_t &bytesMoved) {
   trace::Span span("psum_scatter", "collective", trace::kDevicePid, int(dev));
   View v = view(dev, axes);
   int64_t esize = dtypeSize(int32_t(dt));
@@ -409,4 +412,4 @@ bool CpuCommunicator::reduceScatter(int64_t dev, const void *in, void *out, int6
   return true;
 }
 
-} // namespace spmd::rt
+}  // namespace spmd::rt

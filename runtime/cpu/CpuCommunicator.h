@@ -122,4 +122,4 @@ private:
   bool spin_ = false;  ///< no more devices than cores: spin briefly before sleeping
 };
 
-} // namespace spmd::rt
+}  // namespace spmd::rt

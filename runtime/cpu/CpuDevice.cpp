@@ -130,8 +130,8 @@ bool CpuDevice::run(const DeviceWork &work, spmd_dev *ctx) {
   if (!trace::enabled()) return callKernel(unwind_, work.fn, ctx, ins.data(), outs.data());
   double t0 = trace::nowMicros();
   bool ok = callKernel(unwind_, work.fn, ctx, ins.data(), outs.data());
-  trace::complete(trace::kDevicePid, index_, trace::currentLaunch(), "kernel", t0, trace::nowMicros() - t0,
-                  ok ? "" : "\"failed\":true");
+  trace::complete(trace::kDevicePid, index_, trace::currentLaunch(), "kernel", t0,
+                  trace::nowMicros() - t0, ok ? "" : "\"failed\":true");
   return ok;
 }
 
@@ -189,4 +189,4 @@ private:
 
 std::unique_ptr<Backend> makeCpuBackend(int count) { return std::make_unique<CpuBackend>(count); }
 
-} // namespace spmd::rt
+}  // namespace spmd::rt

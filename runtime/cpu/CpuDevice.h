@@ -78,7 +78,7 @@ private:
   std::unordered_map<const char *, std::pair<std::string, HostKernelFn>> kernelCache_;
   uint64_t kernelGeneration_ = 0;
   spmd_kernel_error record_{};  ///< what the running host kernel reports
-  std::jmp_buf unwind_;  ///< set around the kernel call (Note [Unwinding kernels])
+  std::jmp_buf unwind_;         ///< set around the kernel call (Note [Unwinding kernels])
   std::mutex mu_;
   std::condition_variable cv_;
   const DeviceWork *work_ = nullptr;  ///< non-null while a launch is pending or running
@@ -89,4 +89,4 @@ private:
   std::thread thread_;  ///< last: starts once the members above exist
 };
 
-} // namespace spmd::rt
+}  // namespace spmd::rt

@@ -16,30 +16,36 @@
 namespace spmd::rt {
 namespace reduce_detail {
 
-template <typename T> struct Sum {
+template <typename T>
+struct Sum {
   static T apply(T a, T b) { return a + b; }
 };
-template <> struct Sum<int32_t> {  // wraps instead of overflowing (no UB)
+template <>
+struct Sum<int32_t> {  // wraps instead of overflowing (no UB)
   static int32_t apply(int32_t a, int32_t b) {
     return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));
   }
 };
-template <typename T> struct Prod {
+template <typename T>
+struct Prod {
   static T apply(T a, T b) { return a * b; }
 };
-template <> struct Prod<int32_t> {
+template <>
+struct Prod<int32_t> {
   static int32_t apply(int32_t a, int32_t b) {
     return static_cast<int32_t>(static_cast<uint32_t>(a) * static_cast<uint32_t>(b));
   }
 };
-template <typename T> struct Max {
+template <typename T>
+struct Max {
   static T apply(T a, T b) {
     if (a != a) return a;  // NaN propagates
     if (b != b) return b;
     return a < b ? b : a;
   }
 };
-template <typename T> struct Min {
+template <typename T>
+struct Min {
   static T apply(T a, T b) {
     if (a != a) return a;
     if (b != b) return b;
@@ -66,7 +72,8 @@ struct And {
 /// dst[0, n) = fold of op over srcs[j][first, first + n), j = 0..nsrc-1, processed in
 /// blocks so that the running result stays in cache.
 template <typename T, typename Op>
-SPMD_VECTORISE void fold(void *dst, const void *const *srcs, int64_t nsrc, int64_t first, int64_t n) {
+SPMD_VECTORISE void fold(void *dst, const void *const *srcs, int64_t nsrc, int64_t first,
+                         int64_t n) {
   constexpr int64_t kBlock = 2048;
   T *out = static_cast<T *>(dst);
   for (int64_t b = 0; b < n; b += kBlock) {
@@ -84,8 +91,7 @@ SPMD_VECTORISE void fold(void *dst, const void *const *srcs, int64_t nsrc, int64
 }
 
 template <typename T>
-void foldOp(RedOp op, void *dst, const void *const *srcs, int64_t nsrc, int64_t first,
-            int64_t n) {
+void foldOp(RedOp op, void *dst, const void *const *srcs, int64_t nsrc, int64_t first, int64_t n) {
   switch (op) {
   case RedOp::Sum: return fold<T, Sum<T>>(dst, srcs, nsrc, first, n);
   case RedOp::Prod: return fold<T, Prod<T>>(dst, srcs, nsrc, first, n);
@@ -94,12 +100,12 @@ void foldOp(RedOp op, void *dst, const void *const *srcs, int64_t nsrc, int64_t 
   }
 }
 
-} // namespace reduce_detail
+}  // namespace reduce_detail
 
 /// dst[0, n) = srcs[0][first + i] op ... op srcs[nsrc-1][first + i] (element offsets).
 /// dst may equal srcs[0] + first. dt must be a numeric dtype (not Key).
-inline void reduceInto(void *dst, const void *const *srcs, int64_t nsrc, int64_t first,
-                       int64_t n, DType dt, RedOp op) {
+inline void reduceInto(void *dst, const void *const *srcs, int64_t nsrc, int64_t first, int64_t n,
+                       DType dt, RedOp op) {
   using namespace reduce_detail;
   switch (dt) {
   case DType::Bool:
@@ -113,4 +119,4 @@ inline void reduceInto(void *dst, const void *const *srcs, int64_t nsrc, int64_t
   }
 }
 
-} // namespace spmd::rt
+}  // namespace spmd::rt

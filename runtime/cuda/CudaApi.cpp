@@ -18,7 +18,8 @@ namespace spmd::rt::cuda {
 namespace {
 
 /// Resolves `name` into `slot`; false (and a reason) when the library lacks it.
-template <typename F> bool resolve(void *lib, F &slot, const char *name, std::string &why) {
+template <typename F>
+bool resolve(void *lib, F &slot, const char *name, std::string &why) {
   slot = reinterpret_cast<F>(dlsym(lib, name));
   if (slot) return true;
   why = std::string("the CUDA driver lacks ") + name + " (driver too old?)";
@@ -81,12 +82,12 @@ CudaApi *loadDriver(std::string &why) {
 #undef SPMD_RESOLVE
   if (!ok) return nullptr;
   // Optional: drivers of CUDA 12.8 and later export the _v2; older ones only the plain name.
-  api.cuEventElapsedTime = reinterpret_cast<decltype(api.cuEventElapsedTime)>(
-      dlsym(lib, "cuEventElapsedTime_v2"));
+  api.cuEventElapsedTime =
+      reinterpret_cast<decltype(api.cuEventElapsedTime)>(dlsym(lib, "cuEventElapsedTime_v2"));
   if (!api.cuEventElapsedTime)
-    api.cuEventElapsedTime = reinterpret_cast<decltype(api.cuEventElapsedTime)>(
-        dlsym(lib, "cuEventElapsedTime"));
-#define SPMD_OPTIONAL(field, symbol) \
+    api.cuEventElapsedTime =
+        reinterpret_cast<decltype(api.cuEventElapsedTime)>(dlsym(lib, "cuEventElapsedTime"));
+#define SPMD_OPTIONAL(field, symbol)                                                               \
   api.field = reinterpret_cast<decltype(api.field)>(dlsym(lib, symbol))
   SPMD_OPTIONAL(cuDeviceGetDefaultMemPool, "cuDeviceGetDefaultMemPool");
   SPMD_OPTIONAL(cuMemPoolSetAttribute, "cuMemPoolSetAttribute");
@@ -102,7 +103,7 @@ CudaApi *loadDriver(std::string &why) {
   return &api;
 }
 
-} // namespace
+}  // namespace
 
 const CudaApi *cudaApi(std::string &why) {
   static std::once_flag once;
@@ -224,7 +225,7 @@ CublasApi *loadCublas() {
   return nullptr;
 }
 
-} // namespace
+}  // namespace
 
 const CublasApi *cublasApi() {
   static std::once_flag once;
@@ -233,4 +234,4 @@ const CublasApi *cublasApi() {
   return api;
 }
 
-} // namespace spmd::rt::cuda
+}  // namespace spmd::rt::cuda

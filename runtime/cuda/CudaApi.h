@@ -154,10 +154,10 @@ struct CublasApi {
                                               long long strideB, const float *beta, float *c,
                                               int ldc, long long strideC, int batch);
   cublasStatus_t (*cublasDgemmStridedBatched)(cublasHandle_t, int transa, int transb, int m, int n,
-                                              int k, const double *alpha, const double *a,
-                                              int lda, long long strideA, const double *b,
-                                              int ldb, long long strideB, const double *beta,
-                                              double *c, int ldc, long long strideC, int batch);
+                                              int k, const double *alpha, const double *a, int lda,
+                                              long long strideA, const double *b, int ldb,
+                                              long long strideB, const double *beta, double *c,
+                                              int ldc, long long strideC, int batch);
   std::string path;  ///< the library that was opened, for messages
 };
 
@@ -165,4 +165,4 @@ struct CublasApi {
 /// or one lacks a function. Thread-safe; the answer never changes.
 const CublasApi *cublasApi();
 
-} // namespace spmd::rt::cuda
+}  // namespace spmd::rt::cuda

@@ -27,7 +27,7 @@ std::unique_ptr<Backend> makeCudaBackend(int count) {
   return std::make_unique<cuda::CudaBackend>(*api, count);
 }
 
-} // namespace spmd::rt
+}  // namespace spmd::rt
 
 namespace spmd::rt::cuda {
 
@@ -36,7 +36,7 @@ namespace {
 void check(const CudaApi &api, CUresult r, const std::string &what) {
   if (r != CUDA_SUCCESS) throw std::runtime_error(cudaErrorText(api, r, what));
 }
-} // namespace
+}  // namespace
 
 CudaBackend::CudaBackend(const CudaApi &api, int count) : shared_(api) {
   try {
@@ -75,8 +75,8 @@ void CudaBackend::addGpu(int ordinal) {
   char name[256] = {};
   check(api, api.cuDeviceGetName(name, sizeof name - 1, gpu->dev), "naming " + which);
   gpu->name = name;
-  check(api, api.cuDeviceGetAttribute(&gpu->smCount, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
-                                      gpu->dev),
+  check(api,
+        api.cuDeviceGetAttribute(&gpu->smCount, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, gpu->dev),
         "querying " + which);
   gpu->smCount = std::max(gpu->smCount, 1);
   check(api, api.cuDevicePrimaryCtxRetain(&gpu->ctx, gpu->dev), "opening a context on " + which);
@@ -105,8 +105,7 @@ void CudaBackend::addGpu(int ordinal) {
 // best effort: a failure leaves the slower path, never an error.
 void CudaBackend::connectGpus() {
   const CudaApi &api = shared_.api;
-  if (shared_.gpus.size() < 2 || !api.cuDeviceCanAccessPeer || !api.cuCtxEnablePeerAccess)
-    return;
+  if (shared_.gpus.size() < 2 || !api.cuDeviceCanAccessPeer || !api.cuCtxEnablePeerAccess) return;
   for (auto &a : shared_.gpus) {
     for (auto &b : shared_.gpus) {
       int can = 0;
@@ -177,11 +176,12 @@ void CudaBackend::loadKernels(const std::string &ptx) {
         api.cuModuleUnload(loaded[i]);
       }
       errorLog.resize(errorLog.find('\0') == std::string::npos ? errorLog.size()
-                                                                : errorLog.find('\0'));
-      throw std::runtime_error(
-          cudaErrorText(api, r, "the GPU kernels do not load on GPU " +
-                                    std::to_string(gpu->ordinal) + " (" + gpu->name + ")") +
-          (errorLog.empty() ? std::string() : "\n" + errorLog));
+                                                               : errorLog.find('\0'));
+      throw std::runtime_error(cudaErrorText(api, r,
+                                             "the GPU kernels do not load on GPU " +
+                                                 std::to_string(gpu->ordinal) + " (" + gpu->name +
+                                                 ")") +
+                               (errorLog.empty() ? std::string() : "\n" + errorLog));
     }
     loaded.push_back(module);
   }
@@ -201,8 +201,8 @@ bool CudaBackend::gather(void *host, int64_t bytes, std::string &why) {
     ScopedContext scope(api, e.second->gpu.ctx);
     CUresult r = api.cuMemcpyDtoH(reinterpret_cast<void *>(e.first), e.second->ptr, size_t(n));
     if (r != CUDA_SUCCESS) {
-      why = cudaErrorText(api, r, "copying a result back from GPU " +
-                                      std::to_string(e.second->gpu.ordinal));
+      why = cudaErrorText(
+          api, r, "copying a result back from GPU " + std::to_string(e.second->gpu.ordinal));
       return false;
     }
   }
@@ -215,4 +215,4 @@ void CudaBackend::alias(void *dst, const void *src, int64_t bytes) {
   shared_.shards.alias(dst, src, bytes);
 }
 
-} // namespace spmd::rt::cuda
+}  // namespace spmd::rt::cuda

@@ -51,4 +51,4 @@ private:
   std::unique_ptr<CudaCommunicator> comm_;
 };
 
-} // namespace spmd::rt::cuda
+}  // namespace spmd::rt::cuda

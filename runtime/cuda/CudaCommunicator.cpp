@@ -46,14 +46,16 @@ namespace spmd::rt::cuda {
 
 namespace {
 
-CUdeviceptr toDev(const void *p) { return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(p)); }
+CUdeviceptr toDev(const void *p) {
+  return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(p));
+}
 
 bool overlaps(const void *a, int64_t an, const void *b, int64_t bn) {
   auto pa = reinterpret_cast<uintptr_t>(a), pb = reinterpret_cast<uintptr_t>(b);
   return an > 0 && bn > 0 && pa < pb + uint64_t(bn) && pb < pa + uint64_t(an);
 }
 
-} // namespace
+}  // namespace
 
 CudaCommunicator::CudaCommunicator(const CudaApi &api, std::vector<CudaDevice *> devices)
     : api_(api), devices_(std::move(devices)), members_(devices_.size()) {}
@@ -131,8 +133,7 @@ bool CudaCommunicator::finish(Barrier &b) {
   return !aborted_.load();
 }
 
-CUresult CudaCommunicator::copyAsync(int64_t dev, CUdeviceptr dst, CUdeviceptr src,
-                                     int64_t bytes) {
+CUresult CudaCommunicator::copyAsync(int64_t dev, CUdeviceptr dst, CUdeviceptr src, int64_t bytes) {
   if (bytes <= 0 || dst == src) return CUDA_SUCCESS;
   return api_.cuMemcpyAsync(dst, src, size_t(bytes), devices_[dev]->stream());
 }
@@ -236,8 +237,8 @@ bool CudaCommunicator::allToAll(int64_t dev, const void *in, void *out, int64_t 
   bool ok = exchange(dev, v, in, total, out, total, "all_to_all", [&](CUstream) {
     CUresult r = CUDA_SUCCESS;
     for (int64_t j = 0; j < v.size && r == CUDA_SUCCESS; ++j)
-      r = copyAsync(dev, dst + j * chunkBytes,
-                    members_[v.members[j]].src + v.index * chunkBytes, chunkBytes);
+      r = copyAsync(dev, dst + j * chunkBytes, members_[v.members[j]].src + v.index * chunkBytes,
+                    chunkBytes);
     return r;
   });
   if (ok) bytesMoved += (v.size - 1) * chunkBytes;
@@ -298,4 +299,4 @@ bool CudaCommunicator::reduceScatter(int64_t dev, const void *in, void *out, int
   return true;
 }
 
-} // namespace spmd::rt::cuda
+}  // namespace spmd::rt::cuda

@@ -55,10 +55,10 @@ private:
   };
   /// What one device publishes to its group for the collective in progress.
   struct Member {
-    CUdeviceptr src = 0;           ///< its input on its GPU (a staged copy if it overlaps)
-    CUevent ready = nullptr;       ///< recorded when `src` is ready
-    CUevent done = nullptr;        ///< recorded when its reads of others' inputs are done
-    const void *host = nullptr;    ///< host reductions: its input, staged in host memory
+    CUdeviceptr src = 0;             ///< its input on its GPU (a staged copy if it overlaps)
+    CUevent ready = nullptr;         ///< recorded when `src` is ready
+    CUevent done = nullptr;          ///< recorded when its reads of others' inputs are done
+    const void *host = nullptr;      ///< host reductions: its input, staged in host memory
     std::vector<const void *> srcs;  ///< gathered host pointers, reused between calls
   };
   /// The groups of one axis mask (as in CpuCommunicator).
@@ -102,4 +102,4 @@ private:
   std::atomic<bool> aborted_{false};
 };
 
-} // namespace spmd::rt::cuda
+}  // namespace spmd::rt::cuda

@@ -43,14 +43,16 @@ bool callProgram(std::jmp_buf &unwind, spmd_kernel_fn fn, spmd_dev *ctx, void **
 }
 
 void *toPtr(CUdeviceptr p) { return reinterpret_cast<void *>(static_cast<uintptr_t>(p)); }
-CUdeviceptr toDev(const void *p) { return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(p)); }
+CUdeviceptr toDev(const void *p) {
+  return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(p));
+}
 
 /// Bytes of the pinned block per device: the error record, then read()'s landing slot.
 constexpr size_t kRecordBytes = 64;
 constexpr size_t kReadOffset = 32;
 static_assert(sizeof(spmd_kernel_error) == 32, "spmdrt.h: the error record is 32 bytes");
 
-} // namespace
+}  // namespace
 
 CudaDevice::CudaDevice(CudaShared &shared, int index, Gpu &gpu, Completion &done)
     : shared_(shared), api_(shared.api), index_(index), gpu_(gpu), completion_(done),
@@ -71,8 +73,7 @@ CudaDevice::CudaDevice(CudaShared &shared, int index, Gpu &gpu, Completion &done
                             CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP),
         "allocating the kernel error record");
   std::memset(record_, 0, kRecordBytes);
-  check(api_.cuMemHostGetDevicePointer(&recordDev_, record_, 0),
-        "mapping the kernel error record");
+  check(api_.cuMemHostGetDevicePointer(&recordDev_, record_, 0), "mapping the kernel error record");
   thread_ = std::thread([this] { loop(); });
 }
 
@@ -172,11 +173,12 @@ bool CudaDevice::allocate(CUdeviceptr &p, int64_t bytes) {
   p = 0;
   if (r == CUDA_ERROR_OUT_OF_MEMORY) {
     recordDeviceError(ctx_, "device " + std::to_string(index_) + " is out of memory (allocating " +
-                                std::to_string(bytes) + " bytes: CUDA_ERROR_OUT_OF_MEMORY)" + inRegion(ctx_));
+                                std::to_string(bytes) + " bytes: CUDA_ERROR_OUT_OF_MEMORY)" +
+                                inRegion(ctx_));
     return false;
   }
-  return fail(r, "allocating " + std::to_string(bytes) + " bytes on device " +
-                     std::to_string(index_));
+  return fail(r,
+              "allocating " + std::to_string(bytes) + " bytes on device " + std::to_string(index_));
 }
 
 CUdeviceptr CudaDevice::temp(int64_t bytes) {
@@ -214,8 +216,7 @@ bool CudaDevice::placeInput(const DeviceWork &work, size_t k) {
   if (bytes > 0) {
     CUresult r = api_.cuMemcpyHtoDAsync(p, host, size_t(bytes), stream_);
     if (r != CUDA_SUCCESS)
-      return fail(r, "copying input " + std::to_string(k) + " to device " +
-                         std::to_string(index_));
+      return fail(r, "copying input " + std::to_string(k) + " to device " + std::to_string(index_));
   }
   devIns_[k] = toPtr(p);
   return true;
@@ -234,8 +235,10 @@ bool CudaDevice::run(const DeviceWork &work, spmd_dev *ctx) {
   // write to temporary memory.
   std::vector<CUdeviceptr> outs(work.outs.size(), 0);
   for (size_t k = 0; ok && k < work.outs.size(); ++k) {
-    if (work.outs[k]) ok = allocate(outs[k], work.outBytes[k]);
-    else ok = (outs[k] = temp(work.outBytes[k])) != 0;
+    if (work.outs[k])
+      ok = allocate(outs[k], work.outBytes[k]);
+    else
+      ok = (outs[k] = temp(work.outBytes[k])) != 0;
     devOuts_[k] = toPtr(outs[k]);
   }
   deviceSeconds_ = -1;
@@ -251,13 +254,14 @@ bool CudaDevice::run(const DeviceWork &work, spmd_dev *ctx) {
   ok = finishLaunch(ok);
   // The GPU's own time for the launch's work on this stream (--stats "device ms").
   float ms = 0;
-  if (ok && timed && api_.cuEventElapsedTime(&ms, begun_, ended_) == CUDA_SUCCESS) deviceSeconds_ = ms * 1e-3;
+  if (ok && timed && api_.cuEventElapsedTime(&ms, begun_, ended_) == CUDA_SUCCESS)
+    deviceSeconds_ = ms * 1e-3;
   std::vector<ShardRef> dropped;
   for (size_t k = 0; k < work.outs.size(); ++k) {
     if (!work.outs[k] || !outs[k]) continue;
     if (ok)
-      shared_.shards.put(work.outs[k], std::make_shared<Shard>(api_, gpu_, outs[k], work.outBytes[k]),
-                         dropped);
+      shared_.shards.put(work.outs[k],
+                         std::make_shared<Shard>(api_, gpu_, outs[k], work.outBytes[k]), dropped);
     else
       api_.cuMemFreeAsync(outs[k], stream_);
   }
@@ -266,7 +270,8 @@ bool CudaDevice::run(const DeviceWork &work, spmd_dev *ctx) {
 
 bool CudaDevice::finishLaunch(bool ok) {
   CUresult r = api_.cuStreamSynchronize(stream_);
-  if (r != CUDA_SUCCESS) ok = fail(r, "running the work of device " + std::to_string(index_));
+  if (r != CUDA_SUCCESS)
+    ok = fail(r, "running the work of device " + std::to_string(index_));
   else if (static_cast<const spmd_kernel_error *>(record_)->flag != 0) {
     reportKernelError();
     ok = false;
@@ -333,11 +338,11 @@ bool CudaDevice::launchKernel(spmd_dev *d, const char *name, int64_t n, int32_t 
   params_[1] = &items;
   for (int32_t i = 0; i < nparams; ++i) params_[2 + i] = params[i];
   constexpr uint64_t kThreads = 256;
-  uint64_t blocks = std::min<uint64_t>((items + kThreads - 1) / kThreads,
-                                       uint64_t(8) * uint64_t(gpu_.smCount));
+  uint64_t blocks =
+      std::min<uint64_t>((items + kThreads - 1) / kThreads, uint64_t(8) * uint64_t(gpu_.smCount));
   blocks = std::max<uint64_t>(blocks, 1);
-  CUresult r = api_.cuLaunchKernel(fn, unsigned(blocks), 1, 1, unsigned(kThreads), 1, 1, 0,
-                                   stream_, params_.data(), nullptr);
+  CUresult r = api_.cuLaunchKernel(fn, unsigned(blocks), 1, 1, unsigned(kThreads), 1, 1, 0, stream_,
+                                   params_.data(), nullptr);
   if (r != CUDA_SUCCESS)
     return fail(r, std::string("launching GPU kernel ") + name + " on device " +
                        std::to_string(index_));
@@ -349,8 +354,8 @@ bool CudaDevice::copy(spmd_dev *d, void *dst, const void *src, int64_t bytes) {
   // Unified addressing: the driver finds where each side lives (this GPU, as a rule).
   CUresult r = api_.cuMemcpyAsync(toDev(dst), toDev(src), size_t(bytes), stream_);
   if (r != CUDA_SUCCESS)
-    return fail(r, "copying " + std::to_string(bytes) + " bytes on device " +
-                       std::to_string(index_));
+    return fail(r,
+                "copying " + std::to_string(bytes) + " bytes on device " + std::to_string(index_));
   return true;
 }
 
@@ -407,20 +412,20 @@ int CudaDevice::gemm(spmd_dev *d, int32_t dtype, int64_t batch, int64_t m, int64
   cublasStatus_t s;
   if (dtype == int32_t(DType::F32)) {
     float one = 1, zero = 0;
-    s = blas->cublasSgemmStridedBatched(
-        h, CUBLAS_OP_N, CUBLAS_OP_N, int(n), int(m), int(k), &one, static_cast<const float *>(b),
-        int(n), k * n, static_cast<const float *>(a), int(k), m * k, &zero,
-        static_cast<float *>(c), int(n), m * n, int(batch));
+    s = blas->cublasSgemmStridedBatched(h, CUBLAS_OP_N, CUBLAS_OP_N, int(n), int(m), int(k), &one,
+                                        static_cast<const float *>(b), int(n), k * n,
+                                        static_cast<const float *>(a), int(k), m * k, &zero,
+                                        static_cast<float *>(c), int(n), m * n, int(batch));
   } else {
     double one = 1, zero = 0;
-    s = blas->cublasDgemmStridedBatched(
-        h, CUBLAS_OP_N, CUBLAS_OP_N, int(n), int(m), int(k), &one, static_cast<const double *>(b),
-        int(n), k * n, static_cast<const double *>(a), int(k), m * k, &zero,
-        static_cast<double *>(c), int(n), m * n, int(batch));
+    s = blas->cublasDgemmStridedBatched(h, CUBLAS_OP_N, CUBLAS_OP_N, int(n), int(m), int(k), &one,
+                                        static_cast<const double *>(b), int(n), k * n,
+                                        static_cast<const double *>(a), int(k), m * k, &zero,
+                                        static_cast<double *>(c), int(n), m * n, int(batch));
   }
   if (s != CUBLAS_STATUS_SUCCESS) {
-    recordDeviceError(d, "cuBLAS gemm (" + std::to_string(batch) + " x " + std::to_string(m) +
-                             "x" + std::to_string(k) + " @ " + std::to_string(k) + "x" +
+    recordDeviceError(d, "cuBLAS gemm (" + std::to_string(batch) + " x " + std::to_string(m) + "x" +
+                             std::to_string(k) + " @ " + std::to_string(k) + "x" +
                              std::to_string(n) + ") failed with status " + std::to_string(s) +
                              " on device " + std::to_string(index_));
     return -1;
@@ -428,4 +433,4 @@ int CudaDevice::gemm(spmd_dev *d, int32_t dtype, int64_t batch, int64_t m, int64
   return 0;
 }
 
-} // namespace spmd::rt::cuda
+}  // namespace spmd::rt::cuda

@@ -132,4 +132,4 @@ private:
   std::thread thread_;  ///< started by the constructor once everything else exists
 };
 
-} // namespace spmd::rt::cuda
+}  // namespace spmd::rt::cuda

@@ -48,8 +48,7 @@ void ShardTable::put(const void *host, ShardRef shard, std::vector<ShardRef> &dr
   map_.emplace(lo, std::move(shard));
 }
 
-std::vector<ShardTable::Entry> ShardTable::alias(const void *dst, const void *src,
-                                                 int64_t bytes) {
+std::vector<ShardTable::Entry> ShardTable::alias(const void *dst, const void *src, int64_t bytes) {
   std::vector<Entry> removed;
   auto d = reinterpret_cast<uintptr_t>(dst), s = reinterpret_cast<uintptr_t>(src);
   std::lock_guard<std::mutex> lock(mu_);
@@ -93,4 +92,4 @@ CUresult PinnedBuffer::reserve(int64_t bytes) {
   return CUDA_SUCCESS;
 }
 
-} // namespace spmd::rt::cuda
+}  // namespace spmd::rt::cuda

@@ -101,8 +101,8 @@ struct CudaShared {
   const CudaApi &api;
   std::vector<std::unique_ptr<Gpu>> gpus;
   ShardTable shards;
-  std::mutex modulesMu;                      ///< guards every Gpu::modules
+  std::mutex modulesMu;                       ///< guards every Gpu::modules
   std::atomic<uint64_t> moduleGeneration{0};  ///< bumped by each loadKernels
 };
 
-} // namespace spmd::rt::cuda
+}  // namespace spmd::rt::cuda

@@ -31,17 +31,22 @@ const char *env(const char *name) {
   return v && *v ? v : nullptr;
 }
 
-template <typename F> void bind(void *lib, F &f, const char *name) {
+template <typename F>
+void bind(void *lib, F &f, const char *name) {
   void *p = dlsym(lib, name);
-  if (!p) throw std::runtime_error(std::string("libmpi.so.40 has no ") + name + " (not Open MPI 4 or 5?)");
+  if (!p)
+    throw std::runtime_error(std::string("libmpi.so.40 has no ") + name +
+                             " (not Open MPI 4 or 5?)");
   f = reinterpret_cast<F>(p);
 }
 void *global(void *lib, const char *name) {
   void *p = dlsym(lib, name);
-  if (!p) throw std::runtime_error(std::string("libmpi.so.40 has no ") + name + " (not Open MPI 4 or 5?)");
+  if (!p)
+    throw std::runtime_error(std::string("libmpi.so.40 has no ") + name +
+                             " (not Open MPI 4 or 5?)");
   return p;
 }
-} // namespace
+}  // namespace
 
 bool launchedByMpi() {
   return env("OMPI_COMM_WORLD_SIZE") || env("PMIX_RANK") || env("PMI_RANK") || env("PMI_SIZE");
@@ -54,8 +59,9 @@ void init(double collectiveTimeoutSeconds) {
   void *lib = dlopen("libmpi.so.40", RTLD_NOW | RTLD_GLOBAL);
   if (!lib) {
     const char *why = dlerror();
-    throw std::runtime_error(std::string("started by an MPI launcher, but Open MPI cannot be loaded (") +
-                             (why ? why : "libmpi.so.40") + "); install Open MPI 4 or 5 (libopenmpi3 on Debian)");
+    throw std::runtime_error(
+        std::string("started by an MPI launcher, but Open MPI cannot be loaded (") +
+        (why ? why : "libmpi.so.40") + "); install Open MPI 4 or 5 (libopenmpi3 on Debian)");
   }
   Api &a = w.api;
   bind(lib, a.Init_thread, "MPI_Init_thread");
@@ -87,13 +93,15 @@ void init(double collectiveTimeoutSeconds) {
   a.Comm_rank(a.world, &w.rank);
   a.Comm_size(a.world, &w.size);
   if (provided < kThreadMultiple)
-    fatal("this Open MPI does not support MPI_THREAD_MULTIPLE, which spmdrun needs (each device is a thread)");
+    fatal("this Open MPI does not support MPI_THREAD_MULTIPLE, which spmdrun needs (each device is "
+          "a thread)");
   // A launcher of another MPI (MPICH's hydra, say) starts processes that Open MPI sees as
   // singletons: P runs of one process each, silently. Refuse that.
   const char *expect = env("OMPI_COMM_WORLD_SIZE") ? env("OMPI_COMM_WORLD_SIZE") : env("PMI_SIZE");
   if (expect && std::atoi(expect) != w.size)
-    fatal("the launcher started " + std::string(expect) + " processes but Open MPI sees a world of " +
-          std::to_string(w.size) + " (a launcher of another MPI? use Open MPI's mpirun)");
+    fatal("the launcher started " + std::string(expect) +
+          " processes but Open MPI sees a world of " + std::to_string(w.size) +
+          " (a launcher of another MPI? use Open MPI's mpirun)");
 }
 
 bool active() { return world().active; }
@@ -152,11 +160,12 @@ std::string checkSameStart(const std::vector<std::pair<std::string, std::string>
       std::string v0 = i < zero.size() ? zero[i].second : "";
       std::string v1 = i < other.size() ? other[i].second : "";
       if (i < other.size() && i < zero.size() && other[i].first != n0)
-        return "the ranks were started differently: rank 0 has " + n0 + ", rank " + std::to_string(r) +
-               " has " + other[i].first;
+        return "the ranks were started differently: rank 0 has " + n0 + ", rank " +
+               std::to_string(r) + " has " + other[i].first;
       if (v0 != v1)
-        return "the ranks were started differently: " + n0 + " is " + show(v0) + " on rank 0 but " + show(v1) +
-               " on rank " + std::to_string(r) + " (every rank must run the same script with the same options)";
+        return "the ranks were started differently: " + n0 + " is " + show(v0) + " on rank 0 but " +
+               show(v1) + " on rank " + std::to_string(r) +
+               " (every rank must run the same script with the same options)";
     }
   }
   return "";
@@ -232,5 +241,5 @@ void timedOut(const WaitInfo &info) {
         "(--collective-timeout SECONDS sets the limit)");
 }
 
-} // namespace detail
-} // namespace spmd::rt::mpi
+}  // namespace detail
+}  // namespace spmd::rt::mpi

@@ -95,8 +95,8 @@ void finalize();
 
 /// What a wait is for, for the message when it times out.
 struct WaitInfo {
-  const char *what;     ///< "psum", "the end of a launch", ...
-  std::string whom;     ///< "rank 1", "ranks 1, 2", ...
+  const char *what;  ///< "psum", "the end of a launch", ...
+  std::string whom;  ///< "rank 1", "ranks 1, 2", ...
 };
 
 /// Polls `requests` until all complete. Returns true when done; false as soon as
@@ -117,7 +117,7 @@ bool testAll(std::vector<Request> &requests);
 void backoff(int round);
 double now();
 [[noreturn]] void timedOut(const WaitInfo &info);
-} // namespace detail
+}  // namespace detail
 
 template <typename Stop>
 bool waitAll(std::vector<Request> &requests, const WaitInfo &info, Stop stop) {
@@ -130,4 +130,4 @@ bool waitAll(std::vector<Request> &requests, const WaitInfo &info, Stop stop) {
   }
 }
 
-} // namespace spmd::rt::mpi
+}  // namespace spmd::rt::mpi

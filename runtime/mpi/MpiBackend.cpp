@@ -49,7 +49,8 @@ public:
   bool launchKernel(spmd_dev *, const char *, int64_t, int32_t, void **) override { return false; }
   bool copy(spmd_dev *, void *, const void *, int64_t) override { return false; }
   bool read(spmd_dev *, const void *, int32_t, int64_t &) override { return false; }
-  int gemm(spmd_dev *, int32_t, int64_t, int64_t, int64_t, int64_t, const void *, const void *, void *) override {
+  int gemm(spmd_dev *, int32_t, int64_t, int64_t, int64_t, int64_t, const void *, const void *,
+           void *) override {
     return -1;
   }
   /// Never called: no kernel of this process runs on a remote device.
@@ -80,9 +81,9 @@ public:
 
   int deviceCount() const override { return ranks_ * perRank_; }
   std::string describe() const override {
-    return std::to_string(ranks_ * perRank_) + " CPU devices (" + std::to_string(ranks_) + " MPI process" +
-           (ranks_ == 1 ? "" : "es") + " of " + std::to_string(perRank_) + " thread" + (perRank_ == 1 ? "" : "s") +
-           ")";
+    return std::to_string(ranks_ * perRank_) + " CPU devices (" + std::to_string(ranks_) +
+           " MPI process" + (ranks_ == 1 ? "" : "es") + " of " + std::to_string(perRank_) +
+           " thread" + (perRank_ == 1 ? "" : "s") + ")";
   }
   Device &device(int index) override {
     int local = index - rank_ * perRank_;
@@ -93,7 +94,8 @@ public:
   void loadHostKernels(const std::vector<std::pair<std::string, void *>> &kernels) override {
     {
       std::lock_guard<std::mutex> lock(kernels_.mu);
-      for (const auto &[name, entry] : kernels) kernels_.byName[name] = reinterpret_cast<HostKernelFn>(entry);
+      for (const auto &[name, entry] : kernels)
+        kernels_.byName[name] = reinterpret_cast<HostKernelFn>(entry);
     }
     kernels_.generation.fetch_add(1);
   }
@@ -116,13 +118,14 @@ public:
     release(dst, bytes);
     const char *lo = static_cast<const char *>(src);
     std::vector<std::pair<char *, Shards>> copies;
-    for (auto it = shards_.lower_bound(const_cast<char *>(lo)); it != shards_.end() && it->first < lo + bytes; ++it)
+    for (auto it = shards_.lower_bound(const_cast<char *>(lo));
+         it != shards_.end() && it->first < lo + bytes; ++it)
       copies.emplace_back(static_cast<char *>(dst) + (it->first - lo), it->second);
     for (auto &[p, sh] : copies) shards_[p] = sh;
   }
 
-  bool beginLaunch(const char *name, const Mesh &mesh, const std::vector<DeviceWork> &works, ErrorState &errors,
-                   std::string &) override {
+  bool beginLaunch(const char *name, const Mesh &mesh, const std::vector<DeviceWork> &works,
+                   ErrorState &errors, std::string &) override {
     comm_.setLaunch(name, ++seq_, &errors);
     comm_launch_ = name ? name : "a launch";
     // Inputs read in place: gather a buffer first when a device would read bytes that
@@ -140,7 +143,8 @@ public:
           char *base = it->first;
           if (base + it->second.bytes <= p) continue;
           for (const Piece &pc : it->second.pieces)
-            if (pc.rank != owner(i) && base + pc.offset < p + n && base + pc.offset + pc.bytes > p &&
+            if (pc.rank != owner(i) && base + pc.offset < p + n &&
+                base + pc.offset + pc.bytes > p &&
                 std::find(needed.begin(), needed.end(), base) == needed.end())
               needed.push_back(base);
         }
@@ -164,13 +168,16 @@ public:
       sh.bytes = writes.back().first + each - base;
       for (auto &[p, r] : writes) {
         int64_t off = p - base;
-        if (!sh.pieces.empty() && sh.pieces.back().rank == r && sh.pieces.back().offset + sh.pieces.back().bytes == off)
+        if (!sh.pieces.empty() && sh.pieces.back().rank == r &&
+            sh.pieces.back().offset + sh.pieces.back().bytes == off)
           sh.pieces.back().bytes += each;
-        else sh.pieces.push_back({r, off, each});
+        else
+          sh.pieces.push_back({r, off, each});
       }
       release(base, sh.bytes);
       auto before = shards_.lower_bound(base);  // an older record that reaches into the range
-      if (before != shards_.begin() && std::prev(before)->first + std::prev(before)->second.bytes > base)
+      if (before != shards_.begin() &&
+          std::prev(before)->first + std::prev(before)->second.bytes > base)
         shards_.erase(std::prev(before));
       shards_[base] = std::move(sh);
     }
@@ -228,13 +235,16 @@ public:
     v.push_back(rank_ == 0 ? hostAcross_ : 0);
     sumAcrossProcesses(v);
     std::ostringstream os;
-    os << "MPI: " << ranks_ << " processes x " << perRank_ << " devices; bytes summed over all processes:\n";
-    os << std::left << std::setw(14) << "collective" << std::right << std::setw(14) << "device calls"
-       << std::setw(18) << "within process" << std::setw(18) << "across processes" << "\n";
+    os << "MPI: " << ranks_ << " processes x " << perRank_
+       << " devices; bytes summed over all processes:\n";
+    os << std::left << std::setw(14) << "collective" << std::right << std::setw(14)
+       << "device calls" << std::setw(18) << "within process" << std::setw(18) << "across processes"
+       << "\n";
     for (int k = 0; k < int(CollectiveKind::Count); ++k) {
       if (v[3 * k] == 0) continue;
-      os << std::left << std::setw(14) << collectiveName(CollectiveKind(k)) << std::right << std::setw(14)
-         << v[3 * k] << std::setw(18) << v[3 * k + 1] << std::setw(18) << v[3 * k + 2] << "\n";
+      os << std::left << std::setw(14) << collectiveName(CollectiveKind(k)) << std::right
+         << std::setw(14) << v[3 * k] << std::setw(18) << v[3 * k + 1] << std::setw(18)
+         << v[3 * k + 2] << "\n";
     }
     size_t h = 3 * size_t(CollectiveKind::Count);
     os << "host reads of sharded results: " << v[h] / std::max(ranks_, 1) << ", " << v[h + 1]
@@ -266,8 +276,8 @@ private:
     for (const Piece &pc : sh.pieces) {
       for (int64_t at = 0; at < pc.bytes; at += kPiece) {
         reqs.emplace_back();
-        a.Ibcast(base + pc.offset + at, int(std::min(kPiece, pc.bytes - at)), a.byte, pc.rank, hostComm_,
-                 &reqs.back());
+        a.Ibcast(base + pc.offset + at, int(std::min(kPiece, pc.bytes - at)), a.byte, pc.rank,
+                 hostComm_, &reqs.back());
       }
       if (pc.rank != rank_) hostAcross_ += pc.bytes;
     }
@@ -289,8 +299,10 @@ private:
   std::string comm_launch_ = "a launch";
 };
 
-} // namespace
+}  // namespace
 
-std::unique_ptr<Backend> makeMpiBackend(int perRank) { return std::make_unique<MpiBackend>(perRank); }
+std::unique_ptr<Backend> makeMpiBackend(int perRank) {
+  return std::make_unique<MpiBackend>(perRank);
+}
 
-} // namespace spmd::rt
+}  // namespace spmd::rt

@@ -15,4 +15,4 @@ namespace spmd::rt {
 /// `perRank` CPU devices on each of the mpi::size() ranks.
 std::unique_ptr<Backend> makeMpiBackend(int perRank);
 
-} // namespace spmd::rt
+}  // namespace spmd::rt

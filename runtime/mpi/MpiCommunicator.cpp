@@ -42,7 +42,7 @@ namespace {
 constexpr int64_t kChunkBytes = int64_t(1) << 20;
 constexpr int kAbortTag = 7;
 constexpr int kDataTag = 1;
-} // namespace
+}  // namespace
 
 const char *collectiveName(CollectiveKind k) {
   switch (k) {
@@ -180,7 +180,8 @@ bool MpiCommunicator::stopped() {
   return true;
 }
 
-bool MpiCommunicator::wait(std::vector<mpi::Request> &reqs, const char *what, const std::string &whom) {
+bool MpiCommunicator::wait(std::vector<mpi::Request> &reqs, const char *what,
+                           const std::string &whom) {
   std::string w = std::string(what) + " in " + launch_;
   return mpi::waitAll(reqs, {w.c_str(), whom}, [this] { return stopped(); });
 }
@@ -241,8 +242,8 @@ static void tooLarge(const char *what, int64_t bytes) {
              " bytes between processes is over MPI's 2 GiB limit");
 }
 
-bool MpiCommunicator::chainFold(Slot &s, const std::vector<const char *> &srcs, int64_t count, DType dt,
-                                RedOp op, const char *what, int64_t &across) {
+bool MpiCommunicator::chainFold(Slot &s, const std::vector<const char *> &srcs, int64_t count,
+                                DType dt, RedOp op, const char *what, int64_t &across) {
   const mpi::Api &a = mpi::api();
   int64_t esize = dtypeSize(int32_t(dt));
   s.a.resize(size_t(std::max<int64_t>(count * esize, 1)));
@@ -278,7 +279,8 @@ bool MpiCommunicator::chainFold(Slot &s, const std::vector<const char *> &srcs, 
 }
 
 /// Broadcasts `bytes` at `p` from `root` of `comm` in pieces MPI's int counts can hold.
-static void bcastBytes(mpi::Comm comm, char *p, int64_t bytes, int root, std::vector<mpi::Request> &reqs) {
+static void bcastBytes(mpi::Comm comm, char *p, int64_t bytes, int root,
+                       std::vector<mpi::Request> &reqs) {
   const mpi::Api &a = mpi::api();
   constexpr int64_t kPiece = int64_t(1) << 30;
   for (int64_t at = 0; at < bytes; at += kPiece) {
@@ -334,12 +336,14 @@ bool MpiCommunicator::leadPpermute(Slot &s, int64_t bytes, int32_t npairs, const
   // The source of each destination (the last pair naming it wins, as on one process).
   std::vector<int64_t> source(s.size, -1);
   for (int32_t p = 0; p < npairs; ++p)
-    if (pairs[2 * p + 1] >= 0 && pairs[2 * p + 1] < s.size && pairs[2 * p] >= 0 && pairs[2 * p] < s.size)
+    if (pairs[2 * p + 1] >= 0 && pairs[2 * p + 1] < s.size && pairs[2 * p] >= 0 &&
+        pairs[2 * p] < s.size)
       source[pairs[2 * p + 1]] = pairs[2 * p];
   int64_t lo = s.segLo[s.me], hi = s.segLo[s.me + 1];
   s.a.resize(size_t(std::max<int64_t>(s.localCount * bytes, 1)));  // staged inputs
   s.b.resize(size_t(std::max<int64_t>(s.localCount * bytes, 1)));  // received
-  for (int64_t j = 0; j < s.localCount; ++j) std::memcpy(s.a.data() + j * bytes, s.pub[j].in, size_t(bytes));
+  for (int64_t j = 0; j < s.localCount; ++j)
+    std::memcpy(s.a.data() + j * bytes, s.pub[j].in, size_t(bytes));
   std::vector<mpi::Request> reqs;
   int64_t across = 0;
   for (int64_t d = 0; d < s.size; ++d) {  // ascending destinations on both sides
@@ -348,22 +352,25 @@ bool MpiCommunicator::leadPpermute(Slot &s, int64_t bytes, int32_t npairs, const
     bool dLocal = d >= lo && d < hi, sLocal = src >= lo && src < hi;
     if (dLocal && !sLocal) {
       reqs.emplace_back();
-      a.Irecv(s.b.data() + (d - lo) * bytes, int(bytes), a.byte, rankOfMember(s, src), kDataTag, s.comm,
-              &reqs.back());
+      a.Irecv(s.b.data() + (d - lo) * bytes, int(bytes), a.byte, rankOfMember(s, src), kDataTag,
+              s.comm, &reqs.back());
       across += bytes;
     } else if (sLocal && !dLocal) {
       reqs.emplace_back();
-      a.Isend(s.a.data() + (src - lo) * bytes, int(bytes), a.byte, rankOfMember(s, d), kDataTag, s.comm,
-              &reqs.back());
+      a.Isend(s.a.data() + (src - lo) * bytes, int(bytes), a.byte, rankOfMember(s, d), kDataTag,
+              s.comm, &reqs.back());
     }
   }
   if (!wait(reqs, "ppermute", allRanks(s.ranks, rank_))) return false;
   for (int64_t d = lo; d < hi; ++d) {
     void *out = s.pub[d - lo].out;
     int64_t src = source[d];
-    if (src < 0) std::memset(out, 0, size_t(bytes));
-    else if (src >= lo && src < hi) std::memcpy(out, s.a.data() + (src - lo) * bytes, size_t(bytes));
-    else std::memcpy(out, s.b.data() + (d - lo) * bytes, size_t(bytes));
+    if (src < 0)
+      std::memset(out, 0, size_t(bytes));
+    else if (src >= lo && src < hi)
+      std::memcpy(out, s.a.data() + (src - lo) * bytes, size_t(bytes));
+    else
+      std::memcpy(out, s.b.data() + (d - lo) * bytes, size_t(bytes));
   }
   stats_[int(CollectiveKind::Ppermute)].across.fetch_add(across, std::memory_order_relaxed);
   return true;
@@ -430,7 +437,8 @@ bool MpiCommunicator::leadReduceScatter(Slot &s, int64_t count, DType dt, RedOp 
     if (bytes > INT_MAX) tooLarge("psum_scatter", bytes);
     char *p = s.a.data() + s.segLo[r] * count * esize;
     reqs.emplace_back();
-    if (s.me == root) a.Isend(p, int(bytes), a.byte, r, kDataTag, s.comm, &reqs.back());
+    if (s.me == root)
+      a.Isend(p, int(bytes), a.byte, r, kDataTag, s.comm, &reqs.back());
     else {
       a.Irecv(p, int(bytes), a.byte, root, kDataTag, s.comm, &reqs.back());
       across += bytes;
@@ -438,7 +446,8 @@ bool MpiCommunicator::leadReduceScatter(Slot &s, int64_t count, DType dt, RedOp 
   }
   if (!wait(reqs, "psum_scatter", rankName(s, root))) return false;
   for (int64_t j = 0; j < s.localCount; ++j)
-    std::memcpy(s.pub[j].out, s.a.data() + (s.segLo[s.me] + j) * count * esize, size_t(count * esize));
+    std::memcpy(s.pub[j].out, s.a.data() + (s.segLo[s.me] + j) * count * esize,
+                size_t(count * esize));
   stats_[int(CollectiveKind::PsumScatter)].across.fetch_add(across, std::memory_order_relaxed);
   return true;
 }
@@ -448,8 +457,8 @@ bool MpiCommunicator::leadReduceScatter(Slot &s, int64_t count, DType dt, RedOp 
 // `within` is what each device receives from the other members of its process, by the
 // same formula as the CPU communicator's bytesMoved.
 
-bool MpiCommunicator::allreduce(int64_t dev, void *buf, int64_t count, DType dt, RedOp op, uint32_t axes,
-                                int64_t &bytesMoved) {
+bool MpiCommunicator::allreduce(int64_t dev, void *buf, int64_t count, DType dt, RedOp op,
+                                uint32_t axes, int64_t &bytesMoved) {
   int64_t li = 0;
   Slot *s = slotOf(dev, axes, li);
   if (!s) {
@@ -472,8 +481,8 @@ bool MpiCommunicator::allreduce(int64_t dev, void *buf, int64_t count, DType dt,
   return true;
 }
 
-bool MpiCommunicator::allGather(int64_t dev, const void *in, void *out, int64_t bytes, uint32_t axes,
-                                int64_t &bytesMoved) {
+bool MpiCommunicator::allGather(int64_t dev, const void *in, void *out, int64_t bytes,
+                                uint32_t axes, int64_t &bytesMoved) {
   int64_t li = 0;
   Slot *s = slotOf(dev, axes, li);
   if (!s) {
@@ -515,7 +524,8 @@ bool MpiCommunicator::ppermute(int64_t dev, const void *in, void *out, int64_t b
   if (role == Role::Aborted) return false;
   int64_t me = s->segLo[s->me] + li, source = -1;
   for (int32_t p = 0; p < npairs; ++p)
-    if (pairs[2 * p + 1] == me && pairs[2 * p] >= 0 && pairs[2 * p] < s->size) source = pairs[2 * p];
+    if (pairs[2 * p + 1] == me && pairs[2 * p] >= 0 && pairs[2 * p] < s->size)
+      source = pairs[2 * p];
   if (source >= 0 && source != me) {
     bytesMoved += bytes;
     bool local = source >= s->segLo[s->me] && source < s->segLo[s->me + 1];
@@ -526,8 +536,8 @@ bool MpiCommunicator::ppermute(int64_t dev, const void *in, void *out, int64_t b
   return true;
 }
 
-bool MpiCommunicator::allToAll(int64_t dev, const void *in, void *out, int64_t chunkBytes, uint32_t axes,
-                               int64_t &bytesMoved) {
+bool MpiCommunicator::allToAll(int64_t dev, const void *in, void *out, int64_t chunkBytes,
+                               uint32_t axes, int64_t &bytesMoved) {
   int64_t li = 0;
   Slot *s = slotOf(dev, axes, li);
   if (!s) {
@@ -549,8 +559,8 @@ bool MpiCommunicator::allToAll(int64_t dev, const void *in, void *out, int64_t c
   return true;
 }
 
-bool MpiCommunicator::reduceScatter(int64_t dev, const void *in, void *out, int64_t count_, DType dt, RedOp op,
-                                    uint32_t axes, int64_t &bytesMoved) {
+bool MpiCommunicator::reduceScatter(int64_t dev, const void *in, void *out, int64_t count_,
+                                    DType dt, RedOp op, uint32_t axes, int64_t &bytesMoved) {
   int64_t li = 0;
   Slot *s = slotOf(dev, axes, li);
   if (!s) {
@@ -573,4 +583,4 @@ bool MpiCommunicator::reduceScatter(int64_t dev, const void *in, void *out, int6
   return true;
 }
 
-} // namespace spmd::rt
+}  // namespace spmd::rt

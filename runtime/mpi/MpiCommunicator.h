@@ -128,4 +128,4 @@ private:
   std::mutex probeMu_;  ///< one thread at a time polls the abort notices
 };
 
-} // namespace spmd::rt
+}  // namespace spmd::rt

@@ -15,8 +15,8 @@
 // add into one fma; with lo/hi other than 0/1 uniform's `f * (hi - lo) + lo` and
 // erf_inv's and log1p's Horner steps are fused, and the results differ from the
 // unfused ones in the last bit. We call std::fma explicitly where XLA's code fuses
-// (it is exact on any machine), and nowhere else. Compile the rest without contraction (GCC's default only contracts
-// when the target has FMA instructions, e.g. -march=native; then pass
+// (it is exact on any machine), and nowhere else. Compile the rest without contraction (GCC's
+// default only contracts when the target has FMA instructions, e.g. -march=native; then pass
 // -ffp-contract=off).
 #pragma once
 
@@ -35,9 +35,17 @@ using Key = std::array<uint32_t, 2>;
 
 namespace detail {
 inline uint32_t rotl(uint32_t x, int r) { return (x << r) | (x >> (32 - r)); }
-inline float asFloat(uint32_t u) { float f; std::memcpy(&f, &u, 4); return f; }
-inline uint32_t asBits(float f) { uint32_t u; std::memcpy(&u, &f, 4); return u; }
-} // namespace detail
+inline float asFloat(uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+inline uint32_t asBits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+}  // namespace detail
 
 /// The threefry2x32 block cipher (20 rounds) of counter (x0, x1) under `key`: JAX's
 /// `threefry2x32_p`. Random123's known answer: key (0,0), counter (0,0) gives
@@ -129,7 +137,9 @@ inline constexpr float kLogSqrtHalf = 0.707106769f;
 /// (inputs and results): below this magnitude log, log1p and erf_inv see a zero.
 inline constexpr float kMinNormal = 0x1p-126f;
 /// A float with |x| < kMinNormal flushed to a zero of its sign (as XLA's CPU code).
-inline float flushDenormal(float x) { return std::fabs(x) < kMinNormal ? std::copysign(0.0f, x) : x; }
+inline float flushDenormal(float x) {
+  return std::fabs(x) < kMinNormal ? std::copysign(0.0f, x) : x;
+}
 /// XLA's log1p: below this |x| the rational form is used (sqrt(2) - 1).
 inline constexpr float kLog1pSmall = 0.41421356237309504880f;
 /// XLA's log1p rational form (from Cephes), numerator and denominator, highest
@@ -139,11 +149,13 @@ inline constexpr float kLog1pNum[7] = {
     float(6.5787325942061044846969E0),  float(2.9911919328553073277375E1),
     float(6.0949667980987787057556E1),  float(5.7112963590585538103336E1),
     float(2.0039553499201281259648E1)};
-inline constexpr float kLog1pDen[7] = {
-    1.0f,
-    float(1.5062909083469192043167E1), float(8.3047565967967209469434E1),
-    float(2.2176239823732856465394E2), float(3.0909872225312059774938E2),
-    float(2.1642788614495947685003E2), float(6.0118660497603843919306E1)};
+inline constexpr float kLog1pDen[7] = {1.0f,
+                                       float(1.5062909083469192043167E1),
+                                       float(8.3047565967967209469434E1),
+                                       float(2.2176239823732856465394E2),
+                                       float(3.0909872225312059774938E2),
+                                       float(2.1642788614495947685003E2),
+                                       float(6.0118660497603843919306E1)};
 
 /// The natural log in float32, bit for bit as XLA on CPU computes it (jnp.log), with
 /// float and integer operations only; see kLogP. The fma calls are where XLA's
@@ -170,7 +182,7 @@ inline float logF32(float y) {
   float c = std::fma(std::fma(t, kLogP[2], kLogP[1]), t, kLogP[0]);
   float p = std::fma(std::fma(a, t3, b), t3, c);
   float tail = std::fma(p, t3, e * kLogLn2Lo);  // t^3 P(t) + e ln2_lo
-  float head = std::fma(-t2, 0.5f, t);           // t - t^2/2
+  float head = std::fma(-t2, 0.5f, t);          // t - t^2/2
   return std::fma(e, kLogLn2Hi, head + tail);
 }
 
@@ -256,4 +268,4 @@ inline std::vector<int32_t> randint(Key key, uint64_t n, int32_t lo, int32_t hi)
   return out;
 }
 
-} // namespace spmd::prng
+}  // namespace spmd::prng

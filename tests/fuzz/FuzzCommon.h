@@ -54,9 +54,7 @@ inline std::optional<ir::Module> compileToIR(SourceManager &sm, int file) {
   } catch (const UserError &e) {
     render(sm, {e.diag});
     return std::nullopt;
-  } catch (const InternalError &e) {
-    bug(e.what());
-  }
+  } catch (const InternalError &e) { bug(e.what()); }
 }
 
-} // namespace spmd::fuzz
+}  // namespace spmd::fuzz

@@ -42,19 +42,94 @@ inline const std::vector<std::string> &snippetLines() {
       "let s = set(x, (1, 1), 5.0)",
       "let h = if x[0, 0] > 0.0 { 1.0 } else { 2.0 }",
       "let n = one_hot(arange(4), 5)",
-      "let r = pmap a (m in reshape(arange(16.0), [4, 2, 2])) { pmap b (v in m) { psum(v, (a, b)) } }",
+      "let r = pmap a (m in reshape(arange(16.0), [4, 2, 2])) { pmap b (v in m) { psum(v, (a, b)) "
+      "} }",
   };
   return v;
 }
 
 inline const std::vector<std::string> &snippetTokens() {
-  static const std::vector<std::string> v = {
-      "0", "1", "-1", "2", "8", "0.0", "1.5", "-0.0", "1e30", "1e-30", "2147483648", "9223372036854775807",
-      "x", "i", "j", "f", "k", "sum", "psum", "pmap", "vmap", "grad", "fn", "let", "var", "if", "else", "for",
-      "in", "along", "zeros", "arange", "reshape", "transpose", "eye", "linspace", "set", "where", "key", "split",
-      "fold_in", "uniform", "normal", "bernoulli", "all_gather", "all_to_all", "psum_scatter", "axis_index",
-      "f32", "i32", "u32", "bool", "f64", "true", "false", "[", "]", "(", ")", "{", "}", ",", ":", "..", "+",
-      "-", "*", "/", "//", "%", "**", "@", "==", "<", "and", "not", "[]", "()", "x[0]", "x[1:]", "x[::-1]"};
+  static const std::vector<std::string> v = {"0",
+                                             "1",
+                                             "-1",
+                                             "2",
+                                             "8",
+                                             "0.0",
+                                             "1.5",
+                                             "-0.0",
+                                             "1e30",
+                                             "1e-30",
+                                             "2147483648",
+                                             "9223372036854775807",
+                                             "x",
+                                             "i",
+                                             "j",
+                                             "f",
+                                             "k",
+                                             "sum",
+                                             "psum",
+                                             "pmap",
+                                             "vmap",
+                                             "grad",
+                                             "fn",
+                                             "let",
+                                             "var",
+                                             "if",
+                                             "else",
+                                             "for",
+                                             "in",
+                                             "along",
+                                             "zeros",
+                                             "arange",
+                                             "reshape",
+                                             "transpose",
+                                             "eye",
+                                             "linspace",
+                                             "set",
+                                             "where",
+                                             "key",
+                                             "split",
+                                             "fold_in",
+                                             "uniform",
+                                             "normal",
+                                             "bernoulli",
+                                             "all_gather",
+                                             "all_to_all",
+                                             "psum_scatter",
+                                             "axis_index",
+                                             "f32",
+                                             "i32",
+                                             "u32",
+                                             "bool",
+                                             "f64",
+                                             "true",
+                                             "false",
+                                             "[",
+                                             "]",
+                                             "(",
+                                             ")",
+                                             "{",
+                                             "}",
+                                             ",",
+                                             ":",
+                                             "..",
+                                             "+",
+                                             "-",
+                                             "*",
+                                             "/",
+                                             "//",
+                                             "%",
+                                             "**",
+                                             "@",
+                                             "==",
+                                             "<",
+                                             "and",
+                                             "not",
+                                             "[]",
+                                             "()",
+                                             "x[0]",
+                                             "x[1:]",
+                                             "x[::-1]"};
   return v;
 }
 
@@ -63,7 +138,9 @@ inline const std::vector<std::string> &snippetTokens() {
 inline std::vector<std::string> tokens(const std::string &s) {
   std::vector<std::string> out;
   size_t i = 0;
-  auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; };
+  auto word = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
+  };
   while (i < s.size()) {
     size_t j = i + 1;
     if (word(s[i]))
@@ -118,8 +195,9 @@ inline size_t mutate(uint8_t *data, size_t size, size_t maxSize, unsigned seed) 
   return r.size();
 }
 
-} // namespace spmd::fuzz
+}  // namespace spmd::fuzz
 
-extern "C" size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t maxSize, unsigned int seed) {
+extern "C" size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t maxSize,
+                                          unsigned int seed) {
   return spmd::fuzz::mutate(data, size, maxSize, seed);
 }

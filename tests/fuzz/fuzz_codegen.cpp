@@ -28,9 +28,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     (void)codegen::emitLLVM(*m, co);
   } catch (const UserError &) {
     // Code generation may still find a user error (a static size it cannot lay out).
-  } catch (const InternalError &e) {
-    fuzz::bug(e.what());
-  }
+  } catch (const InternalError &e) { fuzz::bug(e.what()); }
   try {
     co.backend = codegen::Backend::Cuda;
     (void)codegen::emitPTX(*m, co);

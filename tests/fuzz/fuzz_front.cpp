@@ -17,15 +17,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     std::vector<Diagnostic> errs;
     ast::Program prog = parseProgram(sm, file, errs);
     if (errs.empty()) (void)ast::dumpAst(prog);
-  } catch (const InternalError &e) {
-    fuzz::bug(e.what());
-  }
+  } catch (const InternalError &e) { fuzz::bug(e.what()); }
   if (auto m = fuzz::compileToIR(sm, file)) {
     try {
       (void)ir::print(*m);
-    } catch (const InternalError &e) {
-      fuzz::bug(e.what());
-    }
+    } catch (const InternalError &e) { fuzz::bug(e.what()); }
   }
   return 0;
 }

@@ -25,7 +25,8 @@ struct GoldenRecord {
 /// The path of tests/data/prng_golden.txt: from $SPMD_SOURCE_DIR (CTest sets it), else
 /// relative to this header.
 inline std::string prngGoldenPath() {
-  if (const char *dir = std::getenv("SPMD_SOURCE_DIR")) return std::string(dir) + "/tests/data/prng_golden.txt";
+  if (const char *dir = std::getenv("SPMD_SOURCE_DIR"))
+    return std::string(dir) + "/tests/data/prng_golden.txt";
   std::string here = __FILE__;  // .../tests/unit/PrngGolden.h
   return here.substr(0, here.rfind("/unit/")) + "/data/prng_golden.txt";
 }
@@ -44,8 +45,10 @@ inline std::vector<GoldenRecord> readPrngGolden() {
     std::string w;
     bool after = false;
     while (ss >> w) {
-      if (w == ":") after = true;
-      else (after ? r.values : r.args).push_back(w);
+      if (w == ":")
+        after = true;
+      else
+        (after ? r.values : r.args).push_back(w);
     }
     out.push_back(std::move(r));
   }
@@ -89,4 +92,4 @@ inline int64_t ulpDistance(float a, float b) {
   return la > lb ? la - lb : lb - la;
 }
 
-} // namespace spmd::testing
+}  // namespace spmd::testing

@@ -29,8 +29,9 @@ struct Prog {
   Var constant(DType d, Shape s, const std::vector<double> &v) {
     std::vector<Param> ps;
     for (double x : v) ps.push_back(isFloat(d) ? Param::ofFloat(x) : Param::of(int64_t(x)));
-    return b.emit1(Op::Constant, {}, {{"value", Param::list(ps)}, {"dtype", Param::ofDType(d)},
-                                      {"shape", Param::ints(s)}});
+    return b.emit1(
+        Op::Constant, {},
+        {{"value", Param::list(ps)}, {"dtype", Param::ofDType(d)}, {"shape", Param::ints(s)}});
   }
   /// Prints `x` on its own line.
   void print(Atom x) { b.emit(Op::Print, {x}, {{"segments", Param::list({Param::of(0)})}}); }
@@ -62,26 +63,34 @@ inline std::vector<double> numbers(const std::string &s) {
   std::string tok;
   auto flush = [&] {
     if (tok.empty()) return;
-    if (tok == "True") r.push_back(1);
-    else if (tok == "False") r.push_back(0);
-    else r.push_back(std::stod(tok));
+    if (tok == "True")
+      r.push_back(1);
+    else if (tok == "False")
+      r.push_back(0);
+    else
+      r.push_back(std::stod(tok));
     tok.clear();
   };
   for (char c : s) {
-    if (c == '[' || c == ']' || c == ',' || c == ' ' || c == '\n' || c == '(' || c == ')') flush();
-    else tok += c;
+    if (c == '[' || c == ']' || c == ',' || c == ' ' || c == '\n' || c == '(' || c == ')')
+      flush();
+    else
+      tok += c;
   }
   flush();
   return r;
 }
 
 /// Checks `got` against `want` elementwise with a relative tolerance.
-inline void near(const std::vector<double> &got, const std::vector<double> &want, double rtol = 1e-6) {
+inline void near(const std::vector<double> &got, const std::vector<double> &want,
+                 double rtol = 1e-6) {
   REQUIRE(got.size() == want.size());
   for (size_t k = 0; k < got.size(); ++k) {
     INFO("element " << k << ": got " << got[k] << ", want " << want[k]);
-    if (std::isnan(want[k])) CHECK(std::isnan(got[k]));
-    else CHECK(std::abs(got[k] - want[k]) <= rtol * std::abs(want[k]) + 1e-6);
+    if (std::isnan(want[k]))
+      CHECK(std::isnan(got[k]));
+    else
+      CHECK(std::abs(got[k] - want[k]) <= rtol * std::abs(want[k]) + 1e-6);
   }
 }
 
@@ -91,4 +100,4 @@ inline std::vector<double> iotaVals(int64_t n, double scale = 1, double off = 0)
   return v;
 }
 
-} // namespace spmd::testing
+}  // namespace spmd::testing

@@ -9,6 +9,8 @@
 extern "C" void *const spmd_test_runtime_symbols[];
 void *const spmd_test_runtime_symbols[] = {
 #define SPMD_RT_FN(ret, name, params) (void *)&name,
+// clang-format off
 #define SPMD_RT_VAR(type, name) (void *)&name,
 #include "spmdrt.def"
+    // clang-format on
 };

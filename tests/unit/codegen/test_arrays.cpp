@@ -15,8 +15,9 @@ std::vector<int64_t> strides(const Shape &s) {
 }
 
 /// Reference reduction of `x` (shape `s`) over `axes`.
-std::vector<double> refReduce(const std::vector<double> &x, const Shape &s, const std::vector<int64_t> &axes,
-                              double init, double (*f)(double, double)) {
+std::vector<double> refReduce(const std::vector<double> &x, const Shape &s,
+                              const std::vector<int64_t> &axes, double init,
+                              double (*f)(double, double)) {
   Shape out;
   std::vector<bool> red(s.size());
   for (auto a : axes) red[a] = true;
@@ -38,7 +39,7 @@ std::vector<double> refReduce(const std::vector<double> &x, const Shape &s, cons
   return r;
 }
 
-} // namespace
+}  // namespace
 
 TEST_CASE("reductions over various axes and dtypes", "[codegen][reduce]") {
   Shape s = {3, 4, 5};
@@ -74,26 +75,33 @@ TEST_CASE("reductions over various axes and dtypes", "[codegen][reduce]") {
   }
 }
 
-TEST_CASE("shape ops: iota, broadcast, transpose, slice, pad, concatenate, rev", "[codegen][shape]") {
+TEST_CASE("shape ops: iota, broadcast, transpose, slice, pad, concatenate, rev",
+          "[codegen][shape]") {
   Prog p;
   Var x = p.constant(DType::I32, {3, 4}, iotaVals(12));
-  p.print(p.b.emit1(Op::Iota, {}, {{"dtype", Param::ofDType(DType::I32)}, {"shape", Param::ints({2, 3})},
-                                   {"dimension", Param::of(1)}}));
+  p.print(p.b.emit1(Op::Iota, {},
+                    {{"dtype", Param::ofDType(DType::I32)},
+                     {"shape", Param::ints({2, 3})},
+                     {"dimension", Param::of(1)}}));
   p.print(p.b.broadcastInDim(p.constant(DType::I32, {3}, {7, 8, 9}), {2, 3}, {1}));
   p.print(p.b.transpose(x, {1, 0}));
-  p.print(p.b.emit1(Op::Slice, {x}, {{"start_indices", Param::ints({0, 1})}, {"limit_indices", Param::ints({3, 4})},
-                                    {"strides", Param::ints({2, 2})}}));
+  p.print(p.b.emit1(Op::Slice, {x},
+                    {{"start_indices", Param::ints({0, 1})},
+                     {"limit_indices", Param::ints({3, 4})},
+                     {"strides", Param::ints({2, 2})}}));
   // pad: lo -1 (drops the first row), hi 1, interior 1 along axis 1.
   Param cfg = Param::tuple({Param::ints({-1, 1, 0}), Param::ints({0, 0, 1})});
   p.print(p.b.emit1(Op::Pad, {x, p.b.lit(DType::I32, -5)}, {{"padding_config", cfg}}));
-  p.print(p.b.emit1(Op::Concatenate, {x, p.b.reshape(p.constant(DType::I32, {3}, {70, 80, 90}), {3, 1})},
+  p.print(p.b.emit1(Op::Concatenate,
+                    {x, p.b.reshape(p.constant(DType::I32, {3}, {70, 80, 90}), {3, 1})},
                     {{"dimension", Param::of(1)}}));
   p.print(p.b.emit1(Op::Rev, {x}, {{"dimensions", Param::ints({0, 1})}}));
   std::vector<double> want = {0, 1, 2, 0, 1, 2, 7, 8, 9, 7, 8, 9};
   for (int j = 0; j < 4; ++j)
     for (int i = 0; i < 3; ++i) want.push_back(i * 4 + j);
   for (double v : {1, 3, 9, 11}) want.push_back(v);
-  for (double v : {4, -5, 5, -5, 6, -5, 7, 8, -5, 9, -5, 10, -5, 11, -5, -5, -5, -5, -5, -5, -5}) want.push_back(v);
+  for (double v : {4, -5, 5, -5, 6, -5, 7, 8, -5, 9, -5, 10, -5, 11, -5, -5, -5, -5, -5, -5, -5})
+    want.push_back(v);
   for (double v : {0, 1, 2, 3, 70, 4, 5, 6, 7, 80, 8, 9, 10, 11, 90}) want.push_back(v);
   for (int k = 11; k >= 0; --k) want.push_back(k);
   near(numbers(run(p.m, 1)), want);
@@ -103,8 +111,10 @@ TEST_CASE("dynamic_slice and dynamic_update_slice", "[codegen][index]") {
   Prog p;
   Var x = p.constant(DType::F32, {4, 3}, iotaVals(12));
   Var i = p.b.convert(p.constant(DType::F32, {}, {2}), DType::I32);
-  p.print(p.b.emit1(Op::DynamicSlice, {x, i, p.b.lit(DType::I32, 1)}, {{"slice_sizes", Param::ints({2, 2})}}));
-  p.print(p.b.emit1(Op::DynamicUpdateSlice, {x, p.constant(DType::F32, {1, 3}, {-1, -2, -3}), i, p.b.lit(DType::I32, 0)}));
+  p.print(p.b.emit1(Op::DynamicSlice, {x, i, p.b.lit(DType::I32, 1)},
+                    {{"slice_sizes", Param::ints({2, 2})}}));
+  p.print(p.b.emit1(Op::DynamicUpdateSlice,
+                    {x, p.constant(DType::F32, {1, 3}, {-1, -2, -3}), i, p.b.lit(DType::I32, 0)}));
   near(numbers(run(p.m, 1)), {7, 8, 10, 11, 0, 1, 2, 3, 4, 5, -1, -2, -3, 9, 10, 11});
 
   SECTION("an index out of range is a run-time error naming the location") {
@@ -120,9 +130,11 @@ TEST_CASE("dynamic_slice and dynamic_update_slice", "[codegen][index]") {
 }
 
 TEST_CASE("dot_general: matmul, batch dims, transposed operands, ints", "[codegen][dot]") {
-  auto dn = [](std::vector<int64_t> lc, std::vector<int64_t> rc, std::vector<int64_t> lb, std::vector<int64_t> rb) {
-    return Params{{"dimension_numbers", Param::tuple({Param::tuple({Param::ints(lc), Param::ints(rc)}),
-                                                      Param::tuple({Param::ints(lb), Param::ints(rb)})})}};
+  auto dn = [](std::vector<int64_t> lc, std::vector<int64_t> rc, std::vector<int64_t> lb,
+               std::vector<int64_t> rb) {
+    return Params{
+        {"dimension_numbers", Param::tuple({Param::tuple({Param::ints(lc), Param::ints(rc)}),
+                                            Param::tuple({Param::ints(lb), Param::ints(rb)})})}};
   };
   const int64_t B = 2, M = 13, K = 7, N = 600;  // remainders in both M and N, several blocks
   std::vector<double> a, b;
@@ -137,12 +149,16 @@ TEST_CASE("dot_general: matmul, batch dims, transposed operands, ints", "[codege
     Var c = p.b.emit1(Op::DotGeneral, {va, vb}, dn({2}, {1}, {0}, {0}));  // [B, M, N]
     p.print(p.b.reduce(Op::ReduceSum, c, {2}));
     // lhs contracting over its first dim: A^T of [K, M] (rhs free first in the output).
-    Var at = p.b.transpose(p.b.reshape(p.b.emit1(Op::Slice, {va}, {{"start_indices", Param::ints({0, 0, 0})},
-                                                                    {"limit_indices", Param::ints({1, M, K})}}),
-                                                {M, K}), {1, 0});
-    Var bt = p.b.reshape(p.b.emit1(Op::Slice, {vb}, {{"start_indices", Param::ints({0, 0, 0})},
-                                                      {"limit_indices", Param::ints({1, K, 4})},
-                                                      {"strides", Param::ints({1, 1, 1})}}), {K, 4});
+    Var at = p.b.transpose(p.b.reshape(p.b.emit1(Op::Slice, {va},
+                                                 {{"start_indices", Param::ints({0, 0, 0})},
+                                                  {"limit_indices", Param::ints({1, M, K})}}),
+                                       {M, K}),
+                           {1, 0});
+    Var bt = p.b.reshape(p.b.emit1(Op::Slice, {vb},
+                                   {{"start_indices", Param::ints({0, 0, 0})},
+                                    {"limit_indices", Param::ints({1, K, 4})},
+                                    {"strides", Param::ints({1, 1, 1})}}),
+                         {K, 4});
     p.print(p.b.emit1(Op::DotGeneral, {bt, at}, dn({0}, {0}, {}, {})));  // [4, M]
     std::vector<double> want;
     for (int64_t bb = 0; bb < B; ++bb)
@@ -193,7 +209,9 @@ TEST_CASE("for_loop and cond, on the host and inside a pmap", "[codegen][control
   Builder bb(p.m, body);
   body.invars = {p.m.newVar(Type{DType::F32, {2}})};
   body.outvars = {build(p.m, bb, body.invars[0])};
-  Params pp{{"axis_name", Param::ofStr("i")}, {"axis_size", Param::of(2)}, {"in_axes", Param::tuple({Param::of(0)})},
+  Params pp{{"axis_name", Param::ofStr("i")},
+            {"axis_size", Param::of(2)},
+            {"in_axes", Param::tuple({Param::of(0)})},
             {"out_axes", Param::ints({0})}};
   p.print(p.b.emit(Op::Pmap, {p.constant(DType::F32, {2, 2}, {0, 0, -2, -2})}, pp, {body}).at(0));
   near(numbers(run(p.m, 2)), {40, 50, 30, 30, -10, -10});
@@ -202,7 +220,8 @@ TEST_CASE("for_loop and cond, on the host and inside a pmap", "[codegen][control
 TEST_CASE("random bits and uniform match JAX", "[codegen][random]") {
   Prog p;
   Var key = p.b.emit1(Op::RandomSeed, {p.b.lit(DType::I32, 0)});
-  Var bits = p.b.emit1(Op::RandomBits, {key}, {{"bit_width", Param::of(32)}, {"shape", Param::ints({3})}});
+  Var bits =
+      p.b.emit1(Op::RandomBits, {key}, {{"bit_width", Param::of(32)}, {"shape", Param::ints({3})}});
   Var m = p.b.binary(Op::Or, p.b.binary(Op::ShiftRightLogical, bits, p.b.lit(DType::U32, 9)),
                      p.b.lit(DType::U32, 0x3F800000));
   Var f = p.b.emit1(Op::BitcastConvert, {m}, {{"new_dtype", Param::ofDType(DType::F32)}});
@@ -215,8 +234,10 @@ TEST_CASE("dot_general throughput, 1000x1200 @ 1200x1000 f32", "[.bench]") {
   auto timeRun = [](int reps) {
     Prog p;
     auto iota = [&](Shape s, int64_t dim) {
-      return p.b.emit1(Op::Iota, {}, {{"dtype", Param::ofDType(DType::F32)}, {"shape", Param::ints(s)},
-                                      {"dimension", Param::of(dim)}});
+      return p.b.emit1(Op::Iota, {},
+                       {{"dtype", Param::ofDType(DType::F32)},
+                        {"shape", Param::ints(s)},
+                        {"dimension", Param::of(dim)}});
     };
     Var a = p.b.binary(Op::Mul, iota({1000, 1200}, 1), p.b.lit(DType::F32, 1e-3f));
     Var bm = p.b.binary(Op::Mul, iota({1200, 1000}, 0), p.b.lit(DType::F32, 1e-3f));
@@ -224,8 +245,9 @@ TEST_CASE("dot_general throughput, 1000x1200 @ 1200x1000 f32", "[.bench]") {
     Builder bb(p.m, body);
     body.invars = {p.m.newVar(Type{DType::I32, {}}), p.m.newVar(a.type), p.m.newVar(bm.type),
                    p.m.newVar(Type{DType::F32, {1000, 1000}})};
-    Params dn{{"dimension_numbers", Param::tuple({Param::tuple({Param::ints({1}), Param::ints({0})}),
-                                                  Param::tuple({Param::ints({}), Param::ints({})})})}};
+    Params dn{
+        {"dimension_numbers", Param::tuple({Param::tuple({Param::ints({1}), Param::ints({0})}),
+                                            Param::tuple({Param::ints({}), Param::ints({})})})}};
     body.outvars = {bb.emit1(Op::DotGeneral, {body.invars[1], body.invars[2]}, dn)};
     auto c = p.b.emit(Op::ForLoop, {a, bm, p.b.fill(DType::F32, {1000, 1000}, 0)},
                       {{"trip_count", Param::of(reps)}, {"num_consts", Param::of(2)}}, {body});
@@ -240,7 +262,7 @@ TEST_CASE("dot_general throughput, 1000x1200 @ 1200x1000 f32", "[.bench]") {
   };
   double t1 = timeRun(1), t5 = timeRun(5);
   double per = (t5 - t1) / 4;
-  WARN("dot 1000x1200x1000: " << per * 1e3 << " ms per product, " << 2.0 * 1000 * 1200 * 1000 / per / 1e9
-                              << " GFLOP/s");
+  WARN("dot 1000x1200x1000: " << per * 1e3 << " ms per product, "
+                              << 2.0 * 1000 * 1200 * 1000 / per / 1e9 << " GFLOP/s");
   SUCCEED();
 }

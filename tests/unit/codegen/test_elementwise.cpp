@@ -10,7 +10,9 @@ namespace {
 const std::vector<double> kF = {-2.5, -1.0, -0.5, 0.0, 0.25, 0.5, 1.5, 2.5, 3.0, 7.25, 0.1, 1.0};
 const std::vector<double> kPos = {0.5, 1.0, 2.0, 3.5, 0.1, 10.0};
 
-double roundEven(double x) { return x - std::floor(x) == 0.5 ? 2 * std::round(x / 2) : std::round(x); }
+double roundEven(double x) {
+  return x - std::floor(x) == 0.5 ? 2 * std::round(x / 2) : std::round(x);
+}
 
 struct UnaryCase {
   Op op;
@@ -18,7 +20,7 @@ struct UnaryCase {
   bool positive = false;
 };
 
-} // namespace
+}  // namespace
 
 TEST_CASE("unary float ops match libm", "[codegen][elementwise]") {
   std::vector<UnaryCase> cases = {
@@ -67,13 +69,17 @@ TEST_CASE("integer_pow, convert and bitcast", "[codegen][elementwise]") {
   p.print(p.b.emit1(Op::BitcastConvert, {p.constant(DType::F32, {2}, {1.0, -2.0})},
                     {{"new_dtype", Param::ofDType(DType::I32)}}));
   auto got = numbers(run(p.m));
-  std::vector<double> want = {-8, 0.125, 27, 3.375, 0.25, 4, 1.0 / 9, 1 / 2.25, -2, 2, 0, 2147483647,
-                              1, 1, 0, 1, -1, 0, 5, 4294967295.0, 0, 5, 1065353216, -1073741824};
+  std::vector<double> want = {-8, 0.125, 27, 3.375,        0.25, 4, 1.0 / 9,    1 / 2.25,
+                              -2, 2,     0,  2147483647,   1,    1, 0,          1,
+                              -1, 0,     5,  4294967295.0, 0,    5, 1065353216, -1073741824};
   near(got, want, 1e-6);
 }
 
 TEST_CASE("binary ops on floats, ints and unsigned", "[codegen][elementwise]") {
-  struct Case { Op op; std::function<double(double, double)> f; };
+  struct Case {
+    Op op;
+    std::function<double(double, double)> f;
+  };
   std::vector<double> a = {-7, 7, 9, -9, 5, 0}, bb = {2, -2, 4, 3, 1, 3};
   std::vector<Case> cases = {
       {Op::Add, [](double x, double y) { return x + y; }},
@@ -108,7 +114,8 @@ TEST_CASE("binary ops on floats, ints and unsigned", "[codegen][elementwise]") {
   }
   SECTION("float div, rem (fmod) and pow") {
     Prog p;
-    Var x = p.constant(DType::F32, {3}, {7.5, -7.5, 2}), y = p.constant(DType::F32, {3}, {2, 2, 0.5});
+    Var x = p.constant(DType::F32, {3}, {7.5, -7.5, 2}),
+        y = p.constant(DType::F32, {3}, {2, 2, 0.5});
     p.print(p.b.binary(Op::Div, x, y));
     p.print(p.b.binary(Op::Rem, x, y));
     p.print(p.b.binary(Op::Pow, y, p.constant(DType::F32, {3}, {3, 2, 2})));
@@ -123,8 +130,26 @@ TEST_CASE("binary ops on floats, ints and unsigned", "[codegen][elementwise]") {
     p.print(p.b.binary(Op::Xor, x, s));
     p.print(p.b.binary(Op::Lt, x, s));
     p.print(p.b.unary(Op::Not, x));
-    near(numbers(run(p.m)), {8, 0, 0, 4294967294.0, 0, 1, 0, 2147483647.0, 2, 0x80000000u + 31.0, 45,
-                             4294967294.0, 1, 0, 1, 0, 4294967294.0, 2147483647.0, 4294967283.0, 0});
+    near(numbers(run(p.m)), {8,
+                             0,
+                             0,
+                             4294967294.0,
+                             0,
+                             1,
+                             0,
+                             2147483647.0,
+                             2,
+                             0x80000000u + 31.0,
+                             45,
+                             4294967294.0,
+                             1,
+                             0,
+                             1,
+                             0,
+                             4294967294.0,
+                             2147483647.0,
+                             4294967283.0,
+                             0});
   }
 }
 
@@ -133,7 +158,8 @@ TEST_CASE("select_n, bool logic, scalar literals and fused chains", "[codegen][e
   Var x = p.constant(DType::F32, {2, 4}, iotaVals(8, 1, -3));
   Var pos = p.b.binary(Op::Gt, x, p.b.lit(DType::F32, 0));
   Var neg = p.b.unary(Op::Not, pos);
-  p.print(p.b.emit1(Op::Select, {pos, p.b.unary(Op::Neg, x), p.b.binary(Op::Mul, x, p.b.lit(DType::F32, 2))}));
+  p.print(p.b.emit1(Op::Select,
+                    {pos, p.b.unary(Op::Neg, x), p.b.binary(Op::Mul, x, p.b.lit(DType::F32, 2))}));
   p.print(p.b.binary(Op::And, neg, p.b.binary(Op::Ne, x, p.b.lit(DType::F32, -3))));
   // A longer chain that the emitter fuses into one loop: exp(x*0.5) + x*x - 1.
   Var h = p.b.binary(Op::Mul, x, p.b.lit(DType::F32, 0.5));

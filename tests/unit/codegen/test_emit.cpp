@@ -18,10 +18,13 @@ size_t count(const std::string &s, const std::string &what) {
 
 /// exp(x * 0.5) + x * x - 1 over iota(1024): one fused loop.
 void chain(Prog &p) {
-  Var x = p.b.emit1(Op::Iota, {}, {{"dtype", Param::ofDType(DType::F32)}, {"shape", Param::ints({1024})},
-                                   {"dimension", Param::of(0)}});
+  Var x = p.b.emit1(Op::Iota, {},
+                    {{"dtype", Param::ofDType(DType::F32)},
+                     {"shape", Param::ints({1024})},
+                     {"dimension", Param::of(0)}});
   Var e = p.b.unary(Op::Exp, p.b.binary(Op::Mul, x, p.b.lit(DType::F32, 0.5)));
-  Var y = p.b.binary(Op::Sub, p.b.binary(Op::Add, e, p.b.binary(Op::Mul, x, x)), p.b.lit(DType::F32, 1));
+  Var y = p.b.binary(Op::Sub, p.b.binary(Op::Add, e, p.b.binary(Op::Mul, x, x)),
+                     p.b.lit(DType::F32, 1));
   p.print(p.b.unary(Op::Tanh, y));
 }
 
@@ -34,15 +37,18 @@ void kernelModule(Prog &p) {
   Var v = body.invars[0];
   Var s = bb.emit1(Op::Psum, {bb.unary(Op::Exp, v)}, {{"axes", Param::tuple({Param::ofStr("i")})}});
   Var m = bb.reshape(s, {2, 4});
-  Params dn{{"dimension_numbers", Param::tuple({Param::tuple({Param::ints({1}), Param::ints({1})}),
-                                                Param::tuple({Param::ints({}), Param::ints({})})})}};
+  Params dn{
+      {"dimension_numbers", Param::tuple({Param::tuple({Param::ints({1}), Param::ints({1})}),
+                                          Param::tuple({Param::ints({}), Param::ints({})})})}};
   body.outvars = {bb.reduce(Op::ReduceSum, bb.emit1(Op::DotGeneral, {m, m}, dn), {1})};
-  Params pp{{"axis_name", Param::ofStr("i")}, {"axis_size", Param::of(2)}, {"in_axes", Param::tuple({Param::of(0)})},
+  Params pp{{"axis_name", Param::ofStr("i")},
+            {"axis_size", Param::of(2)},
+            {"in_axes", Param::tuple({Param::of(0)})},
             {"out_axes", Param::ints({0})}};
   p.print(p.b.emit(Op::Pmap, {xs}, pp, {body}).at(0));
 }
 
-} // namespace
+}  // namespace
 
 TEST_CASE("an elementwise chain is fused into one buffer and freed", "[codegen][emit]") {
   Prog p;
@@ -56,8 +62,10 @@ TEST_CASE("an elementwise chain is fused into one buffer and freed", "[codegen][
 
 TEST_CASE("fused elementwise loops and reductions are vectorised", "[codegen][emit]") {
   Prog p;
-  Var x = p.b.emit1(Op::Iota, {}, {{"dtype", Param::ofDType(DType::F32)}, {"shape", Param::ints({64, 256})},
-                                   {"dimension", Param::of(1)}});
+  Var x = p.b.emit1(Op::Iota, {},
+                    {{"dtype", Param::ofDType(DType::F32)},
+                     {"shape", Param::ints({64, 256})},
+                     {"dimension", Param::of(1)}});
   Var y = p.b.binary(Op::Add, p.b.binary(Op::Mul, x, x), p.b.lit(DType::F32, 1));
   p.print(y);
   p.print(p.b.reduce(Op::ReduceSum, y, {1}));
@@ -89,7 +97,8 @@ TEST_CASE("the GPU kernels are data-parallel and assemble completely", "[codegen
     return;
   }
   auto dir = std::filesystem::temp_directory_path();
-  std::string in = (dir / "spmd_codegen_test.ptx").string(), out = (dir / "spmd_codegen_test.cubin").string();
+  std::string in = (dir / "spmd_codegen_test.ptx").string(),
+              out = (dir / "spmd_codegen_test.cubin").string();
   std::ofstream(in) << ptx;
   // No -c: the kernels must be complete (nothing left for a linker).
   std::string cmd = std::string(ptxas) + " -arch=sm_90 " + in + " -o " + out + " 2>&1";
@@ -123,8 +132,10 @@ TEST_CASE("a device program keeps collectives and launches the kernels", "[codeg
 
 TEST_CASE("a reshape takes over the buffer of an operand that dies at it", "[codegen][emit]") {
   auto iotaPlusOne = [](Prog &p) {
-    Var x = p.b.emit1(Op::Iota, {}, {{"dtype", Param::ofDType(DType::F32)}, {"shape", Param::ints({1024})},
-                                     {"dimension", Param::of(0)}});
+    Var x = p.b.emit1(Op::Iota, {},
+                      {{"dtype", Param::ofDType(DType::F32)},
+                       {"shape", Param::ints({1024})},
+                       {"dimension", Param::of(0)}});
     return p.b.binary(Op::Add, x, p.b.lit(DType::F32, 1));
   };
   {  // y dies at the reshape: one buffer, no copy

@@ -11,7 +11,9 @@ using namespace spmd::testing;
 namespace {
 
 Params pmapParams(const std::string &axis, int64_t n) {
-  return {{"axis_name", Param::ofStr(axis)}, {"axis_size", Param::of(n)}, {"in_axes", Param::tuple({Param::of(0)})},
+  return {{"axis_name", Param::ofStr(axis)},
+          {"axis_size", Param::of(n)},
+          {"in_axes", Param::tuple({Param::of(0)})},
           {"out_axes", Param::ints({0})}};
 }
 
@@ -23,10 +25,15 @@ Var halvingLoop(Module &m, Builder &b, Var x0, int64_t trips, const std::string 
   body.invars = {m.newVar(Type{DType::I32, {}}), m.newVar(t)};
   Var x = body.invars[1];
   if (!psumAxis.empty())
-    x = bb.binary(Op::Mul, bb.emit1(Op::Psum, {x}, {{"axes", Param::tuple({Param::ofStr(psumAxis)})}}),
+    x = bb.binary(Op::Mul,
+                  bb.emit1(Op::Psum, {x}, {{"axes", Param::tuple({Param::ofStr(psumAxis)})}}),
                   bb.lit(DType::F32, 0.25));
-  body.outvars = {bb.binary(Op::Add, bb.binary(Op::Mul, x, bb.lit(DType::F32, 0.5)), bb.lit(DType::F32, 1))};
-  return b.emit(Op::ForLoop, {x0}, {{"trip_count", Param::of(trips)}, {"num_consts", Param::of(0)}}, {body}).at(0);
+  body.outvars = {
+      bb.binary(Op::Add, bb.binary(Op::Mul, x, bb.lit(DType::F32, 0.5)), bb.lit(DType::F32, 1))};
+  return b
+      .emit(Op::ForLoop, {x0}, {{"trip_count", Param::of(trips)}, {"num_consts", Param::of(0)}},
+            {body})
+      .at(0);
 }
 
 /// Runs `m` on a thread, requests an interrupt after `afterMs`, and returns the run's
@@ -44,7 +51,8 @@ int runAndInterrupt(const Module &m, rt::Host &host, int afterMs) {
   rt::requestInterrupt();
   bool stopped = done.wait_for(std::chrono::seconds(10)) == std::future_status::ready;
   REQUIRE(stopped);
-  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   INFO("stopped " << ms << " ms after the request");
   int rc = done.get();
   rt::clearInterrupt();
@@ -53,9 +61,10 @@ int runAndInterrupt(const Module &m, rt::Host &host, int afterMs) {
   return rc;
 }
 
-} // namespace
+}  // namespace
 
-TEST_CASE("an interrupt stops a host for loop; the host runs the next program", "[codegen][interrupt]") {
+TEST_CASE("an interrupt stops a host for loop; the host runs the next program",
+          "[codegen][interrupt]") {
   Prog p;
   p.print(halvingLoop(p.m, p.b, p.b.fill(DType::F32, {8}, 0), 2000000000));
   auto host = rt::Host::create(rt::DeviceSpec{"cpu", 2});
@@ -76,8 +85,10 @@ TEST_CASE("an interrupt stops devices looping over a psum; the devices run the n
           "[codegen][interrupt]") {
   for (int devices : {1, 4}) {
     Prog p;
-    Var xs = p.b.emit1(Op::Iota, {}, {{"dtype", Param::ofDType(DType::F32)}, {"shape", Param::ints({devices})},
-                                      {"dimension", Param::of(0)}});
+    Var xs = p.b.emit1(Op::Iota, {},
+                       {{"dtype", Param::ofDType(DType::F32)},
+                        {"shape", Param::ints({devices})},
+                        {"dimension", Param::of(0)}});
     Jaxpr body;
     Builder bb(p.m, body);
     body.invars = {p.m.newVar(Type{DType::F32, {}})};

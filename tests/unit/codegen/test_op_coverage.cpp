@@ -26,21 +26,24 @@ struct OpEntry {
 /// Every op, straight from Ops.def (not through ir::kNumOps, so the walk is the table's).
 const std::vector<OpEntry> &allOps() {
   static const std::vector<OpEntry> ops = {
+// clang-format off
 #define SPMD_OP(E, name, arity, cat) {ir::Op::E, name},
 #include "ir/Ops.def"
+      // clang-format on
   };
   return ops;
 }
 
 /// The ops of Ops.def for which `has` is false.
-template <typename F> std::vector<std::string> missing(F has) {
+template <typename F>
+std::vector<std::string> missing(F has) {
   std::vector<std::string> out;
   for (auto &o : allOps())
     if (!has(o.op)) out.push_back(o.name);
   return out;
 }
 
-} // namespace
+}  // namespace
 
 TEST_CASE("the op walk covers every op of the enum", "[coverage]") {
   REQUIRE(int(allOps().size()) == ir::kNumOps);
@@ -51,11 +54,13 @@ TEST_CASE("the op walk covers every op of the enum", "[coverage]") {
 }
 
 TEST_CASE("every op has a batching rule", "[coverage]") {
-  CHECK(missing([](ir::Op op) { return transforms::hasBatchRule(op); }) == std::vector<std::string>{});
+  CHECK(missing([](ir::Op op) { return transforms::hasBatchRule(op); }) ==
+        std::vector<std::string>{});
 }
 
 TEST_CASE("every op has a VJP rule or is marked non-differentiable", "[coverage]") {
-  CHECK(missing([](ir::Op op) { return transforms::hasVjpRule(op); }) == std::vector<std::string>{});
+  CHECK(missing([](ir::Op op) { return transforms::hasVjpRule(op); }) ==
+        std::vector<std::string>{});
 }
 
 TEST_CASE("every op has CPU code", "[coverage]") {

@@ -124,7 +124,7 @@ void run(Kernel k, unsigned width, std::vector<void *> ins, Outs &...outs) {
   k(ins.data(), o.data(), int64_t(kN / width));
 }
 
-} // namespace
+}  // namespace
 
 TEST_CASE("emitted threefry2x32, split, fold_in and bits match the reference", "[codegen][prng]") {
   auto k0 = randomWords(1), k1 = randomWords(2), x0 = randomWords(3), x1 = randomWords(4);
@@ -147,17 +147,19 @@ TEST_CASE("emitted threefry2x32, split, fold_in and bits match the reference", "
     CHECK(bad == 0);
 
     // split_at / random_bits_at on the element index, fold_in on data x0.
-    Kernel prim = jitKernel({i32Ty, i32Ty, i32Ty}, {i32Ty, i32Ty, i32Ty, i32Ty, i32Ty, i32Ty}, width,
-                            [](IRBuilderBase &b, std::vector<Value *> in, Value *index) {
-                              cg::WordPair key{in[0], in[1]};
-                              // Indices past 2^32 exercise the high counter word.
-                              Value *far = b.CreateAdd(index, ConstantInt::get(index->getType(), 0x300000000ull));
-                              auto s = cg::emitSplitAt(b, key, far);
-                              auto f = cg::emitFoldIn(b, key, in[2]);
-                              auto seed = cg::emitRandomSeed(b, in[2]);
-                              return std::vector<Value *>{s.first, s.second, f.first, f.second,
-                                                          cg::emitRandomBitsAt(b, key, index), seed.second};
-                            });
+    Kernel prim = jitKernel(
+        {i32Ty, i32Ty, i32Ty}, {i32Ty, i32Ty, i32Ty, i32Ty, i32Ty, i32Ty}, width,
+        [](IRBuilderBase &b, std::vector<Value *> in, Value *index) {
+          cg::WordPair key{in[0], in[1]};
+          // Indices past 2^32 exercise the high counter word.
+          Value *far = b.CreateAdd(index, ConstantInt::get(index->getType(), 0x300000000ull));
+          auto s = cg::emitSplitAt(b, key, far);
+          auto f = cg::emitFoldIn(b, key, in[2]);
+          auto seed = cg::emitRandomSeed(b, in[2]);
+          return std::vector<Value *>{
+              s.first,    s.second, f.first, f.second, cg::emitRandomBitsAt(b, key, index),
+              seed.second};
+        });
     std::vector<uint32_t> s0(kN), s1(kN), f0(kN), f1(kN), bits(kN), seeded(kN);
     run(prim, width, {k0.data(), k1.data(), x0.data()}, s0, s1, f0, f1, bits, seeded);
     bad = 0;
@@ -172,32 +174,39 @@ TEST_CASE("emitted threefry2x32, split, fold_in and bits match the reference", "
   }
 }
 
-TEST_CASE("emitted uniform, normal and randint match the reference bit for bit", "[codegen][prng]") {
+TEST_CASE("emitted uniform, normal and randint match the reference bit for bit",
+          "[codegen][prng]") {
   auto bits = randomWords(5), other = randomWords(6);
   // The extremes of the bit patterns, the ends of normal()'s range included.
-  bits[0] = 0, bits[1] = 0xFFFFFFFFu, bits[2] = 0x80000000u, bits[3] = 0x7FFFFFFFu, bits[4] = 0x200u;
+  bits[0] = 0, bits[1] = 0xFFFFFFFFu, bits[2] = 0x80000000u, bits[3] = 0x7FFFFFFFu,
+  bits[4] = 0x200u;
   std::vector<uint32_t> lows(kN), highs(kN);
-  const int32_t ranges[][2] = {{0, 10}, {-5, 5}, {7, 3}, {0, 2147483647}, {-2147483647 - 1, 2147483647}, {100, 1000}};
-  for (size_t i = 0; i < kN; ++i) lows[i] = uint32_t(ranges[i % 6][0]), highs[i] = uint32_t(ranges[i % 6][1]);
+  const int32_t ranges[][2] = {
+      {0, 10}, {-5, 5}, {7, 3}, {0, 2147483647}, {-2147483647 - 1, 2147483647}, {100, 1000}};
+  for (size_t i = 0; i < kN; ++i)
+    lows[i] = uint32_t(ranges[i % 6][0]), highs[i] = uint32_t(ranges[i % 6][1]);
   for (unsigned width : {1u, 8u}) {
     INFO("width " << width);
-    Kernel k = jitKernel({i32Ty, i32Ty, i32Ty, i32Ty}, {f32Ty, f32Ty, f32Ty, i32Ty}, width,
-                         [](IRBuilderBase &b, std::vector<Value *> in, Value *) {
-                           Type *fty = in[0]->getType()->getWithNewType(b.getFloatTy());
-                           Value *u01 = cg::emitUniformFromBits(b, in[0], ConstantFP::get(fty, 0.0),
-                                                                ConstantFP::get(fty, 1.0));
-                           Value *uab = cg::emitUniformFromBits(b, in[0], ConstantFP::get(fty, 0.5f),
-                                                                ConstantFP::get(fty, 3.7f));
-                           return std::vector<Value *>{u01, uab, cg::emitNormalFromBits(b, in[0]),
-                                                       cg::emitRandintFromBits(b, in[0], in[1], in[2], in[3])};
-                         });
+    Kernel k = jitKernel(
+        {i32Ty, i32Ty, i32Ty, i32Ty}, {f32Ty, f32Ty, f32Ty, i32Ty}, width,
+        [](IRBuilderBase &b, std::vector<Value *> in, Value *) {
+          Type *fty = in[0]->getType()->getWithNewType(b.getFloatTy());
+          Value *u01 = cg::emitUniformFromBits(b, in[0], ConstantFP::get(fty, 0.0),
+                                               ConstantFP::get(fty, 1.0));
+          Value *uab = cg::emitUniformFromBits(b, in[0], ConstantFP::get(fty, 0.5f),
+                                               ConstantFP::get(fty, 3.7f));
+          return std::vector<Value *>{u01, uab, cg::emitNormalFromBits(b, in[0]),
+                                      cg::emitRandintFromBits(b, in[0], in[1], in[2], in[3])};
+        });
     std::vector<float> u01(kN), uab(kN), normal(kN);
     std::vector<int32_t> ri(kN);
     run(k, width, {bits.data(), other.data(), lows.data(), highs.data()}, u01, uab, normal, ri);
     int bad = 0;
     for (size_t i = 0; i < kN; ++i) {
-      bad += prng::detail::asBits(u01[i]) != prng::detail::asBits(prng::uniformFromBits(bits[i], 0.0f, 1.0f));
-      bad += prng::detail::asBits(uab[i]) != prng::detail::asBits(prng::uniformFromBits(bits[i], 0.5f, 3.7f));
+      bad += prng::detail::asBits(u01[i]) !=
+             prng::detail::asBits(prng::uniformFromBits(bits[i], 0.0f, 1.0f));
+      bad += prng::detail::asBits(uab[i]) !=
+             prng::detail::asBits(prng::uniformFromBits(bits[i], 0.5f, 3.7f));
       bad += prng::detail::asBits(normal[i]) != prng::detail::asBits(prng::normalFromBits(bits[i]));
       bad += ri[i] != prng::randintFromBits(bits[i], other[i], int32_t(lows[i]), int32_t(highs[i]));
     }
@@ -217,25 +226,43 @@ TEST_CASE("emitted erf_inv, log1p and log match the reference and JAX", "[codege
   for (const auto &r : testing::readPrngGolden())
     for (size_t j = 0; r.kind == "erf_inv" && j + 1 < r.values.size() && g < kN; j += 2, g += 2)
       xs[g] = testing::goldenF32Hex(r.values[j]), want[g] = testing::goldenF32Hex(r.values[j + 1]);
-  const float specials[] = {0.0f, -0.0f, 1.0f, -1.0f, 2.0f, -2.0f, INFINITY, -INFINITY, NAN, 1e-40f, -0.5f,
-                            0x1p-126f, -0x1p-126f, 0x1.000002p-126f, 0x1.fffffcp-127f, 3.4028235e38f};
+  const float specials[] = {0.0f,
+                            -0.0f,
+                            1.0f,
+                            -1.0f,
+                            2.0f,
+                            -2.0f,
+                            INFINITY,
+                            -INFINITY,
+                            NAN,
+                            1e-40f,
+                            -0.5f,
+                            0x1p-126f,
+                            -0x1p-126f,
+                            0x1.000002p-126f,
+                            0x1.fffffcp-127f,
+                            3.4028235e38f};
   for (size_t i = 0; i < std::size(specials); ++i) xs[2 * i + 1] = specials[i];
 
   for (unsigned width : {1u, 8u}) {
     INFO("width " << width);
     Kernel k = jitKernel({f32Ty}, {f32Ty, f32Ty, f32Ty}, width,
                          [](IRBuilderBase &b, std::vector<Value *> in, Value *) {
-                           return std::vector<Value *>{cg::emitErfInvF32(b, in[0]), cg::emitLog1pF32(b, in[0]),
+                           return std::vector<Value *>{cg::emitErfInvF32(b, in[0]),
+                                                       cg::emitLog1pF32(b, in[0]),
                                                        cg::emitLogF32(b, in[0])};
                          });
     std::vector<float> ei(kN), l1p(kN), lg(kN);
     run(k, width, {xs.data()}, ei, l1p, lg);
     int bad = 0, vsJax = 0, far = 0;
-    auto same = [](float a, float b) { return prng::detail::asBits(a) == prng::detail::asBits(b) || (a != a && b != b); };
+    auto same = [](float a, float b) {
+      return prng::detail::asBits(a) == prng::detail::asBits(b) || (a != a && b != b);
+    };
     for (size_t i = 0; i < kN; ++i) {
       bool ok = same(ei[i], prng::erfInvF32(xs[i])) && same(l1p[i], prng::log1pF32(xs[i])) &&
                 same(lg[i], prng::logF32(xs[i]));
-      if (!ok) UNSCOPED_INFO("x = " << xs[i] << ": erf_inv " << ei[i] << " vs " << prng::erfInvF32(xs[i]));
+      if (!ok)
+        UNSCOPED_INFO("x = " << xs[i] << ": erf_inv " << ei[i] << " vs " << prng::erfInvF32(xs[i]));
       bad += !ok;
       if (!std::isnan(want[i])) {
         ++vsJax;

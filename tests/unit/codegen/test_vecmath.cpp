@@ -118,7 +118,8 @@ float fromBits(uint32_t u) {
 /// ulp of float at `want` (subnormal spacing below 2^-126); 0 when both are the same
 /// NaN/inf/zero, infinity when they differ in kind or the sign of a zero.
 double ulpError(float got, long double want) {
-  if (std::isnan(want) || std::isnan(got)) return std::isnan(want) && std::isnan(got) ? 0 : INFINITY;
+  if (std::isnan(want) || std::isnan(got))
+    return std::isnan(want) && std::isnan(got) ? 0 : INFINITY;
   float wr = float(want);
   if (std::isinf(wr) || std::isinf(got)) return got == wr ? 0 : INFINITY;
   if (wr == 0 && got == 0) return std::signbit(wr) == std::signbit(got) ? 0 : INFINITY;
@@ -130,12 +131,16 @@ double ulpError(float got, long double want) {
 
 /// Inputs: special values, random bit patterns (finite or not), and `dense` numbers
 /// uniform in [lo, hi].
-std::vector<float> inputs(float lo, float hi, uint32_t seed, size_t dense = 60000, size_t bits = 40000) {
-  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
-  std::vector<float> v = {0.0f, -0.0f, inf, -inf, nan, 1.0f, -1.0f, 0.5f, 2.0f, 1e-45f, -1e-45f,
-                          1e-40f, -1e-40f, 1.17549435e-38f, 3.4028235e38f, -3.4028235e38f,
-                          1e-10f, -1e-10f, 3e-4f, 88.72f, 88.73f, -87.3f, -103.9f, -104.5f,
-                          1.5707964f, 3.1415927f, 1e5f, -1e5f, 117435.0f};
+std::vector<float> inputs(float lo, float hi, uint32_t seed, size_t dense = 60000,
+                          size_t bits = 40000) {
+  const float inf = std::numeric_limits<float>::infinity(),
+              nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> v = {
+      0.0f,          -0.0f,          inf,     -inf,       nan,        1.0f,    -1.0f,
+      0.5f,          2.0f,           1e-45f,  -1e-45f,    1e-40f,     -1e-40f, 1.17549435e-38f,
+      3.4028235e38f, -3.4028235e38f, 1e-10f,  -1e-10f,    3e-4f,      88.72f,  88.73f,
+      -87.3f,        -103.9f,        -104.5f, 1.5707964f, 3.1415927f, 1e5f,    -1e5f,
+      117435.0f};
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> u(lo, hi);
   for (size_t k = 0; k < dense; ++k) v.push_back(u(rng));
@@ -189,7 +194,7 @@ bool callsLibm(const std::string &ir) {
 
 #define REPORT(name, s) INFO(name << ": max " << (s).maxUlp << " ulp at x = " << (s).worst)
 
-} // namespace
+}  // namespace
 
 TEST_CASE("f32 exp, log, log1p, logistic are within 2 ulp", "[codegen][vecmath]") {
   auto xs = inputs(-110.0f, 90.0f, 1);
@@ -204,7 +209,8 @@ TEST_CASE("f32 exp, log, log1p, logistic are within 2 ulp", "[codegen][vecmath]"
   CHECK(l1.maxUlp <= 2.5);
   // Below -87.3 the result is subnormal and, as in XLA (1 / (1 + exp(-x))), 0 once
   // exp(-x) overflows; JAX flushes those results to 0 anyway.
-  Stats g = measure(unary(cg::emitLogisticF32), logisticRef, inputs(-87.3f, 30.0f, 4), INFINITY, -87.3f);
+  Stats g =
+      measure(unary(cg::emitLogisticF32), logisticRef, inputs(-87.3f, 30.0f, 4), INFINITY, -87.3f);
   REPORT("logistic", g);
   CHECK(g.maxUlp <= 2.5);
 }
@@ -230,7 +236,8 @@ TEST_CASE("f32 sin, cos, tan are within 2 ulp over the whole float range", "[cod
     float x = float(k * 1.57079632679489661923132169163975144L);
     float lo = std::nextafter(x, 0.0f), hi = std::nextafter(x, INFINITY);
     if (std::isfinite(hi))
-      for (float v : {std::nextafter(lo, 0.0f), lo, x, hi, std::nextafter(hi, INFINITY)}) xs.push_back(v);
+      for (float v : {std::nextafter(lo, 0.0f), lo, x, hi, std::nextafter(hi, INFINITY)})
+        xs.push_back(v);
   }
   xs.push_back(16367173.0f * 0x1p72f);
   xs.push_back(1.4037388e23f);  // sin is 0.9129683 (JAX), and was 1 before the reduction
@@ -255,7 +262,8 @@ TEST_CASE("f32 sin, cos, tan of one value take the large-argument path too", "[c
     auto ctx = std::make_unique<LLVMContext>();
     Module mod("one", *ctx);
     Type *f32 = Type::getFloatTy(*ctx), *ty = width == 1 ? f32 : FixedVectorType::get(f32, width);
-    auto *fn = Function::Create(FunctionType::get(ty, {ty}, false), Function::ExternalLinkage, "f", mod);
+    auto *fn =
+        Function::Create(FunctionType::get(ty, {ty}, false), Function::ExternalLinkage, "f", mod);
     IRBuilder<> b(BasicBlock::Create(*ctx, "entry", fn));
     b.CreateRet(cg::emitSinF32(b, fn->getArg(0)));
     std::string err;
@@ -278,8 +286,8 @@ TEST_CASE("f32 sin and cos are the C library's sinf and cosf", "[codegen][vecmat
   std::vector<float> xs = inputs(-10.0f, 10.0f, 11);
   std::mt19937 rng(12);
   for (int i = 0; i < 200000; ++i) xs.push_back(fromBits(uint32_t(rng())));  // every exponent
-  for (float v : {0.0f, -0.0f, 0x1p-12f, -0x1p-12f, 0x1.fffffep-13f, 0.75f, 0x1.921fb6p-1f, 119.99999f, 120.0f,
-                  -120.0f, 1e-45f, 3.4028235e38f, INFINITY, -INFINITY, NAN})
+  for (float v : {0.0f, -0.0f, 0x1p-12f, -0x1p-12f, 0x1.fffffep-13f, 0.75f, 0x1.921fb6p-1f,
+                  119.99999f, 120.0f, -120.0f, 1e-45f, 3.4028235e38f, INFINITY, -INFINITY, NAN})
     xs.push_back(v);
   for (bool cosine : {false, true}) {
     Compiled k = compileLoop(unary(cosine ? cosCpu : sinCpu));
@@ -289,7 +297,8 @@ TEST_CASE("f32 sin and cos are the C library's sinf and cosf", "[codegen][vecmat
     for (size_t i = 0; i < xs.size(); ++i) {
       float want = cosine ? ::cosf(xs[i]) : ::sinf(xs[i]);
       bool same = std::isnan(want) ? std::isnan(out[i]) : std::memcmp(&want, &out[i], 4) == 0;
-      if (!same && bad++ < 5) UNSCOPED_INFO((cosine ? "cos(" : "sin(") << xs[i] << ") = " << out[i] << ", libm " << want);
+      if (!same && bad++ < 5)
+        UNSCOPED_INFO((cosine ? "cos(" : "sin(") << xs[i] << ") = " << out[i] << ", libm " << want);
     }
     CHECK(bad == 0);
   }
@@ -299,24 +308,25 @@ TEST_CASE("f32 sin and cos are the C library's sinf and cosf", "[codegen][vecmat
 }
 
 TEST_CASE("f32 pow is within 1 ulp with C99's special cases", "[codegen][vecmath]") {
-  Compiled k = compileLoop([](IRBuilderBase &b, Value *x, Value *y) { return cg::emitPowF32(b, x, y); });
+  Compiled k =
+      compileLoop([](IRBuilderBase &b, Value *x, Value *y) { return cg::emitPowF32(b, x, y); });
   const float inf = INFINITY, nan = NAN;
   std::vector<float> xs, ys;
   std::mt19937 rng(8);
   std::uniform_real_distribution<float> ux(0.0f, 20.0f), uy(-40.0f, 40.0f);
   for (int i = 0; i < 100000; ++i) {
     float x = ux(rng), y = uy(rng);
-    if (i % 4 == 1) x = -x, y = std::round(y);   // negative base, integer exponent
+    if (i % 4 == 1) x = -x, y = std::round(y);                 // negative base, integer exponent
     if (i % 4 == 2) x = fromBits(rng()), y = fromBits(rng());  // anything
     xs.push_back(x), ys.push_back(y);
   }
   // Special cases: (x, y) with the result C99 (and JAX) give.
   const std::vector<std::array<float, 3>> special = {
-      {1, nan, 1},      {-1, inf, 1},   {-1, -inf, 1},   {nan, 0, 1},       {-0.0f, -1, -inf},
-      {-0.0f, -2, inf}, {-inf, 3, -inf}, {-inf, -3, -0.0f}, {-2, 3, -8},    {-8, 1.0f / 3, nan},
-      {0, -0.5f, inf},  {0, 0, 1},      {inf, -1, 0},    {inf, 0.5f, inf},  {-inf, 0.5f, inf},
-      {2, nan, nan},    {-1, 2.5f, nan}, {1, inf, 1},    {0.5f, inf, 0},    {2, -inf, 0},
-      {-0.0f, 3, -0.0f}, {2, 128, inf}, {2, -149, 1e-45f}, {2, -151, 0}};
+      {1, nan, 1},       {-1, inf, 1},    {-1, -inf, 1},     {nan, 0, 1},      {-0.0f, -1, -inf},
+      {-0.0f, -2, inf},  {-inf, 3, -inf}, {-inf, -3, -0.0f}, {-2, 3, -8},      {-8, 1.0f / 3, nan},
+      {0, -0.5f, inf},   {0, 0, 1},       {inf, -1, 0},      {inf, 0.5f, inf}, {-inf, 0.5f, inf},
+      {2, nan, nan},     {-1, 2.5f, nan}, {1, inf, 1},       {0.5f, inf, 0},   {2, -inf, 0},
+      {-0.0f, 3, -0.0f}, {2, 128, inf},   {2, -149, 1e-45f}, {2, -151, 0}};
   for (auto &s : special) xs.push_back(s[0]), ys.push_back(s[1]);
   std::vector<float> out(xs.size());
   k.fn(xs.data(), ys.data(), out.data(), int64_t(xs.size()));
@@ -335,8 +345,8 @@ TEST_CASE("f32 pow is within 1 ulp with C99's special cases", "[codegen][vecmath
 }
 
 TEST_CASE("loops using the f32 emitters vectorise", "[codegen][vecmath]") {
-  for (auto f : {cg::emitExpF32, sinCpu, cosCpu, tanCpu, cg::emitTanhF32,
-                 cg::emitLogisticF32, cg::emitLogF32, cg::emitLog1pF32}) {
+  for (auto f : {cg::emitExpF32, sinCpu, cosCpu, tanCpu, cg::emitTanhF32, cg::emitLogisticF32,
+                 cg::emitLogF32, cg::emitLog1pF32}) {
     Compiled k = compileLoop(unary(f));
     INFO(k.ir);
     CHECK(k.ir.find(" x float>") != std::string::npos);
@@ -350,9 +360,11 @@ TEST_CASE("loops using the f32 emitters vectorise", "[codegen][vecmath]") {
     kernel = kernel.substr(0, kernel.find("\n}\n"));
     INFO(kernel);
     CHECK(kernel.find(".slow(") != std::string::npos);  // the reduction, out of line
-    CHECK_FALSE(std::regex_search(kernel, std::regex(R"(x float> @spmd\.vecmath\.\w+\.large\.v\d+\()")));
+    CHECK_FALSE(
+        std::regex_search(kernel, std::regex(R"(x float> @spmd\.vecmath\.\w+\.large\.v\d+\()")));
   }
-  Compiled p = compileLoop([](IRBuilderBase &b, Value *x, Value *y) { return cg::emitPowF32(b, x, y); });
+  Compiled p =
+      compileLoop([](IRBuilderBase &b, Value *x, Value *y) { return cg::emitPowF32(b, x, y); });
   INFO(p.ir);
   CHECK(p.ir.find(" x double>") != std::string::npos);
 }

@@ -132,13 +132,13 @@ std::unique_ptr<Host> cudaHost(int n) {
 
 // Programs read their parameters from these globals (host memory: a device program is
 // host code), never from their device buffers.
-int64_t gCount = 0;          ///< elements per device
-int64_t gRead[64];           ///< per device: what spmd_dev_read returned
-int32_t gGemm[64];           ///< per device: spmd_gemm's answer
-int64_t gGemmShape[4];       ///< batch, m, n, k
+int64_t gCount = 0;     ///< elements per device
+int64_t gRead[64];      ///< per device: what spmd_dev_read returned
+int32_t gGemm[64];      ///< per device: spmd_gemm's answer
+int64_t gGemmShape[4];  ///< batch, m, n, k
 int32_t gGemmDtype = 3;
-int64_t gAlloc = 0;          ///< bytes the alloc program asks for
-int64_t gBadSize = 0;        ///< check_index's bound
+int64_t gAlloc = 0;    ///< bytes the alloc program asks for
+int64_t gBadSize = 0;  ///< check_index's bound
 
 /// outs[0] = 2 * ins[0] through a scratch copy; reads back element 0 of the result.
 void scaleProgram(spmd_dev *d, void **ins, void **outs) {
@@ -164,8 +164,8 @@ void unknownKernelProgram(spmd_dev *d, void **ins, void **outs) {
 }
 
 void gemmProgram(spmd_dev *d, void **ins, void **outs) {
-  gGemm[spmd_dev_index(d)] = spmd_gemm(d, gGemmDtype, gGemmShape[0], gGemmShape[1],
-                                       gGemmShape[2], gGemmShape[3], ins[0], ins[1], outs[0]);
+  gGemm[spmd_dev_index(d)] = spmd_gemm(d, gGemmDtype, gGemmShape[0], gGemmShape[1], gGemmShape[2],
+                                       gGemmShape[3], ins[0], ins[1], outs[0]);
 }
 
 std::vector<float> iota(int64_t n, float scale) {
@@ -174,7 +174,7 @@ std::vector<float> iota(int64_t n, float scale) {
   return v;
 }
 
-} // namespace
+}  // namespace
 
 TEST_CASE("CUDA hosts of 1, 2, 3 and 8 logical devices", "[cuda]") {
   std::string why;
@@ -190,8 +190,7 @@ TEST_CASE("CUDA hosts of 1, 2, 3 and 8 logical devices", "[cuda]") {
                     Catch::Contains("do not load"));
 }
 
-TEST_CASE("a device program launches kernels; results stay on the GPU until synced",
-          "[cuda]") {
+TEST_CASE("a device program launches kernels; results stay on the GPU until synced", "[cuda]") {
   for (int n : {1, 2, 3, 8}) {
     auto host = cudaHost(n);
     spmd_host *h = host->handle();
@@ -259,8 +258,10 @@ TEST_CASE("gemm with cuBLAS, or unavailable", "[cuda]") {
     int64_t es = dtype == 3 ? 4 : 8;
     std::vector<char> a(2 * B * M * K * es), b(2 * B * K * N * es), c(2 * B * M * N * es);
     auto put = [&](std::vector<char> &v, int64_t i, double x) {
-      if (dtype == 3) reinterpret_cast<float *>(v.data())[i] = float(x);
-      else reinterpret_cast<double *>(v.data())[i] = x;
+      if (dtype == 3)
+        reinterpret_cast<float *>(v.data())[i] = float(x);
+      else
+        reinterpret_cast<double *>(v.data())[i] = x;
     };
     auto get = [&](const std::vector<char> &v, int64_t i) {
       return dtype == 3 ? double(reinterpret_cast<const float *>(v.data())[i])
@@ -286,7 +287,8 @@ TEST_CASE("gemm with cuBLAS, or unavailable", "[cuda]") {
           for (int64_t j = 0; j < N; ++j) {
             double s = 0;
             for (int64_t k = 0; k < K; ++k)
-              s += get(a, ((dv * B + bi) * M + i) * K + k) * get(b, ((dv * B + bi) * K + k) * N + j);
+              s +=
+                  get(a, ((dv * B + bi) * M + i) * K + k) * get(b, ((dv * B + bi) * K + k) * N + j);
             REQUIRE(get(c, ((dv * B + bi) * M + i) * N + j) == s);
           }
   }
@@ -302,7 +304,8 @@ TEST_CASE("out of device memory is a clear error, and the devices go on", "[cuda
   auto host = cudaHost(2);
   gAlloc = int64_t(1) << 50;
   CHECK(launch(host->handle(), allocProgram, {2}, {}, {}) != 0);
-  CHECK(host->lastError().find("is out of memory (allocating 1125899906842624 bytes: CUDA_ERROR_OUT_OF_MEMORY)") !=
+  CHECK(host->lastError().find(
+            "is out of memory (allocating 1125899906842624 bytes: CUDA_ERROR_OUT_OF_MEMORY)") !=
         std::string::npos);
   gAlloc = 1 << 20;
   CHECK(launch(host->handle(), allocProgram, {2}, {}, {}) == 0);
@@ -326,9 +329,9 @@ TEST_CASE("a kernel's index error is reported as on the CPU", "[cuda]") {
 
 namespace {
 
-uint32_t gAxes = 1;      ///< the mask every collective of collectiveProgram uses
-int32_t gGroup = 1;      ///< the group size for that mask
-int32_t gFailing = -1;   ///< a device that fails before its collectives, or -1
+uint32_t gAxes = 1;     ///< the mask every collective of collectiveProgram uses
+int32_t gGroup = 1;     ///< the group size for that mask
+int32_t gFailing = -1;  ///< a device that fails before its collectives, or -1
 constexpr int kOuts = 8;
 
 /// Device i takes its `gCount` f32 from ins[0] + i * gCount * 4 and writes, for the
@@ -361,8 +364,8 @@ void collectiveProgram(spmd_dev *d, void **ins, void **outs) {
 std::vector<std::vector<char>> runCollectives(Host &host, const std::vector<int64_t> &mesh,
                                               const std::vector<float> &x) {
   int64_t n = meshSize(mesh), bytes = gCount * 4;
-  int64_t outBytes[kOuts] = {bytes * gGroup, bytes, bytes, bytes, bytes,
-                             bytes / gGroup, bytes * gGroup, bytes};
+  int64_t outBytes[kOuts] = {bytes * gGroup, bytes,          bytes,          bytes,
+                             bytes,          bytes / gGroup, bytes * gGroup, bytes};
   std::vector<std::vector<char>> outs(kOuts);
   std::vector<Out> o;
   uint32_t all = (1u << mesh.size()) - 1;
@@ -377,7 +380,7 @@ std::vector<std::vector<char>> runCollectives(Host &host, const std::vector<int6
   return outs;
 }
 
-} // namespace
+}  // namespace
 
 TEST_CASE("every collective gives the CPU backend's bits", "[cuda]") {
   struct Case {

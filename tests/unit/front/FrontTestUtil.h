@@ -53,7 +53,8 @@ inline std::filesystem::path examplesDir() {
   }
   candidates.push_back("/work/shared/spec/examples");
   for (auto &c : candidates)
-    if (fs::exists(c / "normalize.spmd") && fs::exists(c / "errors" / "syntax_error.spmd")) return c;
+    if (fs::exists(c / "normalize.spmd") && fs::exists(c / "errors" / "syntax_error.spmd"))
+      return c;
   return {};
 }
 
@@ -85,7 +86,8 @@ inline std::string sexpr(const ast::Expr &e) {
     auto *b = e.as<BinaryExpr>();
     return "(" + std::string(spelling(b->op)) + " " + sexpr(*b->lhs) + " " + sexpr(*b->rhs) + ")";
   }
-  case ExprKind::Range: return "(.. " + sexpr(*e.as<RangeExpr>()->lo) + " " + sexpr(*e.as<RangeExpr>()->hi) + ")";
+  case ExprKind::Range:
+    return "(.. " + sexpr(*e.as<RangeExpr>()->lo) + " " + sexpr(*e.as<RangeExpr>()->hi) + ")";
   case ExprKind::Call: {
     auto *c = e.as<CallExpr>();
     std::string s = "(call " + sexpr(*c->callee);
@@ -134,9 +136,12 @@ inline std::string sexpr(const ast::Expr &e) {
     std::string s = "{";
     for (auto &st : e.as<BlockExpr>()->stmts) {
       s += s.size() > 1 ? "; " : "";
-      if (auto *x = st->as<ExprStmt>()) s += sexpr(*x->expr);
-      else if (auto *l = st->as<LetStmt>()) s += "let " + sexprPattern(l->pattern) + " " + sexpr(*l->value);
-      else s += "stmt";
+      if (auto *x = st->as<ExprStmt>())
+        s += sexpr(*x->expr);
+      else if (auto *l = st->as<LetStmt>())
+        s += "let " + sexprPattern(l->pattern) + " " + sexpr(*l->value);
+      else
+        s += "stmt";
     }
     return s + "}";
   }
@@ -147,7 +152,8 @@ inline std::string sexpr(const ast::Expr &e) {
   }
   case ExprKind::Map: {
     auto *m = e.as<MapExpr>();
-    std::string s = std::string("(") + (m->isPmap ? "pmap" : "vmap") + (m->axis ? " " + m->axis->name : "");
+    std::string s =
+        std::string("(") + (m->isPmap ? "pmap" : "vmap") + (m->axis ? " " + m->axis->name : "");
     for (auto &b : m->bindings)
       s += " (" + sexprPattern(b.pattern) + " in " + sexpr(*b.source) +
            (b.along ? " along " + sexpr(*b.along) : "") + ")";
@@ -161,8 +167,10 @@ inline std::string sexpr(const ast::Expr &e) {
       for (size_t k = 0; k < ps.dims.size(); ++k) {
         s += k ? " " : "";
         auto &a = ps.dims[k].axes;
-        if (a.empty()) s += "_";
-        else if (a.size() == 1) s += a[0].name;
+        if (a.empty())
+          s += "_";
+        else if (a.size() == 1)
+          s += a[0].name;
         else {
           s += "(";
           for (size_t j = 0; j < a.size(); ++j) s += (j ? " " : "") + a[j].name;
@@ -176,10 +184,12 @@ inline std::string sexpr(const ast::Expr &e) {
       s += m->meshName->name;
     } else {
       s += "(";
-      for (size_t k = 0; k < m->mesh.size(); ++k) s += (k ? " " : "") + m->mesh[k].name.name + "=" + sexpr(*m->mesh[k].size);
+      for (size_t k = 0; k < m->mesh.size(); ++k)
+        s += (k ? " " : "") + m->mesh[k].name.name + "=" + sexpr(*m->mesh[k].size);
       s += ")";
     }
-    for (auto &b : m->bindings) s += " (" + sexprPattern(b.pattern) + " in " + sexpr(*b.source) + " " + spec(b.spec) + ")";
+    for (auto &b : m->bindings)
+      s += " (" + sexprPattern(b.pattern) + " in " + sexpr(*b.source) + " " + spec(b.spec) + ")";
     s += " ->";
     for (auto &o : m->outSpecs) s += " " + spec(o);
     return s + " " + sexpr(*m->body) + ")";
@@ -203,4 +213,4 @@ inline std::string sx(const std::string &text) {
   return sexpr(exprOf(p));
 }
 
-} // namespace spmd::fronttest
+}  // namespace spmd::fronttest

@@ -12,10 +12,10 @@ using namespace spmd::fronttest;
 
 namespace {
 std::string pos(const SrcRange &r) {
-  return std::to_string(r.line) + ":" + std::to_string(r.col) + "-" + std::to_string(r.endLine) + ":" +
-         std::to_string(r.endCol);
+  return std::to_string(r.line) + ":" + std::to_string(r.col) + "-" + std::to_string(r.endLine) +
+         ":" + std::to_string(r.endCol);
 }
-} // namespace
+}  // namespace
 
 TEST_CASE("a binary expression points at its operator", "[locations]") {
   Parsed p = parse("let a = [1.0, 2.0]\nlet c = a + b");
@@ -29,7 +29,7 @@ TEST_CASE("a binary expression points at its operator", "[locations]") {
   CHECK(pos(p.prog.stmts[1]->loc) == "2:1-2:14");
 
   p = parse("x ** 2 // 3");
-  CHECK(pos(exprOf(p).loc) == "1:8-1:10");  // the '//'
+  CHECK(pos(exprOf(p).loc) == "1:8-1:10");                        // the '//'
   CHECK(pos(exprOf(p).as<BinaryExpr>()->lhs->loc) == "1:3-1:5");  // the '**'
   p = parse("not x");
   CHECK(pos(exprOf(p).loc) == "1:1-1:4");

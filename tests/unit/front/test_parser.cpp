@@ -17,7 +17,8 @@ TEST_CASE("every example of the spec parses", "[parser]") {
   int parsed = 0;
   for (auto sub : {dir, dir / "errors"})
     for (auto &entry : fs::directory_iterator(sub)) {
-      if (entry.path().extension() != ".spmd" || entry.path().filename() == "syntax_error.spmd") continue;
+      if (entry.path().extension() != ".spmd" || entry.path().filename() == "syntax_error.spmd")
+        continue;
       INFO(entry.path().string());
       Parsed p = parse(readFile(entry.path()), entry.path().string());
       CHECK(p.firstError() == "");
@@ -43,7 +44,8 @@ TEST_CASE("precedence and associativity", "[parser]") {
   CHECK(sx("0..n") == "(.. 0 n)");
   CHECK(sx("1..n + 1") == "(.. 1 (+ n 1))");
   CHECK(sx("(a + b) * c") == "(* (+ a b) c)");
-  CHECK(sx("pmap i (v in arange(8)) { v ** 2 } / 2") == "(/ (pmap i (v in (call arange 8)) {(** v 2)}) 2)");
+  CHECK(sx("pmap i (v in arange(8)) { v ** 2 } / 2") ==
+        "(/ (pmap i (v in (call arange 8)) {(** v 2)}) 2)");
 }
 
 TEST_CASE("numeric and other literals", "[parser]") {
@@ -168,7 +170,8 @@ TEST_CASE("indexing and slices", "[parser]") {
   CHECK(sx("x[:-2]") == "(index x (slice _ (neg 2) _))");
   CHECK(sx("x[::2]") == "(index x (slice _ _ 2))");
   CHECK(sx("x[:, 0]") == "(index x (slice _ _ _) 0)");
-  CHECK(sx("x[:, :, 0] * x[1:, 2]") == "(* (index x (slice _ _ _) (slice _ _ _) 0) (index x (slice 1 _ _) 2))");
+  CHECK(sx("x[:, :, 0] * x[1:, 2]") ==
+        "(* (index x (slice _ _ _) (slice _ _ _) 0) (index x (slice 1 _ _) 2))");
   CHECK(sx("t[0][1]") == "(index (index t 0) 1)");
 }
 
@@ -205,7 +208,8 @@ TEST_CASE("pmap and vmap blocks", "[parser]") {
   CHECK(sx("shard_map (r=2) (a in x [r]) -> ([r], []) { (a, 1) }") ==
         "(shard_map (r=2) (a in x [r]) -> [r] [] {(tuple a 1)})");
   // A mesh bound by name: `let m = mesh(r=4, c=2)` then `shard_map m (...)`.
-  CHECK(sx("shard_map m (a in x [r, _]) -> [r, _] { a }") == "(shard_map m (a in x [r _]) -> [r _] {a})");
+  CHECK(sx("shard_map m (a in x [r, _]) -> [r, _] { a }") ==
+        "(shard_map m (a in x [r _]) -> [r _] {a})");
   CHECK(sx("vmap (a in x, b in y) { a + b }") == "(vmap (a in x) (b in y) {(+ a b)})");
   CHECK(sx("vmap j (a in x along 1) -> along 1 { a }") == "(vmap j (a in x along 1) -> 1 {a})");
   CHECK(sx("pmap i ((a, b) in t, c in u along 2) -> along (0, 1) { (a, b) }") ==

@@ -23,7 +23,7 @@ std::string err(const std::string &text) {
   const Diagnostic &d = p.errors[0];
   return std::to_string(d.loc.line) + ":" + std::to_string(d.loc.col) + ": " + d.message;
 }
-} // namespace
+}  // namespace
 
 TEST_CASE("syntax_error.spmd: an unclosed block", "[errors]") {
   std::filesystem::path dir = examplesDir();
@@ -43,8 +43,10 @@ TEST_CASE("misspelt keywords", "[errors]") {
   CHECK(err("lett x = 1") == "1:1: 'lett' is not a keyword; did you mean 'let'?");
   CHECK(err("fnn f(x) = x") == "1:1: 'fnn' is not a keyword; did you mean 'fn'?");
   CHECK(err("lett (a, b) = t") == "1:1: 'lett' is not a keyword; did you mean 'let'?");
-  CHECK(err("let y = vmapp (x in xs) { x }") == "1:9: 'vmapp' is not a keyword; did you mean 'vmap'?");
-  CHECK(err("let y = pmapp i (x in xs) { x }") == "1:9: 'pmapp' is not a keyword; did you mean 'pmap'?");
+  CHECK(err("let y = vmapp (x in xs) { x }") ==
+        "1:9: 'vmapp' is not a keyword; did you mean 'vmap'?");
+  CHECK(err("let y = pmapp i (x in xs) { x }") ==
+        "1:9: 'pmapp' is not a keyword; did you mean 'pmap'?");
   CHECK(err("x = 1\nfor t inn 0..3 { }") == "2:7: 'inn' is not a keyword; did you mean 'in'?");
   CHECK(err("{\n  vra s = 1\n}") == "2:3: 'vra' is not a keyword; did you mean 'var'?");
 }
@@ -76,9 +78,10 @@ TEST_CASE("expected an expression, unexpected tokens", "[errors]") {
   CHECK(err("let s = 3 $ 4") == "1:11: unexpected character '$'");
   CHECK(err("let s = \"abc\n") == "1:9: missing terminating '\"' character");
   CHECK(err("let s = \"a\\q\"") == "1:11: unknown escape sequence '\\q'");
-  CHECK(err("let n = 99999999999999999999") == "1:9: integer literal '99999999999999999999' is too large");
+  CHECK(err("let n = 99999999999999999999") ==
+        "1:9: integer literal '99999999999999999999' is too large");
   CHECK(err("let s = \"\xc3\xa9\" \xc3\xa9") == "1:14: unexpected character '\xc3\xa9'");
-  CHECK(err(std::string(300, '(')) .find("nested too deeply") != std::string::npos);
+  CHECK(err(std::string(300, '(')).find("nested too deeply") != std::string::npos);
   CHECK(err(std::string(300, '-') + "1").find("nested too deeply") != std::string::npos);
 }
 
@@ -89,39 +92,49 @@ TEST_CASE("nesting limits: brackets, right-nested chains, long expressions", "[e
     return r;
   };
   // Right-nested: '**', prefix operators, 'if'/'else if' chains, lambdas.
-  CHECK(err("let x = " + repeat("a ** ", 300) + "a") == "1:1011: expression nested too deeply (more than 200 levels)");
+  CHECK(err("let x = " + repeat("a ** ", 300) + "a") ==
+        "1:1011: expression nested too deeply (more than 200 levels)");
   CHECK(parse("let x = " + repeat("a ** ", 190) + "a").ok());
-  CHECK(err("let x = " + repeat("not ", 300) + "a").find("1:809: expression nested too deeply") == 0);
-  CHECK(err("let x = " + repeat("- ~", 150) + "a").find("expression nested too deeply") != std::string::npos);
-  CHECK(err("let x = " + repeat("if c { 1 } else ", 300) + "{ 2 }").find("nested too deeply") != std::string::npos);
-  CHECK(err("let x = " + repeat("fn (y) = ", 300) + "1").find("nested too deeply") != std::string::npos);
+  CHECK(err("let x = " + repeat("not ", 300) + "a").find("1:809: expression nested too deeply") ==
+        0);
+  CHECK(err("let x = " + repeat("- ~", 150) + "a").find("expression nested too deeply") !=
+        std::string::npos);
+  CHECK(err("let x = " + repeat("if c { 1 } else ", 300) + "{ 2 }").find("nested too deeply") !=
+        std::string::npos);
+  CHECK(err("let x = " + repeat("fn (y) = ", 300) + "1").find("nested too deeply") !=
+        std::string::npos);
   // A binary minus is no prefix operator: a long difference is a chain, not a nest.
   CHECK(parse("let x = " + repeat("a - ", 5000) + "a").ok());
   CHECK(parse("let x = " + repeat("a ** b + ", 500) + "a").ok());  // '+' ends each '**'
   // Long chains: a left-nested tree as deep as the chain is long.
-  CHECK(err("let x = " + repeat("a + ", 10005) + "a") == "1:40011: expression too long (more than 10000 operators)");
+  CHECK(err("let x = " + repeat("a + ", 10005) + "a") ==
+        "1:40011: expression too long (more than 10000 operators)");
   CHECK(err("let x = a" + repeat("[0]", 10005)).find("expression too long") != std::string::npos);
   CHECK(parse("let x = " + repeat("a + ", 9000) + "a").ok());
   // Statements are not one expression: any number of them.
   CHECK(parse(repeat("x = x + 1\n", 20000)).ok());
   CHECK(parse(repeat("f(x, y + 1, z * 2)\n", 5000)).ok());
   // 'else' on the next line continues the expression.
-  CHECK(err("let x = if a { 1 }\n" + repeat("else if b { 2 }\n", 300) + "else { 3 }").find("nested too deeply") !=
-        std::string::npos);
+  CHECK(err("let x = if a { 1 }\n" + repeat("else if b { 2 }\n", 300) + "else { 3 }")
+            .find("nested too deeply") != std::string::npos);
   CHECK(parse("let x = if a { 1 }\n" + repeat("else if b { 2 }\n", 150) + "else { 3 }").ok());
 }
 
 TEST_CASE("scripts that are not UTF-8 text", "[errors]") {
-  CHECK(err(std::string("print(1)\0\n", 10)) == "1:9: unexpected NUL byte: this is not a text file");
-  CHECK(err("let x = 1\n# caf\xe9\n") == "2:6: invalid UTF-8 byte 0xE9: a script must be UTF-8 text");
+  CHECK(err(std::string("print(1)\0\n", 10)) ==
+        "1:9: unexpected NUL byte: this is not a text file");
+  CHECK(err("let x = 1\n# caf\xe9\n") ==
+        "2:6: invalid UTF-8 byte 0xE9: a script must be UTF-8 text");
   CHECK(err("print(\"\xc3\") + 1") == "1:8: invalid UTF-8 byte 0xC3: a script must be UTF-8 text");
-  CHECK(err("print(\"\xed\xa0\x80\")") == "1:8: invalid UTF-8 byte 0xED: a script must be UTF-8 text");  // a surrogate
+  CHECK(err("print(\"\xed\xa0\x80\")") ==
+        "1:8: invalid UTF-8 byte 0xED: a script must be UTF-8 text");  // a surrogate
   CHECK(err("print(1)\x1b") == "1:9: unexpected control character U+001B");
   CHECK(parse("\xef\xbb\xbfprint(\"\xf0\x9f\x98\x80\")").ok());  // a byte order mark; an emoji
   CHECK(parse("").ok());
   // The line under the error never carries raw bytes to the terminal.
   Parsed p = parse(std::string("let a = 1\nprint(\x01 a)\n"));
-  CHECK(p.firstError() == "test.spmd:2:7: error: unexpected control character U+0001\nprint(? a)\n      ^\n");
+  CHECK(p.firstError() ==
+        "test.spmd:2:7: error: unexpected control character U+0001\nprint(? a)\n      ^\n");
 }
 
 TEST_CASE("damaged example programs never crash the parser", "[errors][fuzz]") {
@@ -137,8 +150,8 @@ TEST_CASE("damaged example programs never crash the parser", "[errors][fuzz]") {
     for (int k = 0; k < 40; ++k) {
       std::string t = text;
       switch (k % 4) {
-      case 0: t = t.substr(0, rng() % (t.size() + 1)); break;  // truncated
-      case 1: t.erase(rng() % t.size(), 1 + rng() % 8); break;  // a piece cut out
+      case 0: t = t.substr(0, rng() % (t.size() + 1)); break;          // truncated
+      case 1: t.erase(rng() % t.size(), 1 + rng() % 8); break;         // a piece cut out
       case 2: t[rng() % t.size()] = junk[rng() % junk.size()]; break;  // one char changed
       case 3: t.insert(rng() % t.size(), 1, junk[rng() % junk.size()]); break;
       }
@@ -167,7 +180,7 @@ TEST_CASE("inputIsIncomplete: open brackets ask the REPL for more", "[repl]") {
   CHECK(!inputIsIncomplete("let a = 1"));
   CHECK(!inputIsIncomplete("fn f(x) { x }\n"));
   CHECK(!inputIsIncomplete("print(\"(\")"));
-  CHECK(!inputIsIncomplete("print(x))"));  // an error, not more input
+  CHECK(!inputIsIncomplete("print(x))"));    // an error, not more input
   CHECK(!inputIsIncomplete("print(\"abc"));  // strings do not span lines
   CHECK(!inputIsIncomplete("# (\n"));
   CHECK(!inputIsIncomplete(""));
@@ -180,13 +193,11 @@ TEST_CASE("an internal error is reported as spmdrun's bug, after the program's o
   std::cout << "partial";
   try {
     internal_assert(1 + 1 == 3, "arithmetic");
-  } catch (const InternalError &e) {
-    reportBug(e.what());
-  }
+  } catch (const InternalError &e) { reportBug(e.what()); }
   std::cout.rdbuf(oldOut);
   std::cerr.rdbuf(oldErr);
   CHECK(out.str() == "partial");
   CHECK(err.str().find("internal compiler error at ") == 0);
-  CHECK(err.str().find("1 + 1 == 3: arithmetic\nthis is a bug in spmdrun, not in your program; please report it\n") !=
-        std::string::npos);
+  CHECK(err.str().find("1 + 1 == 3: arithmetic\nthis is a bug in spmdrun, not in your program; "
+                       "please report it\n") != std::string::npos);
 }

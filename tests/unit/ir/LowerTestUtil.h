@@ -86,4 +86,4 @@ inline bool has(const std::string &text, const std::string &part) {
   return text.find(part) != std::string::npos;
 }
 
-} // namespace spmd::lowertest
+}  // namespace spmd::lowertest

@@ -90,7 +90,8 @@ private:
 
   std::vector<Multi> eqn(const Eqn &e, const Ctx &c, const std::vector<Multi> &in) {
     switch (e.op) {
-    case Op::Pmap: case Op::Vmap: return map(e, c, in);
+    case Op::Pmap:
+    case Op::Vmap: return map(e, c, in);
     case Op::ForLoop: return forLoop(e, c, in);
     case Op::Cond: return cond(e, c, in);
     default: break;
@@ -116,20 +117,24 @@ private:
     const Param &nm = e.param("axis_name");
     int64_t n = e.intParam("axis_size");
     Ctx inner = c;
-    inner.axes.push_back({nm.kind == Param::Str ? nm.s : "<anon" + std::to_string(anon++) + ">", n});
+    inner.axes.push_back(
+        {nm.kind == Param::Str ? nm.s : "<anon" + std::to_string(anon++) + ">", n});
     auto &inAxes = e.param("in_axes").elems;
     int64_t R = c.replicas();
     std::vector<Multi> bodyIn(in.size(), Multi(size_t(R * n)));
     for (size_t k = 0; k < in.size(); ++k)
       for (int64_t r = 0; r < R; ++r)
         for (int64_t i = 0; i < n; ++i)
-          bodyIn[k][r * n + i] = inAxes[k].kind == Param::Int ? take(in[k][r], inAxes[k].i, i) : in[k][r];
+          bodyIn[k][r * n + i] =
+              inAxes[k].kind == Param::Int ? take(in[k][r], inAxes[k].i, i) : in[k][r];
     auto bodyOut = run(e.regions[0], inner, bodyIn);
     auto outAxes = e.intsParam("out_axes");
     std::vector<Multi> out(bodyOut.size(), Multi(size_t(R)));
     for (size_t k = 0; k < bodyOut.size(); ++k)
       for (int64_t r = 0; r < R; ++r)
-        out[k][r] = stack(std::vector<Arr>(bodyOut[k].begin() + r * n, bodyOut[k].begin() + (r + 1) * n), outAxes[k]);
+        out[k][r] =
+            stack(std::vector<Arr>(bodyOut[k].begin() + r * n, bodyOut[k].begin() + (r + 1) * n),
+                  outAxes[k]);
     return out;
   }
 
@@ -198,7 +203,8 @@ private:
   }
 
   /// One replica's result of a collective over the group `g` (replicas by rank), `me` its rank.
-  Arr combine(const Eqn &e, const Multi &in, const std::vector<int64_t> &g, int64_t me, int64_t gsize) {
+  Arr combine(const Eqn &e, const Multi &in, const std::vector<int64_t> &g, int64_t me,
+              int64_t gsize) {
     const Arr &x = in[g[me]];
     auto reduce = [&](Op op) {
       Arr a = in[g[0]];
@@ -246,7 +252,7 @@ private:
   }
 };
 
-} // namespace
+}  // namespace
 
 std::vector<Arr> refEval(const Jaxpr &j, const std::vector<Arr> &ins, const EvalOptions &opts) {
   std::vector<Multi> in;
@@ -256,4 +262,4 @@ std::vector<Arr> refEval(const Jaxpr &j, const std::vector<Arr> &ins, const Eval
   return out;
 }
 
-} // namespace spmd::testing
+}  // namespace spmd::testing

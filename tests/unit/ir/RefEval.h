@@ -46,6 +46,7 @@ struct EvalOptions {
 };
 
 /// Evaluates `j` (no axes bound) on its inputs, one per invar.
-std::vector<Arr> refEval(const ir::Jaxpr &j, const std::vector<Arr> &ins, const EvalOptions &opts = {});
+std::vector<Arr> refEval(const ir::Jaxpr &j, const std::vector<Arr> &ins,
+                         const EvalOptions &opts = {});
 
-} // namespace spmd::testing
+}  // namespace spmd::testing

@@ -76,7 +76,8 @@ Arr stack(const std::vector<Arr> &xs, int64_t d) {
   s.insert(s.begin(), int64_t(xs.size()));
   Arr r = make(xs[0].dtype, s);
   for (size_t k = 0; k < xs.size(); ++k)
-    for (int64_t i = 0; i < xs[k].numel(); ++i) copyElem(r, int64_t(k) * xs[k].numel() + i, xs[k], i);
+    for (int64_t i = 0; i < xs[k].numel(); ++i)
+      copyElem(r, int64_t(k) * xs[k].numel() + i, xs[k], i);
   std::vector<int64_t> perm;
   for (int64_t k = 1; k <= d; ++k) perm.push_back(k);
   perm.push_back(0);
@@ -132,4 +133,4 @@ Arr reshapeArr(Arr x, Shape s) {
   return x;
 }
 
-} // namespace spmd::testing::ref
+}  // namespace spmd::testing::ref

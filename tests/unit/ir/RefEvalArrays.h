@@ -10,11 +10,12 @@
 
 namespace spmd::testing::ref {
 
-int W(const Arr &a);  ///< words per element: 2 for keys, else 1
+int W(const Arr &a);                 ///< words per element: 2 for keys, else 1
 Arr make(ir::DType d, ir::Shape s);  ///< zeros
 std::vector<int64_t> strides(const ir::Shape &s);
 /// Calls f(multi-index, flat index) for every element of `s`.
-void forEach(const ir::Shape &s, const std::function<void(const std::vector<int64_t> &, int64_t)> &f);
+void forEach(const ir::Shape &s,
+             const std::function<void(const std::vector<int64_t> &, int64_t)> &f);
 int64_t flatOf(const std::vector<int64_t> &idx, const ir::Shape &s);
 void copyElem(Arr &dst, int64_t di, const Arr &src, int64_t si);
 /// `x` rounded/wrapped to what dtype `d` can hold (f32 rounding, 32-bit wraparound);
@@ -38,4 +39,4 @@ double binary(ir::Op op, ir::DType d, double a, double b);
 /// One non-region, non-collective, non-host primitive on one replica's operands.
 Arr refEvalPrim(const ir::Eqn &e, const std::vector<Arr> &in, Precision p);
 
-} // namespace spmd::testing::ref
+}  // namespace spmd::testing::ref

@@ -17,7 +17,8 @@ namespace {
 
 /// A deterministic mix of three words into two (the tests' stand-in for threefry).
 std::pair<double, double> mix(uint64_t a, uint64_t b, uint64_t c) {
-  uint64_t z = a * 0x9E3779B97F4A7C15ull ^ (b + 0x632BE59BD9B4E019ull) * 0xBF58476D1CE4E5B9ull ^ c * 0x94D049BB133111EBull;
+  uint64_t z = a * 0x9E3779B97F4A7C15ull ^ (b + 0x632BE59BD9B4E019ull) * 0xBF58476D1CE4E5B9ull ^
+               c * 0x94D049BB133111EBull;
   z ^= z >> 31;
   z *= 0xD6E8FEB86659FD93ull;
   z ^= z >> 29;
@@ -64,13 +65,18 @@ double unary(const Eqn &e, DType d, double x) {
   return 0;
 }
 
-
 /// Reductions, shapes, indexing, dot_general and random: `r` is the zeroed result.
 Arr refEvalShapePrim(const Eqn &e, const std::vector<Arr> &in, Arr r, Precision p) {
   const Arr &x = in.empty() ? r : in[0];
   switch (e.op) {
-  case Op::ReduceSum: case Op::ReduceMax: case Op::ReduceMin: case Op::ReduceProd:
-  case Op::ReduceAnd: case Op::ReduceOr: case Op::Argmax: case Op::Argmin: {
+  case Op::ReduceSum:
+  case Op::ReduceMax:
+  case Op::ReduceMin:
+  case Op::ReduceProd:
+  case Op::ReduceAnd:
+  case Op::ReduceOr:
+  case Op::Argmax:
+  case Op::Argmin: {
     auto axes = e.intsParam("axes");
     std::vector<bool> seen(size_t(r.numel()), false);
     std::vector<double> best(size_t(r.numel()), 0);
@@ -91,7 +97,10 @@ Arr refEvalShapePrim(const Eqn &e, const std::vector<Arr> &in, Arr r, Precision 
       case Op::ReduceAnd: acc = first ? v != 0 : (acc != 0 && v != 0); break;
       case Op::ReduceOr: acc = first ? v != 0 : (acc != 0 || v != 0); break;
       default:  // argmax/argmin: the first best index
-        if (first || (e.op == Op::Argmax ? v > best[of] : v < best[of])) { best[of] = v; acc = double(idx[axes[0]]); }
+        if (first || (e.op == Op::Argmax ? v > best[of] : v < best[of])) {
+          best[of] = v;
+          acc = double(idx[axes[0]]);
+        }
       }
     });
     return r;
@@ -105,7 +114,9 @@ Arr refEvalShapePrim(const Eqn &e, const std::vector<Arr> &in, Arr r, Precision 
     return r;
   }
   case Op::Iota:
-    forEach(r.shape, [&](const std::vector<int64_t> &idx, int64_t f) { r.v[f] = double(idx[e.intParam("dimension")]); });
+    forEach(r.shape, [&](const std::vector<int64_t> &idx, int64_t f) {
+      r.v[f] = double(idx[e.intParam("dimension")]);
+    });
     return r;
   case Op::BroadcastInDim: {
     auto dims = e.intsParam("broadcast_dimensions");
@@ -154,18 +165,22 @@ Arr refEvalShapePrim(const Eqn &e, const std::vector<Arr> &in, Arr r, Precision 
     });
     return r;
   }
-  case Op::DynamicSlice: case Op::DynamicUpdateSlice: {
+  case Op::DynamicSlice:
+  case Op::DynamicUpdateSlice: {
     bool upd = e.op == Op::DynamicUpdateSlice;
     const Shape &win = upd ? in[1].shape : r.shape;
     std::vector<int64_t> st;
     for (size_t k = 0; k < x.shape.size(); ++k)
-      st.push_back(std::clamp(int64_t(in[k + (upd ? 2 : 1)].v[0]), int64_t(0), x.shape[k] - win[k]));
+      st.push_back(
+          std::clamp(int64_t(in[k + (upd ? 2 : 1)].v[0]), int64_t(0), x.shape[k] - win[k]));
     if (upd) r = x;
     forEach(win, [&](const std::vector<int64_t> &idx, int64_t f) {
       std::vector<int64_t> o;
       for (size_t k = 0; k < idx.size(); ++k) o.push_back(st[k] + idx[k]);
-      if (upd) copyElem(r, flatOf(o, x.shape), in[1], f);
-      else copyElem(r, f, x, flatOf(o, x.shape));
+      if (upd)
+        copyElem(r, flatOf(o, x.shape), in[1], f);
+      else
+        copyElem(r, f, x, flatOf(o, x.shape));
     });
     return r;
   }
@@ -176,7 +191,9 @@ Arr refEvalShapePrim(const Eqn &e, const std::vector<Arr> &in, Arr r, Precision 
     auto freeDims = [](int rank, const std::vector<int64_t> &c, const std::vector<int64_t> &b) {
       std::vector<int64_t> f;
       for (int64_t d = 0; d < rank; ++d)
-        if (std::find(c.begin(), c.end(), d) == c.end() && std::find(b.begin(), b.end(), d) == b.end()) f.push_back(d);
+        if (std::find(c.begin(), c.end(), d) == c.end() &&
+            std::find(b.begin(), b.end(), d) == b.end())
+          f.push_back(d);
       return f;
     };
     auto lf = freeDims(int(x.shape.size()), lc, lb), rf = freeDims(int(in[1].shape.size()), rc, rb);
@@ -198,7 +215,8 @@ Arr refEvalShapePrim(const Eqn &e, const std::vector<Arr> &in, Arr r, Precision 
     return r;
   }
   case Op::RandomSeed: r.v = {0, double(u32(x.v[0]))}; return r;
-  case Op::RandomWrap: case Op::RandomUnwrap: r.v = x.v; return r;
+  case Op::RandomWrap:
+  case Op::RandomUnwrap: r.v = x.v; return r;
   case Op::RandomFoldIn:
     for (int64_t i = 0; i < r.numel(); ++i) {
       int64_t ki = x.shape.empty() ? 0 : i;
@@ -206,13 +224,17 @@ Arr refEvalShapePrim(const Eqn &e, const std::vector<Arr> &in, Arr r, Precision 
       r.v[2 * i] = a, r.v[2 * i + 1] = b;
     }
     return r;
-  case Op::RandomSplit: case Op::RandomBits: {
+  case Op::RandomSplit:
+  case Op::RandomBits: {
     int64_t per = r.numel() / std::max<int64_t>(x.numel(), 1);
     for (int64_t k = 0; k < x.numel(); ++k)
       for (int64_t j = 0; j < per; ++j) {
-        auto [a, b] = mix(u32(x.v[2 * k]), u32(x.v[2 * k + 1]), uint64_t(j) + (e.op == Op::RandomBits ? 1ull << 40 : 0));
-        if (e.op == Op::RandomBits) r.v[k * per + j] = a;
-        else r.v[2 * (k * per + j)] = a, r.v[2 * (k * per + j) + 1] = b;
+        auto [a, b] = mix(u32(x.v[2 * k]), u32(x.v[2 * k + 1]),
+                          uint64_t(j) + (e.op == Op::RandomBits ? 1ull << 40 : 0));
+        if (e.op == Op::RandomBits)
+          r.v[k * per + j] = a;
+        else
+          r.v[2 * (k * per + j)] = a, r.v[2 * (k * per + j) + 1] = b;
       }
     return r;
   }
@@ -222,7 +244,7 @@ Arr refEvalShapePrim(const Eqn &e, const std::vector<Arr> &in, Arr r, Precision 
   return r;
 }
 
-} // namespace
+}  // namespace
 
 Arr refEvalPrim(const Eqn &e, const std::vector<Arr> &in, Precision p) {
   Type outT;
@@ -237,17 +259,30 @@ Arr refEvalPrim(const Eqn &e, const std::vector<Arr> &in, Precision p) {
   case OpCategory::Unary:
     for (int64_t i = 0; i < r.numel(); ++i) {
       double x = in[0].v[i];
-      if (e.op == Op::Convert) r.v[i] = outT.dtype == DType::Bool ? x != 0 : wrap(outT.dtype, isFloat(outT.dtype) ? x : std::trunc(x), p);
+      if (e.op == Op::Convert)
+        r.v[i] = outT.dtype == DType::Bool
+                     ? x != 0
+                     : wrap(outT.dtype, isFloat(outT.dtype) ? x : std::trunc(x), p);
       else if (e.op == Op::BitcastConvert) {
         uint32_t bits;
-        if (isFloat(in[0].dtype)) { float f = float(x); std::memcpy(&bits, &f, 4); }
-        else bits = u32(x);
-        if (isFloat(outT.dtype)) { float f; std::memcpy(&f, &bits, 4); r.v[i] = f; }
-        else r.v[i] = wrap(outT.dtype, double(outT.dtype == DType::I32 ? double(int32_t(bits)) : double(bits)));
-      } else r.v[i] = wrap(outT.dtype, unary(e, outT.dtype, x), p);
+        if (isFloat(in[0].dtype)) {
+          float f = float(x);
+          std::memcpy(&bits, &f, 4);
+        } else
+          bits = u32(x);
+        if (isFloat(outT.dtype)) {
+          float f;
+          std::memcpy(&f, &bits, 4);
+          r.v[i] = f;
+        } else
+          r.v[i] = wrap(outT.dtype,
+                        double(outT.dtype == DType::I32 ? double(int32_t(bits)) : double(bits)));
+      } else
+        r.v[i] = wrap(outT.dtype, unary(e, outT.dtype, x), p);
     }
     return r;
-  case OpCategory::Binary: case OpCategory::Compare:
+  case OpCategory::Binary:
+  case OpCategory::Compare:
     for (int64_t i = 0; i < r.numel(); ++i)
       r.v[i] = wrap(outT.dtype, binary(e.op, in[0].dtype, at(in[0], i), at(in[1], i)), p);
     return r;
@@ -259,15 +294,15 @@ Arr refEvalPrim(const Eqn &e, const std::vector<Arr> &in, Precision p) {
     return r;
   case OpCategory::Ternary:  // fma, rounded once in the operands' precision
     for (int64_t i = 0; i < r.numel(); ++i)
-      r.v[i] = outT.dtype == DType::F32 && p == Precision::Declared
-                   ? double(std::fmaf(float(at(in[0], i)), float(at(in[1], i)), float(at(in[2], i))))
-                   : std::fma(at(in[0], i), at(in[1], i), at(in[2], i));
+      r.v[i] =
+          outT.dtype == DType::F32 && p == Precision::Declared
+              ? double(std::fmaf(float(at(in[0], i)), float(at(in[1], i)), float(at(in[2], i))))
+              : std::fma(at(in[0], i), at(in[1], i), at(in[2], i));
     return r;
   default: break;
   }
   return refEvalShapePrim(e, in, std::move(r), p);
 }
-
 
 double binary(Op op, DType d, double a, double b) {
   bool in = isInt(d) || d == DType::Bool;
@@ -297,5 +332,4 @@ double binary(Op op, DType d, double a, double b) {
   return 0;
 }
 
-
-} // namespace spmd::testing::ref
+}  // namespace spmd::testing::ref

@@ -9,9 +9,9 @@
 namespace spmd::testing {
 using namespace ir;
 
-std::vector<Var> emitMap(Builder &b, Op op, const std::vector<Atom> &ins, const std::vector<int> &inAxes,
-                         int64_t n, const std::string &axis, const BodyFn &body, std::vector<int> outAxes,
-                         std::mt19937 &rng) {
+std::vector<Var> emitMap(Builder &b, Op op, const std::vector<Atom> &ins,
+                         const std::vector<int> &inAxes, int64_t n, const std::string &axis,
+                         const BodyFn &body, std::vector<int> outAxes, std::mt19937 &rng) {
   Jaxpr region;
   std::vector<Param> ia;
   for (size_t k = 0; k < ins.size(); ++k) {
@@ -65,7 +65,8 @@ std::vector<Arr> randomInputs(const Jaxpr &j, std::mt19937 &rng) {
     int64_t n = a.numel() * (a.dtype == DType::Key ? 2 : 1);
     for (int64_t i = 0; i < n; ++i) {
       switch (a.dtype) {
-      case DType::F32: case DType::F64:
+      case DType::F32:
+      case DType::F64:
         a.v.push_back(double(float(std::uniform_real_distribution<double>(-2, 2)(rng))));
         break;
       case DType::I32: a.v.push_back(std::uniform_int_distribution<int>(-5, 5)(rng)); break;
@@ -99,21 +100,25 @@ Jaxpr checkVmap(Module &m, const Jaxpr &j, std::mt19937 &rng) {
     REQUIRE(got[k].type() == want[k].type());
     for (size_t i = 0; i < got[k].v.size(); ++i) {
       double a = got[k].v[i], w = want[k].v[i];
-      if (std::isnan(w)) CHECK(std::isnan(a));
-      else CHECK(std::fabs(a - w) <= 1e-5 + 1e-5 * std::fabs(w));
+      if (std::isnan(w))
+        CHECK(std::isnan(a));
+      else
+        CHECK(std::fabs(a - w) <= 1e-5 + 1e-5 * std::fabs(w));
     }
   }
   return bm.main;
 }
 
 Jaxpr vmapped(Module &m, const std::vector<Type> &types, const std::vector<int> &inAxes, int64_t n,
-              const std::string &axis, const BodyFn &body, std::mt19937 &rng, std::vector<int> outAxes) {
+              const std::string &axis, const BodyFn &body, std::mt19937 &rng,
+              std::vector<int> outAxes) {
   Jaxpr top;
   for (auto &t : types) top.invars.push_back(m.newVar(t));
   Builder b(m, top);
   std::vector<Atom> ins(top.invars.begin(), top.invars.end());
-  for (auto &v : emitMap(b, Op::Vmap, ins, inAxes, n, axis, body, outAxes, rng)) top.outvars.push_back(v);
+  for (auto &v : emitMap(b, Op::Vmap, ins, inAxes, n, axis, body, outAxes, rng))
+    top.outvars.push_back(v);
   return top;
 }
 
-} // namespace spmd::testing
+}  // namespace spmd::testing

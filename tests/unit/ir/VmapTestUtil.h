@@ -46,4 +46,4 @@ ir::Jaxpr vmapped(ir::Module &m, const std::vector<ir::Type> &types, const std::
                   int64_t n, const std::string &axis, const BodyFn &body, std::mt19937 &rng,
                   std::vector<int> outAxes = {});
 
-} // namespace spmd::testing
+}  // namespace spmd::testing

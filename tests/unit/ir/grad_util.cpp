@@ -32,8 +32,10 @@ std::vector<Arr> evalF64(const Jaxpr &j, const std::vector<Arr> &args) {
 Arr randomValue(std::mt19937 &rng, const Type &t, double lo, double hi) {
   std::uniform_real_distribution<double> u(lo, hi);
   Arr v = testing::full(t);
-  for (auto &x : v.v) x = isFloat(t.dtype) ? u(rng) : t.dtype == DType::Bool ? double(u(rng) > (lo + hi) / 2)
-                                                                                 : std::floor(u(rng));
+  for (auto &x : v.v)
+    x = isFloat(t.dtype)         ? u(rng)
+        : t.dtype == DType::Bool ? double(u(rng) > (lo + hi) / 2)
+                                 : std::floor(u(rng));
   return v;
 }
 
@@ -46,8 +48,8 @@ void weightedSum(Module &m, Jaxpr &j, Atom y) {
   j.outvars = {b.reduce(Op::ReduceSum, b.binary(Op::Mul, y, w), axes)};
 }
 
-Jaxpr checkGradient(Module &m, const Jaxpr &f, const std::vector<int> &argnums, const std::vector<Arr> &args,
-                    double tol) {
+Jaxpr checkGradient(Module &m, const Jaxpr &f, const std::vector<int> &argnums,
+                    const std::vector<Arr> &args, double tol) {
   Jaxpr g = transforms::valueAndGrad(m, f, argnums, SrcRange{});
   verifyJaxpr(g);
   INFO("f = " << print(f));
@@ -72,4 +74,4 @@ Jaxpr checkGradient(Module &m, const Jaxpr &f, const std::vector<int> &argnums, 
   return g;
 }
 
-} // namespace spmd::gradtest
+}  // namespace spmd::gradtest

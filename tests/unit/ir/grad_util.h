@@ -41,4 +41,4 @@ ir::Jaxpr checkGradient(ir::Module &m, const ir::Jaxpr &f, const std::vector<int
 /// Turns an array-valued body into a scalar loss whose gradient is not all ones.
 void weightedSum(ir::Module &m, ir::Jaxpr &j, ir::Atom y);
 
-} // namespace spmd::gradtest
+}  // namespace spmd::gradtest

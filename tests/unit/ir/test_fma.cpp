@@ -23,7 +23,7 @@ Type f32(Shape s) { return {DType::F32, std::move(s)}; }
 /// fma's result type for operands of these types.
 Type fmaType(const std::vector<Type> &ins) { return inferTypes(Op::Fma, ins, {}, {}).at(0); }
 
-} // namespace
+}  // namespace
 
 TEST_CASE("fma: type rule, printed name, operand checks", "[fma]") {
   REQUIRE(std::string(name(Op::Fma)) == "fma");
@@ -78,11 +78,14 @@ TEST_CASE("fma: vmap with random in-axes, scalars and literals", "[fma][vmap]") 
       outer.push_back(testing::stackedType(e.dtype, e.shape, ax, n));
     }
     Module m;
-    Jaxpr j = testing::vmapped(m, outer, axes, n, "v", [&](Builder &b, const std::vector<Var> &v) {
-      Var y = b.emit1(Op::Fma, {v[0], v[1], v[2]});
-      Var z = b.emit1(Op::Fma, {v[0], b.lit(DType::F32, 3.5), b.lit(DType::F32, -1)});
-      return std::vector<Atom>{y, z};
-    }, rng);
+    Jaxpr j = testing::vmapped(
+        m, outer, axes, n, "v",
+        [&](Builder &b, const std::vector<Var> &v) {
+          Var y = b.emit1(Op::Fma, {v[0], v[1], v[2]});
+          Var z = b.emit1(Op::Fma, {v[0], b.lit(DType::F32, 3.5), b.lit(DType::F32, -1)});
+          return std::vector<Atom>{y, z};
+        },
+        rng);
     Jaxpr batched = testing::checkVmap(m, j, rng);
     int fmas = 0;
     for (auto &e : batched.eqns) fmas += e.op == Op::Fma;

@@ -19,7 +19,7 @@ int count(const Compiled &c, ir::Op op) {
   ir::walk(c.module.main, [&](const ir::Eqn &e) { n += e.op == op; });
   return n;
 }
-} // namespace
+}  // namespace
 
 TEST_CASE("wrong number of arguments", "[lower][calls]") {
   CHECK(err("let a = exp(1.0, 2.0)") == "1:18: exp() takes at most 1 argument");
@@ -27,7 +27,8 @@ TEST_CASE("wrong number of arguments", "[lower][calls]") {
   CHECK(err("let a = zeros()") == "1:9: zeros() is missing its argument 'shape'");
   CHECK(err("fn f(x, y) = x + y\nlet a = f(1.0)") == "2:9: 'f' takes 2 arguments but 1 was given");
   CHECK(err("fn f(x) = x\nlet a = f(1.0, 2.0)") == "2:9: 'f' takes 1 argument but 2 were given");
-  CHECK(err("let a = (fn (x, y) = x)(1.0)") == "1:10: the anonymous function takes 2 arguments but 1 was given");
+  CHECK(err("let a = (fn (x, y) = x)(1.0)") ==
+        "1:10: the anonymous function takes 2 arguments but 1 was given");
 }
 
 TEST_CASE("keyword arguments", "[lower][calls]") {
@@ -35,33 +36,40 @@ TEST_CASE("keyword arguments", "[lower][calls]") {
   CHECK(c.error() == "1:25: sum() has no argument named 'axes'");
   CHECK(c.notes() == "its arguments are: x, axis, keepdims");
   CHECK(err("let a = sum(zeros([3]), axis=0, axis=0)") == "1:33: sum() got argument 'axis' twice");
-  CHECK(err("fn f(x) = x\nlet a = f(x=1.0)") == "2:11: keyword arguments are not supported in calls of user functions");
+  CHECK(err("fn f(x) = x\nlet a = f(x=1.0)") ==
+        "2:11: keyword arguments are not supported in calls of user functions");
   CHECK(err("let a = sum(zeros([2, 3]), keepdims=true, axis=1)") == "OK");
 }
 
 TEST_CASE("unknown names", "[lower][calls]") {
   CHECK(err("let a = frobnicate(3)") == "1:9: unknown name 'frobnicate'");
   CHECK(err("let y = 1.0 + foo") == "1:15: unknown name 'foo'");
-  CHECK(err("let x = 1.0\nlet y = x(2)") == "2:9: a static float is not a function and cannot be called");
+  CHECK(err("let x = 1.0\nlet y = x(2)") ==
+        "2:9: a static float is not a function and cannot be called");
 }
 
 TEST_CASE("slice bounds and shapes must be static", "[lower][static]") {
   CHECK(err("let i = sum(arange(3))\nlet x = arange(10)[0:i]") ==
-        "2:22: a slice bound must be known at compile time, but this value (i32[]) is computed at run time");
+        "2:22: a slice bound must be known at compile time, but this value (i32[]) is computed at "
+        "run time");
   CHECK(err("let i = sum(arange(3))\nlet x = arange(10)[::i]") ==
-        "2:22: a slice step must be known at compile time, but this value (i32[]) is computed at run time");
+        "2:22: a slice step must be known at compile time, but this value (i32[]) is computed at "
+        "run time");
   // The error points at the list element that is not static.
   CHECK(err("let n = sum(arange(3))\nlet z = zeros([2, n])") ==
-        "2:19: a shape must be known at compile time, but this value (i32[]) is computed at run time");
+        "2:19: a shape must be known at compile time, but this value (i32[]) is computed at run "
+        "time");
   CHECK(err("let n = sum(arange(3))\nlet z = reshape(arange(6), [n, 2])").rfind("2:29: ", 0) == 0);
-  CHECK(err("let z = zeros([2, 1.5])") == "1:19: a shape must be a static integer, not a static float");
+  CHECK(err("let z = zeros([2, 1.5])") ==
+        "1:19: a shape must be a static integer, not a static float");
   CHECK(err("let x = arange(10)[::0]") == "1:22: a slice step cannot be zero");
   CHECK(err("let x = arange(10)[10]") == "1:20: index 10 is out of range for axis 0 of size 10");
   CHECK(err("let x = arange(10)[0, 1]") == "1:23: too many indices for an array of type i32[10]");
 }
 
 TEST_CASE("static indexing lowers to slice, rev and reshape", "[lower][index]") {
-  Compiled c = compile("let x = zeros([4, 5])\nlet y = x[:, 0]\nlet z = x[::-2]\nlet w = x[-1, 1:4:2]");
+  Compiled c =
+      compile("let x = zeros([4, 5])\nlet y = x[:, 0]\nlet z = x[::-2]\nlet w = x[-1, 1:4:2]");
   REQUIRE(c.ok());
   std::string ir = c.ir();
   CHECK(has(ir, "slice[limit_indices=(4, 1) start_indices=(0, 0) strides=None]"));
@@ -78,14 +86,17 @@ TEST_CASE("a traced index becomes dynamic_slice", "[lower][index]") {
   CHECK(has(c.ir(), "dynamic_slice[slice_sizes=(1,)]"));
   CHECK(c.module.main.eqns.back().out[0].type.str() == "f32[]");
   // Inside a pmap, axis_index picks this replica's row.
-  c = compile("let t = arange(12.0)\nlet y = pmap i (v in zeros([4])) { t[axis_index(i)] + v }", {4});
+  c = compile("let t = arange(12.0)\nlet y = pmap i (v in zeros([4])) { t[axis_index(i)] + v }",
+              {4});
   REQUIRE(c.ok());
   CHECK(count(c, ir::Op::DynamicSlice) == 1);
-  CHECK(err("let x = arange(10.0)\nlet y = x[x[0]]") == "2:12: an index must be an integer scalar, not f32[]");
+  CHECK(err("let x = arange(10.0)\nlet y = x[x[0]]") ==
+        "2:12: an index must be an integer scalar, not f32[]");
 }
 
 TEST_CASE("for over a range is a for_loop carrying its vars", "[lower][loop]") {
-  Compiled c = compile("var s = zeros([3])\nvar k = 0\nfor t in 0..100 { s = s + f32(t); k = k + 1 }\nprint(s, k)");
+  Compiled c = compile(
+      "var s = zeros([3])\nvar k = 0\nfor t in 0..100 { s = s + f32(t); k = k + 1 }\nprint(s, k)");
   REQUIRE(c.ok());
   CHECK(count(c, ir::Op::ForLoop) == 1);
   CHECK(count(c, ir::Op::Add) == 2);  // not unrolled: one add per statement
@@ -108,31 +119,38 @@ TEST_CASE("for over a range is a for_loop carrying its vars", "[lower][loop]") {
   REQUIRE(c.ok());
   CHECK(count(c, ir::Op::ForLoop) == 0);
   CHECK(err("let i = sum(arange(3))\nfor t in 0..i { }") ==
-        "2:13: a range bound must be known at compile time, but this value (i32[]) is computed at run time");
+        "2:13: a range bound must be known at compile time, but this value (i32[]) is computed at "
+        "run time");
 }
 
 TEST_CASE("if on a traced bool at host level is a cond", "[lower][if]") {
-  Compiled c = compile("var s = 1.0\nlet c = sum(arange(3)) > 2\nif c { s = s * 2.0 } else { s = s - 1.0 }\nprint(s)");
+  Compiled c = compile("var s = 1.0\nlet c = sum(arange(3)) > 2\nif c { s = s * 2.0 } else { s = s "
+                       "- 1.0 }\nprint(s)");
   REQUIRE(c.ok());
   CHECK(count(c, ir::Op::Cond) == 1);
   CHECK(has(c.ir(), "branches=("));
   // A static condition picks one branch at compile time.
-  c = compile("var s = 1.0\nif device_count() > 2 { s = s * 2.0 } else { s = s - 1.0 }\nprint(s)", {4});
+  c = compile("var s = 1.0\nif device_count() > 2 { s = s * 2.0 } else { s = s - 1.0 }\nprint(s)",
+              {4});
   REQUIRE(c.ok());
   CHECK(count(c, ir::Op::Cond) == 0);
-  CHECK(err("if arange(3) > 1 { }") == "1:14: the condition of 'if' must be a bool scalar, not bool[3]");
+  CHECK(err("if arange(3) > 1 { }") ==
+        "1:14: the condition of 'if' must be a bool scalar, not bool[3]");
 }
 
 TEST_CASE("if inside pmap on a traced value is an error", "[lower][if]") {
   Compiled c = compile("let y = pmap i (v in arange(4.0)) { if v > 1.0 { v } else { 0.0 } }", {4});
-  CHECK(c.error() == "1:42: inside pmap and vmap the condition of 'if' must be known at compile time");
+  CHECK(c.error() ==
+        "1:42: inside pmap and vmap the condition of 'if' must be known at compile time");
   CHECK(has(c.notes(), "where(cond, a, b)"));
   // A static condition is fine there.
-  CHECK(err("let y = pmap i (v in arange(4.0)) { if axis_size(i) > 2 { v } else { 0.0 } }", {4}) == "OK");
+  CHECK(err("let y = pmap i (v in arange(4.0)) { if axis_size(i) > 2 { v } else { 0.0 } }", {4}) ==
+        "OK");
 }
 
 TEST_CASE("recursion is rejected", "[lower][calls]") {
-  CHECK(err("fn f(x) = f(x)\nlet a = f(1.0)") == "1:11: recursive call of 'f': functions may not call themselves");
+  CHECK(err("fn f(x) = f(x)\nlet a = f(1.0)") ==
+        "1:11: recursive call of 'f': functions may not call themselves");
   CHECK(err("fn f(x) = f(x)") == "OK");  // never called: nothing to instantiate
 }
 
@@ -140,7 +158,8 @@ TEST_CASE("grad needs a scalar function", "[lower][grad]") {
   CHECK(err("fn f(x) = x * 2.0\nprint(grad(f)(arange(3.0)))") ==
         "2:7: grad() needs a function that returns an f32 scalar, but it returns f32[3]");
   CHECK(err("fn f(x) = f32(sum(x))\nlet g = grad(f)(arange(3))") ==
-        "2:17: grad() can only differentiate with respect to float arrays, but argument 0 has a leaf of dtype i32");
+        "2:17: grad() can only differentiate with respect to float arrays, but argument 0 has a "
+        "leaf of dtype i32");
   CHECK(err("fn f(x) = sum(x)\nlet g = grad(f)(arange(3))") ==
         "2:9: grad() needs a function that returns an f32 scalar, but it returns i32[]");
   CHECK(err("fn f(x) = sum(x * x)\nlet g = grad(f)(arange(3.0))") == "OK");

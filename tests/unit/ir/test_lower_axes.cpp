@@ -16,7 +16,8 @@ TEST_CASE("closures and lambdas inside a pmap see its axis", "[lower][axes]") {
                        "  fn scaled(z) = z * axis_size(i)\n"
                        "  let g = fn (z) = z / psum(z, i)\n"
                        "  g(scaled(v))\n"
-                       "}", {4});
+                       "}",
+                       {4});
   REQUIRE(c.ok());
   CHECK(has(c.ir(), "psum[axes=('i',)"));
   CHECK(has(c.ir(), "mul c 4.0:f32[]"));
@@ -24,17 +25,20 @@ TEST_CASE("closures and lambdas inside a pmap see its axis", "[lower][axes]") {
 
 TEST_CASE("a function's axis parameters bind in its body", "[lower][axes]") {
   std::string ir = irOf("fn norm[a](x) = x / psum(x, a)\n"
-                        "let y = pmap rows (v in ones([4, 2])) { norm[rows](v) }", {4});
+                        "let y = pmap rows (v in ones([4, 2])) { norm[rows](v) }",
+                        {4});
   CHECK(has(ir, "psum[axes=('rows',)"));
   // Two axis parameters, passed a nest's axes, and a tuple of axes in a collective.
   ir = irOf("fn tot[a, b](x) = psum(x, (a, b))\n"
-            "let y = pmap r (u in ones([2, 2])) { pmap c (v in u) { tot[r, c](v) } }", {4});
+            "let y = pmap r (u in ones([2, 2])) { pmap c (v in u) { tot[r, c](v) } }",
+            {4});
   CHECK(has(ir, "psum[axes=('r', 'c')"));
   CHECK(err("fn norm[a](x) = x / psum(x, a)\nlet y = pmap i (v in arange(4.0)) { norm(v) }", {4}) ==
         "2:37: 'norm' takes 1 axis argument ([a...]) but 0 were given");
   CHECK(err("fn norm(x) = x\nlet y = pmap i (v in arange(4.0)) { norm[i](v) }", {4}) ==
         "2:37: 'norm' takes no axis arguments");
-  CHECK(err("let y = pmap i (v in arange(4.0)) { exp[i](v) }", {4}) == "1:37: exp() takes no axis arguments in [ ]");
+  CHECK(err("let y = pmap i (v in arange(4.0)) { exp[i](v) }", {4}) ==
+        "1:37: exp() takes no axis arguments in [ ]");
 }
 
 TEST_CASE("an unbound axis is an error that lists the axes in scope", "[lower][axes]") {
@@ -77,7 +81,8 @@ TEST_CASE("rebinding an axis in scope is an error", "[lower][axes]") {
 TEST_CASE("all axis errors of a program are reported in one run", "[lower][axes]") {
   Compiled c = compile("let x = pmap i (v in zeros([4])) { psum(v, j) + psum(v, k) }\n"
                        "let y = pmap i (v in zeros([4])) { pmap i (w in zeros([2])) { w } }\n"
-                       "let z = pmax(1.0, q)", {8});
+                       "let z = pmax(1.0, q)",
+                       {8});
   REQUIRE(c.errors.size() == 4);
   CHECK(c.error(0) == "1:44: axis 'j' is not bound here");
   CHECK(c.error(1) == "1:57: axis 'k' is not bound here");

@@ -29,13 +29,14 @@ std::string printed(const std::string &src, const Opts &o = {}) {
   for (auto it = c.module.main.eqns.rbegin(); it != c.module.main.eqns.rend(); ++it)
     if (it->op == ir::Op::Print) {
       std::string s;
-      for (auto &p : it->param("segments").elems) s += p.kind == ir::Param::Str ? p.s : "<" + p.str() + ">";
+      for (auto &p : it->param("segments").elems)
+        s += p.kind == ir::Param::Str ? p.s : "<" + p.str() + ">";
       return s;
     }
   return "no print";
 }
 
-} // namespace
+}  // namespace
 
 TEST_CASE("weak literals keep the dtype of the array", "[lower][dtype]") {
   CHECK(lastType("let x = zeros([3])\nlet y = x * 2") == "f32[3]");
@@ -47,11 +48,11 @@ TEST_CASE("weak literals keep the dtype of the array", "[lower][dtype]") {
 }
 
 TEST_CASE("dtype promotion follows JAX", "[lower][dtype]") {
-  CHECK(lastType("let y = arange(4) / arange(4)") == "f32[4]");   // true division of ints
-  CHECK(lastType("let y = arange(4) + 1.0") == "f32[4]");          // weak float lifts ints
+  CHECK(lastType("let y = arange(4) / arange(4)") == "f32[4]");  // true division of ints
+  CHECK(lastType("let y = arange(4) + 1.0") == "f32[4]");        // weak float lifts ints
   CHECK(lastType("let y = arange(4) // 2") == "i32[4]");
   CHECK(lastType("let y = u32(arange(4)) + arange(4)") == "i32[4]");  // u32 with i32
-  CHECK(lastType("let y = ones([2], bool) + 1") == "i32[2]");          // bool + int
+  CHECK(lastType("let y = ones([2], bool) + 1") == "i32[2]");         // bool + int
   CHECK(lastType("let y = ones([2], bool) & ones([2], bool)") == "bool[2]");
   CHECK(lastType("let y = arange(3) < 2") == "bool[3]");
   CHECK(lastType("let y = f32(arange(3)) * arange(3)") == "f32[3]");
@@ -71,24 +72,30 @@ TEST_CASE("NumPy broadcasting", "[lower][shape]") {
   CHECK(lastType("let y = zeros([4, 1]) + zeros([3])") == "f32[4,3]");
   CHECK(lastType("let y = zeros([2, 1, 3]) * zeros([5, 1])") == "f32[2,5,3]");
   CHECK(lastType("let y = zeros([3]) + sum(zeros([2]))") == "f32[3]");
-  CHECK(err("let a = zeros([3]) + zeros([4])") == "1:20: incompatible shapes for '+': f32[3] and f32[4]");
+  CHECK(err("let a = zeros([3]) + zeros([4])") ==
+        "1:20: incompatible shapes for '+': f32[3] and f32[4]");
   CHECK(err("let a = zeros([2, 3])\nlet b = a * zeros([2])") ==
         "2:11: incompatible shapes for '*': f32[2,3] and f32[2]");
-  CHECK(err("let a = where(arange(3) > 0, zeros([3]), zeros([4]))").find("f32[3] and f32[4]") != std::string::npos);
+  CHECK(err("let a = where(arange(3) > 0, zeros([3]), zeros([4]))").find("f32[3] and f32[4]") !=
+        std::string::npos);
 }
 
 TEST_CASE("static integers are folded and print as Python", "[lower][static]") {
-  CHECK(printed("print(2 + 3 * 4, 7 // 2, -7 // 2, -7 % 3, 2 ** 10, 7 / 2)") == "14 3 -4 2 1024 3.5");
+  CHECK(printed("print(2 + 3 * 4, 7 // 2, -7 // 2, -7 % 3, 2 ** 10, 7 / 2)") ==
+        "14 3 -4 2 1024 3.5");
   CHECK(printed("print(1 + true, 3 == 3.0, not true, 1 < 2 and 2 < 3)") == "2 True False True");
   CHECK(printed("print(device_count())", {4}) == "4");
   CHECK(printed("print(device_count() * 2)", {3}) == "6");
-  CHECK(printed("let x = zeros([8, 2, 4])\nprint(shape(x), shape(x)[1], len(x), size(x))") == "(8, 2, 4) 2 8 64");
+  CHECK(printed("let x = zeros([8, 2, 4])\nprint(shape(x), shape(x)[1], len(x), size(x))") ==
+        "(8, 2, 4) 2 8 64");
   CHECK(printed("print((10000,), (1, (2.5, true)), [1, 2])") == "(10000,) (1, (2.5, True)) [1, 2]");
   CHECK(printed("print(0..4, len(2..7))") == "[0, 1, 2, 3] 5");
-  CHECK(printed("let n = 3\nprint([(j, (j + 1) % n) for j in 0..n])") == "[(0, 1), (1, 2), (2, 0)]");
+  CHECK(printed("let n = 3\nprint([(j, (j + 1) % n) for j in 0..n])") ==
+        "[(0, 1), (1, 2), (2, 0)]");
   CHECK(printed("print([j * j for j in [1, 2, 3]])") == "[1, 4, 9]");
   // axis_size is static inside the block: it can size an array.
-  CHECK(lastType("let y = pmap i (v in zeros([4])) { zeros([axis_size(i), 2]) + v }", {4}) == "f32[4,4,2]");
+  CHECK(lastType("let y = pmap i (v in zeros([4])) { zeros([axis_size(i), 2]) + v }", {4}) ==
+        "f32[4,4,2]");
   // Static shapes feed creation functions.
   CHECK(lastType("let x = zeros([3, 5])\nlet y = zeros([shape(x)[1] * 2, len(x)])") == "f32[10,3]");
   CHECK(err("let a = 1 // 0") == "1:11: division by zero in a static expression");
@@ -97,7 +104,8 @@ TEST_CASE("static integers are folded and print as Python", "[lower][static]") {
 TEST_CASE("arg() reads --arg values of the default's type", "[lower][static]") {
   const char *src = "print(arg(\"n\", 3), arg(\"f\", 1.5), arg(\"b\", true), arg(\"s\", \"hi\"))";
   CHECK(printed(src) == "3 1.5 True hi");
-  CHECK(printed(src, {8, {{"n", "7"}, {"f", "2.5"}, {"b", "false"}, {"s", "yo"}}}) == "7 2.5 False yo");
+  CHECK(printed(src, {8, {{"n", "7"}, {"f", "2.5"}, {"b", "false"}, {"s", "yo"}}}) ==
+        "7 2.5 False yo");
   CHECK(printed(src, {8, {{"n", "-2"}, {"f", "3"}, {"b", "1"}}}) == "-2 3.0 True hi");
   // An arg is a static int: it can size arrays.
   CHECK(lastType("let y = zeros([arg(\"n\", 2)])", {8, {{"n", "5"}}}) == "f32[5]");
@@ -146,7 +154,8 @@ TEST_CASE("tuples and patterns", "[lower][tuple]") {
   CHECK(err("let (p, q) = zeros([2])") == "1:5: cannot destructure a f32[2] into a tuple of 2");
   CHECK(err("let t = (1, 2)\nlet x = t[2]") == "2:11: index 2 is out of range for a tuple of 2");
   // A pmap over a tuple maps every leaf; the pattern destructures the slices.
-  CHECK(lastType("let y = pmap i ((a, b) in (arange(4.0), arange(4))) { a + f32(b) }", {4}) == "f32[4]");
+  CHECK(lastType("let y = pmap i ((a, b) in (arange(4.0), arange(4))) { a + f32(b) }", {4}) ==
+        "f32[4]");
 }
 
 TEST_CASE("var reassignment and let", "[lower][var]") {

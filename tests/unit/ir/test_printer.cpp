@@ -54,25 +54,30 @@ TEST_CASE("printer: a pmap body inline, params sorted, dot_general", "[printer]"
   CHECK(irOf("let x = arange(4.0)\n"
              "let y = pmap i (v in x) { psum(v * 2.0, i) }\n"
              "let m = ones([2, 3]) @ ones([3])\n"
-             "print(y, m)", {4}) == want);
+             "print(y, m)",
+             {4}) == want);
 }
 
 TEST_CASE("printer: matmul dimension numbers for every rank pair", "[printer]") {
   CHECK(has(irOf("let m = ones([3]) @ ones([3, 2])"), "dimension_numbers=(([0], [0]), ([], []))"));
   CHECK(has(irOf("let m = ones([3]) @ ones([3])"), "dimension_numbers=(([0], [0]), ([], []))"));
-  CHECK(has(irOf("let m = ones([5, 2, 3]) @ ones([5, 3, 4])"), "dimension_numbers=(([2], [1]), ([0], [0]))"));
+  CHECK(has(irOf("let m = ones([5, 2, 3]) @ ones([5, 3, 4])"),
+            "dimension_numbers=(([2], [1]), ([0], [0]))"));
   Compiled c = compile("let m = ones([5, 2, 3]) @ ones([3, 4])");
   REQUIRE(c.ok());
   CHECK(c.module.main.eqns.back().out[0].type.str() == "f32[5,2,4]");
-  CHECK(err("let m = ones([2, 3]) @ ones([4])") == "1:22: '@' contracts dimensions of different sizes: f32[2,3] and f32[4] (3 != 4)");
-  CHECK(err("let m = ones([2, 3]) @ 2.0") == "1:22: '@' needs arrays of rank 1 or more, not f32[2,3] and f32[]");
+  CHECK(err("let m = ones([2, 3]) @ ones([4])") ==
+        "1:22: '@' contracts dimensions of different sizes: f32[2,3] and f32[4] (3 != 4)");
+  CHECK(err("let m = ones([2, 3]) @ 2.0") ==
+        "1:22: '@' needs arrays of rank 1 or more, not f32[2,3] and f32[]");
 }
 
 TEST_CASE("printer: literals of every dtype and regions of loops and conds", "[printer]") {
   ir::Module m;
   ir::Builder b(m, m.main);
-  ir::Var x = b.emit1(ir::Op::BroadcastInDim, {b.lit(ir::DType::I32, 0)},
-                      {{"shape", ir::Param::ints({2})}, {"broadcast_dimensions", ir::Param::tuple({})}});
+  ir::Var x =
+      b.emit1(ir::Op::BroadcastInDim, {b.lit(ir::DType::I32, 0)},
+              {{"shape", ir::Param::ints({2})}, {"broadcast_dimensions", ir::Param::tuple({})}});
   ir::Var y = b.emit1(ir::Op::Add, {x, b.lit(ir::DType::I32, -3)});
   ir::Var z = b.emit1(ir::Op::Select, {b.lit(ir::DType::Bool, 1), y, x});
   ir::Var f = b.emit1(ir::Op::Mul, {b.convert(z, ir::DType::F32), b.lit(ir::DType::F32, 0.5)});
@@ -87,18 +92,17 @@ TEST_CASE("printer: literals of every dtype and regions of loops and conds", "[p
         "    e:f32[2] = mul d 0.5:f32[]\n"
         "  in (e,) }\n");
   std::string loop = irOf("var s = 0.0\nfor t in 0..5 { s = s + f32(t) }\nprint(s)");
-  CHECK(loop ==
-        "{ lambda ; . let\n"
-        "    a:f32[] = for_loop[\n"
-        "      body={ lambda ; b:i32[] c:f32[]. let\n"
-        "          d:f32[] = convert_element_type[new_dtype=f32 weak_type=False] b\n"
-        "          e:f32[] = add c d\n"
-        "        in (e,) }\n"
-        "      num_consts=0\n"
-        "      trip_count=5\n"
-        "    ] 0.0:f32[]\n"
-        "    _ = print[segments=[0]] a\n"
-        "  in () }\n");
+  CHECK(loop == "{ lambda ; . let\n"
+                "    a:f32[] = for_loop[\n"
+                "      body={ lambda ; b:i32[] c:f32[]. let\n"
+                "          d:f32[] = convert_element_type[new_dtype=f32 weak_type=False] b\n"
+                "          e:f32[] = add c d\n"
+                "        in (e,) }\n"
+                "      num_consts=0\n"
+                "      trip_count=5\n"
+                "    ] 0.0:f32[]\n"
+                "    _ = print[segments=[0]] a\n"
+                "  in () }\n");
 }
 
 namespace {
@@ -107,7 +111,7 @@ std::filesystem::path specDir() {
   std::filesystem::path p = std::filesystem::path(root ? root : "/work/main") / "tests" / "spec";
   return std::filesystem::exists(p / "normalize.spmd") ? p : std::filesystem::path();
 }
-} // namespace
+}  // namespace
 
 TEST_CASE("verify accepts the lowered IR of every spec example", "[printer][verify]") {
   std::filesystem::path dir = specDir();

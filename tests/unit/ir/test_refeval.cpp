@@ -16,7 +16,7 @@ Type f32(Shape s) { return {DType::F32, std::move(s)}; }
 using Vars = std::vector<Var>;
 using Atoms = std::vector<Atom>;
 
-} // namespace
+}  // namespace
 
 TEST_CASE("RefEval: collectives group the replicas of a pmap nest", "[refeval]") {
   // pmap i (2) { pmap j (3) { (psum(x, i), psum(x, (i, j)), axis_index((i, j))) } } over
@@ -29,8 +29,10 @@ TEST_CASE("RefEval: collectives group the replicas of a pmap nest", "[refeval]")
   auto inner = [&](Builder &bi, const Vars &u) {
     auto body = [&](Builder &bj, const Vars &v) {
       Var one = bj.emit1(Op::Psum, {v[0]}, {{"axes", Param::tuple({Param::ofStr("i")})}});
-      Var all = bj.emit1(Op::Psum, {v[0]}, {{"axes", Param::tuple({Param::ofStr("i"), Param::ofStr("j")})}});
-      Var idx = bj.emit1(Op::AxisIndex, {}, {{"axis_name", Param::tuple({Param::ofStr("i"), Param::ofStr("j")})}});
+      Var all = bj.emit1(Op::Psum, {v[0]},
+                         {{"axes", Param::tuple({Param::ofStr("i"), Param::ofStr("j")})}});
+      Var idx = bj.emit1(Op::AxisIndex, {},
+                         {{"axis_name", Param::tuple({Param::ofStr("i"), Param::ofStr("j")})}});
       return Atoms{one, all, idx};
     };
     auto r = emitMap(bi, Op::Pmap, {u[0]}, {0}, 3, "j", body, {0, 0, 0}, rng);
@@ -58,7 +60,8 @@ TEST_CASE("RefEval: Declared rounds floats to their dtype, Float64 does not", "[
   CHECK(1.0 / 3.0 != double(1.0f / 3.0f));
 }
 
-TEST_CASE("RefEval: a cond whose examples disagree runs both branches on every example", "[refeval]") {
+TEST_CASE("RefEval: a cond whose examples disagree runs both branches on every example",
+          "[refeval]") {
   // vmap i (4) { if p { psum(x, i) } else { -x } }: as JAX's vmap of cond (a select), the
   // psum in the true branch sums over all four examples, the false ones included.
   std::mt19937 rng(2);
@@ -72,8 +75,9 @@ TEST_CASE("RefEval: a cond whose examples disagree runs both branches on every e
       br[k].invars = {m.newVar(f32({}))};
       Builder rb(m, br[k]);
       Atom x = br[k].invars[0];
-      br[k].outvars = {k ? Atom(rb.emit1(Op::Psum, {x}, {{"axes", Param::tuple({Param::ofStr("i")})}}))
-                         : Atom(rb.unary(Op::Neg, x))};
+      br[k].outvars = {
+          k ? Atom(rb.emit1(Op::Psum, {x}, {{"axes", Param::tuple({Param::ofStr("i")})}}))
+            : Atom(rb.unary(Op::Neg, x))};
     }
     auto r = bb.emit(Op::Cond, {v[1], v[0]}, {}, {std::move(br[0]), std::move(br[1])});
     return Atoms(r.begin(), r.end());
@@ -81,8 +85,10 @@ TEST_CASE("RefEval: a cond whose examples disagree runs both branches on every e
   auto outs = emitMap(b, Op::Vmap, {top.invars[0], top.invars[1]}, {0, 0}, 4, "i", body, {0}, rng);
   top.outvars = {outs[0]};
   Arr x{DType::F32, {4}, {1, 2, 3, 4}};
-  CHECK(refEval(top, {x, Arr{DType::Bool, {4}, {1, 0, 1, 0}}})[0].v == std::vector<double>{10, -2, 10, -4});
+  CHECK(refEval(top, {x, Arr{DType::Bool, {4}, {1, 0, 1, 0}}})[0].v ==
+        std::vector<double>{10, -2, 10, -4});
   // All agree: only the branch taken runs, and its psum still sees every example.
   CHECK(refEval(top, {x, Arr{DType::Bool, {4}, {1, 1, 1, 1}}})[0].v == std::vector<double>(4, 10));
-  CHECK(refEval(top, {x, Arr{DType::Bool, {4}, {0, 0, 0, 0}}})[0].v == std::vector<double>{-1, -2, -3, -4});
+  CHECK(refEval(top, {x, Arr{DType::Bool, {4}, {0, 0, 0, 0}}})[0].v ==
+        std::vector<double>{-1, -2, -3, -4});
 }

@@ -43,22 +43,28 @@ Type f32(Shape s) { return {DType::F32, std::move(s)}; }
 Type i32(Shape s = {}) { return {DType::I32, std::move(s)}; }
 
 Var iota(Builder &b, Shape s, int dim, DType d = DType::I32) {
-  return b.emit1(Op::Iota, {}, {{"dtype", Param::ofDType(d)}, {"shape", Param::ints(s)}, {"dimension", Param::of(dim)}});
+  return b.emit1(
+      Op::Iota, {},
+      {{"dtype", Param::ofDType(d)}, {"shape", Param::ints(s)}, {"dimension", Param::of(dim)}});
 }
 
-Var positive(Builder &b, Atom x) { return b.binary(Op::Add, b.unary(Op::Abs, x), b.lit(DType::F32, 0.5)); }
+Var positive(Builder &b, Atom x) {
+  return b.binary(Op::Add, b.unary(Op::Abs, x), b.lit(DType::F32, 0.5));
+}
 
-} // namespace
+}  // namespace
 
 TEST_CASE("vmap: unary elementwise ops", "[vmap]") {
-  for (Op op : {Op::Neg, Op::Exp, Op::Log, Op::Log1p, Op::Sqrt, Op::Rsqrt, Op::Sin, Op::Cos, Op::Tan, Op::Tanh,
-                Op::Logistic, Op::Abs, Op::Sign, Op::Floor, Op::Ceil, Op::Round})
+  for (Op op : {Op::Neg, Op::Exp, Op::Log, Op::Log1p, Op::Sqrt, Op::Rsqrt, Op::Sin, Op::Cos,
+                Op::Tan, Op::Tanh, Op::Logistic, Op::Abs, Op::Sign, Op::Floor, Op::Ceil, Op::Round})
     for (int t = 0; t < 3; ++t)
-      prop({f32(randomShape(rng()))}, [&](Builder &b, const Vars &v) { return Atoms{b.unary(op, positive(b, v[0]))}; });
+      prop({f32(randomShape(rng()))},
+           [&](Builder &b, const Vars &v) { return Atoms{b.unary(op, positive(b, v[0]))}; });
 }
 
 TEST_CASE("vmap: binary, compare and select with scalars and literals", "[vmap]") {
-  for (Op op : {Op::Add, Op::Sub, Op::Mul, Op::Div, Op::Rem, Op::Pow, Op::Max, Op::Min, Op::Lt, Op::Eq, Op::Ge})
+  for (Op op : {Op::Add, Op::Sub, Op::Mul, Op::Div, Op::Rem, Op::Pow, Op::Max, Op::Min, Op::Lt,
+                Op::Eq, Op::Ge})
     for (int t = 0; t < 4; ++t) {
       Shape s = randomShape(rng());
       Shape s2 = rnd(0, 2) == 0 ? Shape{} : s;  // a per-example scalar meets an array
@@ -82,15 +88,19 @@ TEST_CASE("vmap: integer, bitwise, convert, bitcast and integer_pow", "[vmap]") 
     Shape s = randomShape(rng());
     prop({Type{DType::U32, s}, Type{DType::U32, s}}, [&](Builder &b, const Vars &v) {
       Atoms r;
-      for (Op op : {Op::And, Op::Or, Op::Xor, Op::ShiftLeft, Op::ShiftRightLogical}) r.push_back(b.binary(op, v[0], v[1]));
+      for (Op op : {Op::And, Op::Or, Op::Xor, Op::ShiftLeft, Op::ShiftRightLogical})
+        r.push_back(b.binary(op, v[0], v[1]));
       r.push_back(b.unary(Op::Not, v[0]));
       return r;
     });
     prop({i32(s), i32(s), f32(s)}, [&](Builder &b, const Vars &v) {
       Var d = b.binary(Op::Add, b.unary(Op::Abs, v[1]), b.lit(DType::I32, 1));
       Params bc{{"new_dtype", Param::ofDType(DType::U32)}};
-      return Atoms{b.binary(Op::Div, v[0], d), b.binary(Op::Rem, v[0], d), b.convert(v[2], DType::I32),
-                   b.convert(v[0], DType::F32), b.convert(v[2], DType::Bool),
+      return Atoms{b.binary(Op::Div, v[0], d),
+                   b.binary(Op::Rem, v[0], d),
+                   b.convert(v[2], DType::I32),
+                   b.convert(v[0], DType::F32),
+                   b.convert(v[2], DType::Bool),
                    b.emit1(Op::BitcastConvert, {v[2]}, bc),
                    b.emit1(Op::IntegerPow, {v[2]}, {{"y", Param::of(3)}})};
     });
@@ -106,7 +116,8 @@ TEST_CASE("vmap: reductions and argmax/argmin shift their axes", "[vmap]") {
     int64_t one = rnd(0, int(s.size()) - 1);
     prop({f32(s)}, [&](Builder &b, const Vars &v) {
       Atoms r;
-      for (Op op : {Op::ReduceSum, Op::ReduceMax, Op::ReduceMin, Op::ReduceProd}) r.push_back(b.reduce(op, v[0], axes));
+      for (Op op : {Op::ReduceSum, Op::ReduceMax, Op::ReduceMin, Op::ReduceProd})
+        r.push_back(b.reduce(op, v[0], axes));
       Var pos = b.binary(Op::Gt, v[0], b.lit(DType::F32, 0));
       r.push_back(b.reduce(Op::ReduceAnd, pos, axes));
       r.push_back(b.reduce(Op::ReduceOr, pos, axes));
@@ -122,7 +133,9 @@ TEST_CASE("vmap: iota, broadcast_in_dim, reshape, transpose, rev", "[vmap]") {
     Shape s = randomShape(rng(), 3);
     prop({f32(s)}, [&](Builder &b, const Vars &v) {
       Atoms r;
-      if (!s.empty()) r.push_back(b.binary(Op::Add, v[0], b.convert(iota(b, s, rnd(0, int(s.size()) - 1)), DType::F32)));
+      if (!s.empty())
+        r.push_back(
+            b.binary(Op::Add, v[0], b.convert(iota(b, s, rnd(0, int(s.size()) - 1)), DType::F32)));
       // broadcast: insert one new dim somewhere
       int at = rnd(0, int(s.size()));
       Shape big = s;
@@ -159,12 +172,16 @@ TEST_CASE("vmap: concatenate, slice, pad", "[vmap]") {
         int64_t a = rnd(0, int(n) - 1), z = rnd(int(a) + 1, int(n));
         st.push_back(a), li.push_back(z), str.push_back(rnd(1, 2));
       }
-      r.push_back(b.emit1(Op::Slice, {v[0]}, {{"start_indices", Param::ints(st)}, {"limit_indices", Param::ints(li)},
-                                               {"strides", rnd(0, 1) ? Param::ints(str) : Param::none()}}));
+      r.push_back(b.emit1(Op::Slice, {v[0]},
+                          {{"start_indices", Param::ints(st)},
+                           {"limit_indices", Param::ints(li)},
+                           {"strides", rnd(0, 1) ? Param::ints(str) : Param::none()}}));
       std::vector<Param> cfg;
-      for (auto n : s) cfg.push_back(Param::ints({n > 1 ? rnd(-1, 2) : rnd(0, 2), rnd(0, 2), rnd(0, 1)}));
+      for (auto n : s)
+        cfg.push_back(Param::ints({n > 1 ? rnd(-1, 2) : rnd(0, 2), rnd(0, 2), rnd(0, 1)}));
       r.push_back(b.emit1(Op::Pad, {v[0], v[2]}, {{"padding_config", Param::tuple(cfg)}}));
-      r.push_back(b.emit1(Op::Pad, {v[0], b.lit(DType::F32, 7)}, {{"padding_config", Param::tuple(cfg)}}));
+      r.push_back(
+          b.emit1(Op::Pad, {v[0], b.lit(DType::F32, 7)}, {{"padding_config", Param::tuple(cfg)}}));
       return r;
     });
   }
@@ -193,23 +210,30 @@ TEST_CASE("vmap: dynamic_slice and dynamic_update_slice, batched or unbatched in
 TEST_CASE("vmap: dot_general with either or both operands batched", "[vmap]") {
   for (int t = 0; t < 12; ++t) {
     int64_t m = rnd(1, 3), k = rnd(1, 3), n = rnd(1, 3), bb = rnd(1, 2);
-    Params mm{{"dimension_numbers", Param::tuple({Param::tuple({Param::ints({1}, true), Param::ints({0}, true)}),
-                                                  Param::tuple({Param::ints({}, true), Param::ints({}, true)})})}};
-    Params bmm{{"dimension_numbers", Param::tuple({Param::tuple({Param::ints({2}, true), Param::ints({1}, true)}),
-                                                   Param::tuple({Param::ints({0}, true), Param::ints({0}, true)})})}};
-    prop({f32({m, k}), f32({k, n}), f32({k}), f32({bb, m, k}), f32({bb, k, n})}, [&](Builder &b, const Vars &v) {
-      return Atoms{b.emit1(Op::DotGeneral, {v[0], v[1]}, mm), b.emit1(Op::DotGeneral, {v[0], v[2]}, mm),
-                   b.emit1(Op::DotGeneral, {v[3], v[4]}, bmm)};
-    });
+    Params mm{{"dimension_numbers",
+               Param::tuple({Param::tuple({Param::ints({1}, true), Param::ints({0}, true)}),
+                             Param::tuple({Param::ints({}, true), Param::ints({}, true)})})}};
+    Params bmm{{"dimension_numbers",
+                Param::tuple({Param::tuple({Param::ints({2}, true), Param::ints({1}, true)}),
+                              Param::tuple({Param::ints({0}, true), Param::ints({0}, true)})})}};
+    prop({f32({m, k}), f32({k, n}), f32({k}), f32({bb, m, k}), f32({bb, k, n})},
+         [&](Builder &b, const Vars &v) {
+           return Atoms{b.emit1(Op::DotGeneral, {v[0], v[1]}, mm),
+                        b.emit1(Op::DotGeneral, {v[0], v[2]}, mm),
+                        b.emit1(Op::DotGeneral, {v[3], v[4]}, bmm)};
+         });
   }
 }
 
 TEST_CASE("vmap: a vmapped matrix-vector product is one batched dot_general", "[vmap]") {
   Module m;
-  Params mv{{"dimension_numbers", Param::tuple({Param::tuple({Param::ints({1}, true), Param::ints({0}, true)}),
-                                                Param::tuple({Param::ints({}, true), Param::ints({}, true)})})}};
+  Params mv{{"dimension_numbers",
+             Param::tuple({Param::tuple({Param::ints({1}, true), Param::ints({0}, true)}),
+                           Param::tuple({Param::ints({}, true), Param::ints({}, true)})})}};
   Jaxpr j = vmapped(m, {f32({5, 2, 3}), f32({5, 3})}, {0, 0}, 5, "",
-                    [&](Builder &b, const Vars &v) { return Atoms{b.emit1(Op::DotGeneral, {v[0], v[1]}, mv)}; },
+                    [&](Builder &b, const Vars &v) {
+                      return Atoms{b.emit1(Op::DotGeneral, {v[0], v[1]}, mv)};
+                    },
                     rng(), {0});
   Jaxpr r = checkVmap(m, j, rng());
   REQUIRE(r.eqns.size() == 1);
@@ -224,7 +248,8 @@ TEST_CASE("vmap: random primitives on batched keys and seeds", "[vmap]") {
     Shape s = randomShape(rng(), 2);
     prop({i32(), Type{DType::Key, s}, Type{DType::U32, s}}, [&](Builder &b, const Vars &v) {
       Var k = b.emit1(Op::RandomSeed, {v[0]});
-      Var bits = b.emit1(Op::RandomBits, {k}, {{"bit_width", Param::of(32)}, {"shape", Param::ints({3})}});
+      Var bits =
+          b.emit1(Op::RandomBits, {k}, {{"bit_width", Param::of(32)}, {"shape", Param::ints({3})}});
       Var split = b.emit1(Op::RandomSplit, {v[1]}, {{"shape", Param::ints({2})}});
       Var fold = b.emit1(Op::RandomFoldIn, {v[1], v[2]});
       Var words = b.emit1(Op::RandomUnwrap, {fold});

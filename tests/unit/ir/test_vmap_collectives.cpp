@@ -30,13 +30,18 @@ Param axes(std::initializer_list<const char *> names) {
   for (auto n : names) e.push_back(Param::ofStr(n));
   return Param::tuple(e);
 }
-Var psum(Builder &b, Atom x, Param ax, Op op = Op::Psum) { return b.emit1(op, {x}, {{"axes", ax}}); }
+Var psum(Builder &b, Atom x, Param ax, Op op = Op::Psum) {
+  return b.emit1(op, {x}, {{"axes", ax}});
+}
 Var axisIndexF(Builder &b, const char *ax) {
   return b.convert(b.emit1(Op::AxisIndex, {}, {{"axis_name", Param::ofStr(ax)}}), DType::F32);
 }
 Var allGatherAxes(Builder &b, Atom x, Param ax, int64_t n, int64_t d, bool tiled) {
-  return b.emit1(Op::AllGather, {x}, {{"axis_name", ax}, {"axis_size", Param::of(n)},
-                                      {"all_gather_dimension", Param::of(d)}, {"tiled", Param::ofBool(tiled)}});
+  return b.emit1(Op::AllGather, {x},
+                 {{"axis_name", ax},
+                  {"axis_size", Param::of(n)},
+                  {"all_gather_dimension", Param::of(d)},
+                  {"tiled", Param::ofBool(tiled)}});
 }
 Var allGather(Builder &b, Atom x, const char *ax, int64_t n, int64_t d, bool tiled) {
   return allGatherAxes(b, x, Param::ofStr(ax), n, d, tiled);
@@ -55,14 +60,14 @@ Var ppermute(Builder &b, Atom x, const char *ax, int64_t n) {
   return b.emit1(Op::Ppermute, {x}, {{"axis_name", Param::ofStr(ax)}, {"perm", randomPerm(n)}});
 }
 
-} // namespace
+}  // namespace
 
 TEST_CASE("vmap: collectives over the vmap's named axis", "[vmap]") {
   for (int t = 0; t < 16; ++t) {
     int64_t n = rnd(1, 4);
     Shape s = randomShape(rng(), 2, 1);
     int d = t % int(s.size());  // both dimensions, whatever the draws
-    Shape ss = s;  // for all_to_all / reduce_scatter: dimension d divisible by n
+    Shape ss = s;               // for all_to_all / reduce_scatter: dimension d divisible by n
     ss[d] = n * rnd(1, 2);
     int ca = rnd(0, int(s.size()) - 1);
     Shape su = s;  // untiled reduce_scatter: dimension d of size n
@@ -71,21 +76,31 @@ TEST_CASE("vmap: collectives over the vmap's named axis", "[vmap]") {
     int ax = randomInAxis(rng(), int(s.size())), axs = randomInAxis(rng(), int(s.size()));
     int axu = randomInAxis(rng(), int(s.size()));
     auto body = [&](Builder &b, const Vars &v) {
-      Params a2a{{"axis_name", Param::ofStr("v")}, {"axis_size", Param::of(n)}, {"split_axis", Param::of(d)},
+      Params a2a{{"axis_name", Param::ofStr("v")},
+                 {"axis_size", Param::of(n)},
+                 {"split_axis", Param::of(d)},
                  {"concat_axis", Param::of(ca)}};
       auto rs = [&](Atom x, bool tiled) {
-        return b.emit1(Op::ReduceScatter, {x}, {{"axis_name", Param::ofStr("v")}, {"axis_size", Param::of(n)},
-                                                {"scatter_dimension", Param::of(d)}, {"tiled", Param::ofBool(tiled)}});
+        return b.emit1(Op::ReduceScatter, {x},
+                       {{"axis_name", Param::ofStr("v")},
+                        {"axis_size", Param::of(n)},
+                        {"scatter_dimension", Param::of(d)},
+                        {"tiled", Param::ofBool(tiled)}});
       };
-      return Atoms{psum(b, v[0], axes({"v"})), psum(b, v[0], axes({"v"}), Op::Pmax),
+      return Atoms{psum(b, v[0], axes({"v"})),
+                   psum(b, v[0], axes({"v"}), Op::Pmax),
                    psum(b, v[0], axes({"v"}), Op::Pmin),
                    allGather(b, v[0], "v", n, rnd(0, int(s.size())), false),
-                   allGather(b, v[0], "v", n, d, true), ppermute(b, v[0], "v", n),
-                   b.binary(Op::Add, v[0], axisIndexF(b, "v")), b.emit1(Op::AllToAll, {v[1]}, a2a),
-                   rs(v[1], true), rs(v[2], false)};
+                   allGather(b, v[0], "v", n, d, true),
+                   ppermute(b, v[0], "v", n),
+                   b.binary(Op::Add, v[0], axisIndexF(b, "v")),
+                   b.emit1(Op::AllToAll, {v[1]}, a2a),
+                   rs(v[1], true),
+                   rs(v[2], false)};
     };
-    Jaxpr j = vmapped(m, {stackedType(DType::F32, s, ax, n), stackedType(DType::F32, ss, axs, n),
-                          stackedType(DType::F32, su, axu, n)},
+    Jaxpr j = vmapped(m,
+                      {stackedType(DType::F32, s, ax, n), stackedType(DType::F32, ss, axs, n),
+                       stackedType(DType::F32, su, axu, n)},
                       {ax, axs, axu}, n, "v", body, rng());
     checkVmap(m, j, rng());
   }
@@ -97,20 +112,29 @@ TEST_CASE("vmap inside pmap: collectives over both axes", "[vmap]") {
     Shape s = randomShape(rng(), 2);
     Module m;
     Jaxpr top;
-    top.invars.push_back(m.newVar(f32([&] { Shape x{r, n}; x.insert(x.end(), s.begin(), s.end()); return x; }())));
+    top.invars.push_back(m.newVar(f32([&] {
+      Shape x{r, n};
+      x.insert(x.end(), s.begin(), s.end());
+      return x;
+    }())));
     Builder b(m, top);
     auto inner = [&](Builder &ib, const Vars &v) {
-      return Atoms{psum(ib, v[0], axes({"i", "v"})), psum(ib, v[0], axes({"v", "i"}), Op::Pmax),
-                   psum(ib, v[0], axes({"i"})), allGather(ib, v[0], "i", r, 0, false), ppermute(ib, v[0], "i", r),
-                   ib.binary(Op::Add, axisIndexF(ib, "i"), ib.binary(Op::Mul, v[0], axisIndexF(ib, "v"))),
-                   allGatherAxes(ib, v[0], axes({"i", "v"}), r * n, 0, false),
-                   allGatherAxes(ib, v[0], axes({"v", "i"}), r * n, 0, !s.empty())};
+      return Atoms{
+          psum(ib, v[0], axes({"i", "v"})),
+          psum(ib, v[0], axes({"v", "i"}), Op::Pmax),
+          psum(ib, v[0], axes({"i"})),
+          allGather(ib, v[0], "i", r, 0, false),
+          ppermute(ib, v[0], "i", r),
+          ib.binary(Op::Add, axisIndexF(ib, "i"), ib.binary(Op::Mul, v[0], axisIndexF(ib, "v"))),
+          allGatherAxes(ib, v[0], axes({"i", "v"}), r * n, 0, false),
+          allGatherAxes(ib, v[0], axes({"v", "i"}), r * n, 0, !s.empty())};
     };
     auto outer = [&](Builder &pb, const Vars &v) {
       auto outs = emitMap(pb, Op::Vmap, {v[0]}, {0}, n, "v", inner, {}, rng());
       return Atoms(outs.begin(), outs.end());
     };
-    for (auto &o : emitMap(b, Op::Pmap, {top.invars[0]}, {0}, r, "i", outer, {}, rng())) top.outvars.push_back(o);
+    for (auto &o : emitMap(b, Op::Pmap, {top.invars[0]}, {0}, r, "i", outer, {}, rng()))
+      top.outvars.push_back(o);
     checkVmap(m, top, rng());
   }
 }
@@ -124,15 +148,20 @@ TEST_CASE("pmap inside vmap: the batch dimension rides through the pmap", "[vmap
     int ax = randomInAxis(rng(), int(ex.size()), false);
     Module m;
     auto pbody = [&](Builder &pb, const Vars &v) {
-      return Atoms{psum(pb, v[0], axes({"p"})), psum(pb, v[0], axes({"v"})), psum(pb, v[1], axes({"p", "v"})),
-                   pb.binary(Op::Add, v[0], axisIndexF(pb, "v")), allGather(pb, v[0], "v", n, 0, false),
-                   ppermute(pb, v[0], "v", n), v[1]};
+      return Atoms{psum(pb, v[0], axes({"p"})),
+                   psum(pb, v[0], axes({"v"})),
+                   psum(pb, v[1], axes({"p", "v"})),
+                   pb.binary(Op::Add, v[0], axisIndexF(pb, "v")),
+                   allGather(pb, v[0], "v", n, 0, false),
+                   ppermute(pb, v[0], "v", n),
+                   v[1]};
     };
     auto vbody = [&](Builder &vb, const Vars &v) {
       auto outs = emitMap(vb, Op::Pmap, {v[0], v[1]}, {0, kNone}, r, "p", pbody, {}, rng());
       return Atoms(outs.begin(), outs.end());
     };
-    Jaxpr j = vmapped(m, {stackedType(DType::F32, ex, ax, n), f32({2})}, {ax, kNone}, n, "v", vbody, rng());
+    Jaxpr j = vmapped(m, {stackedType(DType::F32, ex, ax, n), f32({2})}, {ax, kNone}, n, "v", vbody,
+                      rng());
     checkVmap(m, j, rng());
   }
 }
@@ -161,7 +190,8 @@ TEST_CASE("nested vmaps, named and anonymous, name the outer axis from inside", 
       return Atoms(outs.begin(), outs.end());
     };
     int ax = randomInAxis(rng(), int(ex.size()), false);
-    Jaxpr j = vmapped(m, {stackedType(DType::F32, ex, ax, n), f32(s)}, {ax, kNone}, n, "v", obody, rng());
+    Jaxpr j =
+        vmapped(m, {stackedType(DType::F32, ex, ax, n), f32(s)}, {ax, kNone}, n, "v", obody, rng());
     checkVmap(m, j, rng());
   }
 }
@@ -172,14 +202,16 @@ TEST_CASE("vmap of for_loop: carries become batched when the body makes them so"
     Module m;
     auto body = [&](Builder &b, const Vars &v) {
       Jaxpr lb;
-      for (auto &ty : {Type{DType::I32, {}}, f32(s), f32(s), f32(s)}) lb.invars.push_back(m.newVar(ty));
+      for (auto &ty : {Type{DType::I32, {}}, f32(s), f32(s), f32(s)})
+        lb.invars.push_back(m.newVar(ty));
       Builder bb(m, lb);
       Var i = bb.convert(lb.invars[0], DType::F32);
       // (i, x, c, d) -> (c + x * i, d + 1): c turns batched, d stays unbatched
       lb.outvars = {bb.binary(Op::Add, lb.invars[2], bb.binary(Op::Mul, lb.invars[1], i)),
                     bb.binary(Op::Add, lb.invars[3], bb.lit(DType::F32, 1))};
-      auto outs = b.emit(Op::ForLoop, {v[0], b.fill(DType::F32, s, 0), b.fill(DType::F32, s, 1)},
-                         {{"trip_count", Param::of(3)}, {"num_consts", Param::of(1)}}, {std::move(lb)});
+      auto outs =
+          b.emit(Op::ForLoop, {v[0], b.fill(DType::F32, s, 0), b.fill(DType::F32, s, 1)},
+                 {{"trip_count", Param::of(3)}, {"num_consts", Param::of(1)}}, {std::move(lb)});
       return Atoms(outs.begin(), outs.end());
     };
     int ax = randomInAxis(rng(), int(s.size()), false);
@@ -209,8 +241,9 @@ TEST_CASE("vmap of cond: unbatched and batched predicates", "[vmap]") {
     int ax = randomInAxis(rng(), int(s.size()), false);
     int py = randomInAxis(rng(), int(s.size()));
     int pp = rnd(0, 1) ? 0 : kNone;
-    Jaxpr j = vmapped(m, {stackedType(DType::F32, s, ax, n), stackedType(DType::F32, s, py, n),
-                          stackedType(DType::Bool, {}, pp, n)},
+    Jaxpr j = vmapped(m,
+                      {stackedType(DType::F32, s, ax, n), stackedType(DType::F32, s, py, n),
+                       stackedType(DType::Bool, {}, pp, n)},
                       {ax, py, pp}, n, "v", body, rng());
     checkVmap(m, j, rng());
   }

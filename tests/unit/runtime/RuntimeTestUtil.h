@@ -66,4 +66,4 @@ inline int64_t meshSize(const std::vector<int64_t> &mesh) {
   return n;
 }
 
-} // namespace spmd::rt::test
+}  // namespace spmd::rt::test

@@ -29,14 +29,14 @@ enum Kind : int32_t { AllReduce, AllGather, Ppermute, AllToAll, ReduceScatter, A
 /// Broadcast to every device: which collective and its arguments.
 struct Params {
   int32_t kind;
-  int64_t count;      ///< elements (reductions) or bytes per member chunk (data movement)
+  int64_t count;  ///< elements (reductions) or bytes per member chunk (data movement)
   int32_t dtype, op;
   uint32_t axes;
-  int64_t inBytes;    ///< each device's input size
-  int64_t outBytes;   ///< each device's output size
+  int64_t inBytes;   ///< each device's input size
+  int64_t outBytes;  ///< each device's output size
   int32_t npairs;
   int32_t pairs[2 * 64];
-  int32_t inPlace;    ///< pass the output buffer as the input (after copying into it)
+  int32_t inPlace;  ///< pass the output buffer as the input (after copying into it)
 };
 
 /// Device i takes its input from ins[0] + i * inBytes and writes outs[0] (its own slot).
@@ -57,9 +57,7 @@ void collectiveKernel(spmd_dev *d, void **ins, void **outs) {
   case AllGather: spmd_all_gather(d, in, out, p->count, p->axes); break;
   case Ppermute: spmd_ppermute(d, in, out, p->count, p->axes, p->npairs, p->pairs); break;
   case AllToAll: spmd_all_to_all(d, in, out, p->count, p->axes); break;
-  case ReduceScatter:
-    spmd_reduce_scatter(d, in, out, p->count, p->dtype, p->op, p->axes);
-    break;
+  case ReduceScatter: spmd_reduce_scatter(d, in, out, p->count, p->dtype, p->op, p->axes); break;
   case AxisIndex: {
     int32_t v = spmd_axis_index(d, p->axes);
     std::memcpy(out, &v, 4);
@@ -97,7 +95,8 @@ int64_t positionIn(const std::vector<int64_t> &members, int64_t i) {
   return -1;
 }
 
-template <typename T> T refOp(int32_t op, T a, T b) {
+template <typename T>
+T refOp(int32_t op, T a, T b) {
   switch (op) {
   case 0: return T(a + b);
   case 1: return a < b ? b : a;
@@ -148,10 +147,22 @@ std::vector<char> randomData(int32_t dtype, int64_t elems, uint32_t seed) {
   for (int64_t e = 0; e < elems; ++e) {
     char *p = data.data() + e * es;
     if (dtype == 0) *p = char(rng() % 2);
-    if (dtype == 1) { int32_t v = int32_t(rng() % 7) - 3; std::memcpy(p, &v, 4); }
-    if (dtype == 2) { uint32_t v = rng() % 5; std::memcpy(p, &v, 4); }
-    if (dtype == 3) { float v = 0.5f + float(rng() % 1000) / 1000.0f; std::memcpy(p, &v, 4); }
-    if (dtype == 4) { double v = 0.5 + double(rng() % 100000) / 1e5; std::memcpy(p, &v, 8); }
+    if (dtype == 1) {
+      int32_t v = int32_t(rng() % 7) - 3;
+      std::memcpy(p, &v, 4);
+    }
+    if (dtype == 2) {
+      uint32_t v = rng() % 5;
+      std::memcpy(p, &v, 4);
+    }
+    if (dtype == 3) {
+      float v = 0.5f + float(rng() % 1000) / 1000.0f;
+      std::memcpy(p, &v, 4);
+    }
+    if (dtype == 4) {
+      double v = 0.5 + double(rng() % 100000) / 1e5;
+      std::memcpy(p, &v, 8);
+    }
   }
   return data;
 }
@@ -162,10 +173,10 @@ std::vector<char> runCollective(Host &host, const std::vector<int64_t> &mesh, Pa
   int64_t n = meshSize(mesh);
   std::vector<char> out(n * p.outBytes + 1, char(0x5a));
   uint32_t all = (1u << mesh.size()) - 1;
-  int32_t rc = launch(host.handle(), collectiveKernel, mesh,
-                      {{const_cast<char *>(input.data()), int64_t(input.size()), 0},
-                       {&p, sizeof p, 0}},
-                      {{out.data(), p.outBytes, all}});
+  int32_t rc =
+      launch(host.handle(), collectiveKernel, mesh,
+             {{const_cast<char *>(input.data()), int64_t(input.size()), 0}, {&p, sizeof p, 0}},
+             {{out.data(), p.outBytes, all}});
   REQUIRE(rc == 0);
   REQUIRE(out.back() == char(0x5a));  // nothing written past the stacked outputs
   out.pop_back();
@@ -183,7 +194,7 @@ std::string label(const std::vector<int64_t> &mesh, uint32_t axes, int64_t count
          std::to_string(dtype) + " op " + std::to_string(op);
 }
 
-} // namespace
+}  // namespace
 
 TEST_CASE("allreduce and reduce_scatter match a fold in group order", "[collectives]") {
   auto host = Host::create({"cpu", 8});
@@ -237,8 +248,7 @@ TEST_CASE("allreduce and reduce_scatter match a fold in group order", "[collecti
   }
 }
 
-TEST_CASE("all_gather, all_to_all, ppermute and axis_index move the right bytes",
-          "[collectives]") {
+TEST_CASE("all_gather, all_to_all, ppermute and axis_index move the right bytes", "[collectives]") {
   auto host = Host::create({"cpu", 8});
   for (const auto &mesh : kMeshes) {
     int64_t n = meshSize(mesh);
@@ -374,7 +384,7 @@ void manyCollectivesKernel(spmd_dev *d, void **ins, void **outs) {
   }
   std::memcpy(outs[0], buf, 256 * sizeof(float));
 }
-} // namespace
+}  // namespace
 
 TEST_CASE("64 devices on few cores finish quickly", "[collectives]") {
   auto host = Host::create({"cpu", 64});
@@ -429,7 +439,7 @@ TEST_CASE("allreduce of buffers much larger than its reduction chunk", "[collect
 namespace {
 /// Arguments of sequenceKernel.
 struct SeqParams {
-  int64_t len;   ///< elements per device
+  int64_t len;  ///< elements per device
   int32_t iters;
 };
 
@@ -459,7 +469,7 @@ void sequenceKernel(spmd_dev *d, void **ins, void **outs) {
     for (int64_t e = 0; e < p->len; ++e) v[e] += w[e];
   }
 }
-} // namespace
+}  // namespace
 
 TEST_CASE("chains of collectives over alternating groups, either side of the mailbox size",
           "[collectives]") {
@@ -492,8 +502,7 @@ TEST_CASE("chains of collectives over alternating groups, either side of the mai
       for (int64_t i = 0; i < 8; ++i) {
         auto members = groupMembers(mesh, shiftAxes, i);
         int64_t me = positionIn(members, i);
-        for (int64_t e = 0; e < len; ++e)
-          v[i][e] = r[i][e] + (me > 0 ? r[members[me - 1]][e] : 0u);
+        for (int64_t e = 0; e < len; ++e) v[i][e] = r[i][e] + (me > 0 ? r[members[me - 1]][e] : 0u);
       }
     }
     bool same = true;

@@ -65,7 +65,7 @@ void missingProgram(spmd_dev *d, void **ins, void **outs) {
   spmd_kernel_launch(d, "not_loaded", 1, 0, nullptr);
 }
 
-} // namespace
+}  // namespace
 
 TEST_CASE("CPU devices run a device program's host kernels in place", "[runtime]") {
   auto host = Host::create({"cpu", 4});

@@ -28,8 +28,7 @@ struct GoldenCase {
 
 std::filesystem::path goldenPath() {
   const char *root = std::getenv("SPMD_SOURCE_DIR");
-  if (root)
-    return std::filesystem::path(root) / "tests/unit/runtime/data/format_golden.txt";
+  if (root) return std::filesystem::path(root) / "tests/unit/runtime/data/format_golden.txt";
   return std::filesystem::path(__FILE__).parent_path() / "data/format_golden.txt";
 }
 
@@ -48,8 +47,7 @@ std::vector<GoldenCase> readGolden(const std::filesystem::path &path) {
   std::vector<GoldenCase> cases;
   std::string line;
   while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#')
-      continue;
+    if (line.empty() || line[0] == '#') continue;
     REQUIRE(line.rfind("case ", 0) == 0);
     GoldenCase c;
     c.name = line.substr(5);
@@ -63,8 +61,7 @@ std::vector<GoldenCase> readGolden(const std::filesystem::path &path) {
     shapeLine >> key >> rank;
     REQUIRE(key == "shape");
     c.shape.resize(rank);
-    for (int64_t &d : c.shape)
-      shapeLine >> d;
+    for (int64_t &d : c.shape) shapeLine >> d;
     REQUIRE(std::getline(in, line));
     REQUIRE(line.rfind("data", 0) == 0);
     c.bytes = fromHex(line.size() > 5 ? line.substr(5) : "");
@@ -85,7 +82,7 @@ std::string print(const std::vector<float> &v, std::vector<int64_t> shape) {
   return formatArray(v.data(), 3, shape);
 }
 
-} // namespace
+}  // namespace
 
 TEST_CASE("formatArray matches NumPy on every golden case", "[format]") {
   std::vector<GoldenCase> cases = readGolden(goldenPath());

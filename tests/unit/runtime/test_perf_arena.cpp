@@ -75,12 +75,14 @@ TEST_CASE("buffer pool size classes", "[pool]") {
 
 TEST_CASE("buffer pool reuses freed blocks of the same class, aligned", "[pool]") {
   BufferPool pool(int64_t(1) << 30);
-  for (int64_t bytes : {int64_t(0), int64_t(100), int64_t(5000), int64_t(3) << 20, int64_t(40) << 20}) {
+  for (int64_t bytes :
+       {int64_t(0), int64_t(100), int64_t(5000), int64_t(3) << 20, int64_t(40) << 20}) {
     INFO(bytes);
     void *p = pool.alloc(bytes);
     REQUIRE(p != nullptr);
     CHECK(reinterpret_cast<uintptr_t>(p) % BufferPool::kAlign == 0);
-    if (bytes >= BufferPool::kHugeBytes) CHECK(reinterpret_cast<uintptr_t>(p) % BufferPool::kHugeBytes == 0);
+    if (bytes >= BufferPool::kHugeBytes)
+      CHECK(reinterpret_cast<uintptr_t>(p) % BufferPool::kHugeBytes == 0);
     std::memset(p, 3, size_t(bytes));
     int64_t os = pool.stats().osAllocs;
     pool.free(p);

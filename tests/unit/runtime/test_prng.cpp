@@ -31,7 +31,7 @@ const std::vector<GoldenRecord> &golden() {
   return records;
 }
 
-} // namespace
+}  // namespace
 
 TEST_CASE("threefry2x32 known answers and the spec's examples", "[prng]") {
   // Random123's known answer for threefry2x32-20 with a zero key and counter.
@@ -56,14 +56,16 @@ TEST_CASE("every golden record matches JAX", "[prng]") {
                 << (r.args.size() > 2 ? r.args[2] : ""));
     ++seen[r.kind];
     if (r.kind == "seed") {
-      CHECK(prng::seed(std::stoll(r.args[0])) == prng::Key{goldenU32(r.values[0]), goldenU32(r.values[1])});
+      CHECK(prng::seed(std::stoll(r.args[0])) ==
+            prng::Key{goldenU32(r.values[0]), goldenU32(r.values[1])});
     } else if (r.kind == "threefry") {
       auto a = u32s(r.args);
       auto y = prng::threefry2x32({a[0], a[1]}, {a[2], a[3]});
       CHECK(std::vector<uint32_t>{y[0], y[1]} == u32s(r.values));
     } else if (r.kind == "split") {
       std::vector<uint32_t> got;
-      for (auto k : prng::split(keyOf(r), goldenNumel(r.args[2]))) got.insert(got.end(), k.begin(), k.end());
+      for (auto k : prng::split(keyOf(r), goldenNumel(r.args[2])))
+        got.insert(got.end(), k.begin(), k.end());
       CHECK(got == u32s(r.values));
     } else if (r.kind == "fold_in") {
       auto k = prng::fold_in(keyOf(r), goldenU32(r.args[2]));
@@ -71,7 +73,8 @@ TEST_CASE("every golden record matches JAX", "[prng]") {
     } else if (r.kind == "bits") {
       CHECK(prng::random_bits(keyOf(r), goldenNumel(r.args[2])) == u32s(r.values));
     } else if (r.kind == "uniform") {
-      auto got = prng::uniform_f32(keyOf(r), goldenNumel(r.args[2]), std::stof(r.args[3]), std::stof(r.args[4]));
+      auto got = prng::uniform_f32(keyOf(r), goldenNumel(r.args[2]), std::stof(r.args[3]),
+                                   std::stof(r.args[4]));
       REQUIRE(got.size() == r.values.size());
       int bad = 0;
       for (size_t i = 0; i < got.size(); ++i) bad += got[i] != goldenF32Hex(r.values[i]);
@@ -91,7 +94,8 @@ TEST_CASE("every golden record matches JAX", "[prng]") {
       for (auto &s : r.values) want.push_back(s == "1");
       CHECK(got == want);
     } else if (r.kind == "randint") {
-      auto got = prng::randint(keyOf(r), goldenNumel(r.args[2]), std::stoi(r.args[3]), std::stoi(r.args[4]));
+      auto got = prng::randint(keyOf(r), goldenNumel(r.args[2]), std::stoi(r.args[3]),
+                               std::stoi(r.args[4]));
       std::vector<int32_t> want;
       for (auto &s : r.values) want.push_back(std::stoi(s));
       CHECK(got == want);
@@ -100,9 +104,9 @@ TEST_CASE("every golden record matches JAX", "[prng]") {
   INFO("normals: " << normals << ", exact " << normalsExact << ", worst " << worstNormal << " ulp");
   CHECK(worstNormal == 0);
   CHECK(normals > 5000);
-  for (const char *kind : {"seed", "threefry", "split", "fold_in", "bits", "uniform", "normal",
-                           "bernoulli", "randint", "erf_inv", "log", "log1p", "normal_table",
-                           "normal_from_bits"})
+  for (const char *kind :
+       {"seed", "threefry", "split", "fold_in", "bits", "uniform", "normal", "bernoulli", "randint",
+        "erf_inv", "log", "log1p", "normal_table", "normal_from_bits"})
     CHECK(seen[kind] > 0);
 }
 
@@ -114,8 +118,10 @@ static void checkPairs(const char *kind, float (*f)(float), int atLeast) {
     if (r.kind != kind) continue;
     for (size_t i = 0; i + 1 < r.values.size(); i += 2) {
       float x = goldenF32Hex(r.values[i]), want = goldenF32Hex(r.values[i + 1]), got = f(x);
-      bool same = prng::detail::asBits(got) == prng::detail::asBits(want) || (got != got && want != want);
-      if (!same && bad++ < 5) UNSCOPED_INFO(kind << "(" << x << ") = " << got << ", JAX gives " << want);
+      bool same =
+          prng::detail::asBits(got) == prng::detail::asBits(want) || (got != got && want != want);
+      if (!same && bad++ < 5)
+        UNSCOPED_INFO(kind << "(" << x << ") = " << got << ", JAX gives " << want);
       ++checked;
     }
   }
@@ -148,7 +154,8 @@ TEST_CASE("normal() is bit-identical to JAX's for every possible uniform draw", 
       std::vector<uint32_t> words(table.size());
       std::memcpy(words.data(), table.data(), 4 * table.size());
       char hex[17];
-      snprintf(hex, sizeof hex, "%016llx", (unsigned long long)fnv1a64Words(words.data(), words.size()));
+      snprintf(hex, sizeof hex, "%016llx",
+               (unsigned long long)fnv1a64Words(words.data(), words.size()));
       CHECK(std::string(hex) == r.values.at(0));
     }
     if (r.kind != "normal_from_bits") continue;
@@ -171,8 +178,10 @@ TEST_CASE("log1pF32 and logF32 are close to the double-precision ones", "[prng]"
       uint32_t bits = u | sign;
       std::memcpy(&x, &bits, 4);
       if (std::isnan(x)) continue;
-      if (x >= 0.0f) worstLog = std::max(worstLog, ulpDistance(prng::logF32(x), float(std::log(double(x)))));
-      if (x >= -0.5f) worst = std::max(worst, ulpDistance(prng::log1pF32(x), float(std::log1p(double(x)))));
+      if (x >= 0.0f)
+        worstLog = std::max(worstLog, ulpDistance(prng::logF32(x), float(std::log(double(x)))));
+      if (x >= -0.5f)
+        worst = std::max(worst, ulpDistance(prng::log1pF32(x), float(std::log1p(double(x)))));
     }
   }
   INFO("log: " << worstLog << " ulp, log1p: " << worst << " ulp");

@@ -31,7 +31,7 @@ void layoutKernel(spmd_dev *d, void **ins, void **outs) {
   for (int k = 1; k <= 3; ++k) *static_cast<int32_t *>(outs[k]) = spmd_dev_index(d);
 }
 
-} // namespace
+}  // namespace
 
 TEST_CASE("a launch slices inputs and stacks outputs per the mesh", "[runtime]") {
   auto host = Host::create({"cpu", 8});
@@ -53,8 +53,7 @@ TEST_CASE("a launch may use fewer devices than the host has, but not more", "[ru
   auto host = Host::create({"cpu", 3});
   int32_t out[8] = {};
   int32_t zero = 0;
-  REQUIRE(launch(host->handle(), layoutKernel, {2},
-                 {{&zero, 4, 0}, {&zero, 4, 0}, {&zero, 4, 0}},
+  REQUIRE(launch(host->handle(), layoutKernel, {2}, {{&zero, 4, 0}, {&zero, 4, 0}, {&zero, 4, 0}},
                  {{out, 4, 1}, {out + 2, 4, 1}, {out + 4, 4, 1}, {out + 6, 4, 1}}) == 0);
   CHECK(out[3] == 1);
   CHECK(launch(host->handle(), layoutKernel, {2, 2}, {}, {}, "pmap i @ f.spmd:3:9") != 0);
@@ -81,10 +80,9 @@ void allocKernel(spmd_dev *d, void **ins, void **outs) {
     for (int e = 0; e < k * 1000 + 1; ++e) ok &= p[k][e] == k + 1;
   *static_cast<int32_t *>(outs[0]) = ok;
 }
-} // namespace
+}  // namespace
 
-TEST_CASE("spmd_dev_alloc gives aligned scratch of any size, freed per launch",
-          "[runtime]") {
+TEST_CASE("spmd_dev_alloc gives aligned scratch of any size, freed per launch", "[runtime]") {
   auto host = Host::create({"cpu", 2});
   int32_t ok[2] = {0, 0};
   int64_t big = int64_t(1) << 30;  // 1 GiB per device, barely touched
@@ -113,7 +111,7 @@ void failingKernel(spmd_dev *d, void **ins, void **outs) {
     spmd_allreduce(d, &v, 1, 3, 0, 1);
   }
 }
-} // namespace
+}  // namespace
 
 TEST_CASE("a device error releases the others and the launch fails", "[runtime]") {
   auto host = Host::create({"cpu", 8});
@@ -194,7 +192,7 @@ void hostAssertClose(spmd_host *h) {
   spmd_print_str(h, "not reached");
   spmd_print_end(h);
 }
-} // namespace
+}  // namespace
 
 TEST_CASE("Host::run reports run-time errors and returns 1", "[runtime]") {
   auto host = Host::create({"cpu", 4});
@@ -249,7 +247,7 @@ void statsKernel(spmd_dev *d, void **ins, void **outs) {
   spmd_allreduce(d, v, 4, 4, 0, 1);
   std::memcpy(outs[0], v, sizeof v);
 }
-} // namespace
+}  // namespace
 
 TEST_CASE("stats count launches, transfers and collective bytes", "[runtime]") {
   auto host = Host::create({"cpu", 4});
@@ -283,17 +281,21 @@ TEST_CASE("stats count launches, transfers and collective bytes", "[runtime]") {
   CHECK(host->stats().launches.empty());
 }
 
-TEST_CASE("a chain of launches over the same sharded array moves nothing through the host", "[runtime]") {
+TEST_CASE("a chain of launches over the same sharded array moves nothing through the host",
+          "[runtime]") {
   auto host = Host::create({"cpu", 4});
   double in[8] = {}, mid[4 * 4], out[4 * 4];
-  REQUIRE(launch(host->handle(), statsKernel, {4}, {{in, sizeof in, 1}, {in, 8, 0}}, {{mid, 32, 1}}, "a") == 0);
+  REQUIRE(launch(host->handle(), statsKernel, {4}, {{in, sizeof in, 1}, {in, 8, 0}}, {{mid, 32, 1}},
+                 "a") == 0);
   int64_t sent = host->stats().host_to_device_bytes;
   // `mid` is mapped over the same mesh axis it was stacked over: read in place.
-  REQUIRE(launch(host->handle(), statsKernel, {4}, {{mid, sizeof mid, 1}, {in, 8, 0}}, {{out, 32, 1}}, "b") == 0);
+  REQUIRE(launch(host->handle(), statsKernel, {4}, {{mid, sizeof mid, 1}, {in, 8, 0}},
+                 {{out, 32, 1}}, "b") == 0);
   CHECK(host->stats().host_to_device_bytes == sent + 4 * 8);  // only the broadcast input
   CHECK(host->stats().device_to_host_bytes == 0);
   // Broadcasting it instead needs a gather first, then a copy to every device.
-  REQUIRE(launch(host->handle(), statsKernel, {4}, {{in, sizeof in, 1}, {mid, sizeof mid, 0}}, {{out, 32, 1}}, "c") == 0);
+  REQUIRE(launch(host->handle(), statsKernel, {4}, {{in, sizeof in, 1}, {mid, sizeof mid, 0}},
+                 {{out, 32, 1}}, "c") == 0);
   CHECK(host->stats().device_to_host_bytes == int64_t(sizeof mid));
 }
 
@@ -302,9 +304,10 @@ namespace {
 void blockKernel(spmd_dev *d, void **ins, void **outs) {
   *static_cast<int32_t *>(outs[0]) = 10 * *static_cast<int32_t *>(ins[0]) + spmd_dev_index(d);
 }
-} // namespace
+}  // namespace
 
-TEST_CASE("an input split over two mesh axes gives each device its own block, in place", "[runtime]") {
+TEST_CASE("an input split over two mesh axes gives each device its own block, in place",
+          "[runtime]") {
   auto host = Host::create({"cpu", 8});
   int32_t x[8] = {0, 1, 2, 3, 4, 5, 6, 7}, rows[4] = {0, 1, 2, 3}, y[8], z[8];
   // Over both axes of a 4 x 2 mesh: device (r, c) reads block r * 2 + c.
@@ -313,7 +316,8 @@ TEST_CASE("an input split over two mesh axes gives each device its own block, in
   int64_t sent = host->stats().host_to_device_bytes;
   CHECK(sent == int64_t(sizeof x));  // each block once
   // Over the outer axis only: devices (r, 0) and (r, 1) read the same block.
-  REQUIRE(launch(host->handle(), blockKernel, {4, 2}, {{rows, sizeof rows, 1}}, {{z, 4, 3}}, "b") == 0);
+  REQUIRE(launch(host->handle(), blockKernel, {4, 2}, {{rows, sizeof rows, 1}}, {{z, 4, 3}}, "b") ==
+          0);
   for (int i = 0; i < 8; ++i) CHECK(z[i] == 10 * (i / 2) + i);
   // y, stacked over both axes, read back over both axes: in place, nothing sent.
   sent = host->stats().host_to_device_bytes;
@@ -332,7 +336,8 @@ TEST_CASE("--devices values parse, and cuda needs a usable GPU", "[runtime]") {
   CHECK(parseDeviceSpec("cpu:8").count == 8);
   CHECK(parseDeviceSpec("cuda").kind == "cuda");
   CHECK(parseDeviceSpec("cuda:2").count == 2);
-  for (const char *bad : {"cpu:", "cpu:0", "cpu:-1", "cpu:x", "gpu", "", "cpu:1:2", "cpu:9999999", "cpu:100000", "cpu:4097"})
+  for (const char *bad : {"cpu:", "cpu:0", "cpu:-1", "cpu:x", "gpu", "", "cpu:1:2", "cpu:9999999",
+                          "cpu:100000", "cpu:4097"})
     CHECK_THROWS_AS(parseDeviceSpec(bad), std::invalid_argument);
   // Without a GPU (no driver, or none it sees) cuda is refused, saying why and what to do;
   // tests/unit/cuda covers the GPU itself.
