@@ -19,16 +19,8 @@ using namespace llvm;
 using ir::DType;
 using ir::Op;
 
-/// An alloca in the function's entry block (so mem2reg promotes it to a register).
-static Value *scalarSlot(LlvmEmitter &L, Type *t) {
-  BasicBlock &entry = L.fs->fn->getEntryBlock();
-  IRBuilder<> eb(&entry, entry.getFirstInsertionPt());
-  return eb.CreateAlloca(t);
-}
-
 /// A loop lo <= i < hi with run-time bounds.
-static void loopRange(LlvmEmitter &L, Value *lo, Value *hi,
-                      const std::function<void(Value *)> &body) {
+void loopRange(LlvmEmitter &L, Value *lo, Value *hi, const std::function<void(Value *)> &body) {
   auto &b = L.b;
   Function *f = b.GetInsertBlock()->getParent();
   BasicBlock *pre = b.GetInsertBlock();
@@ -48,7 +40,7 @@ static void loopRange(LlvmEmitter &L, Value *lo, Value *hi,
 }
 
 /// Runs `then` only when `cond` holds.
-static void ifThen(LlvmEmitter &L, Value *cond, const std::function<void()> &then) {
+void ifThen(LlvmEmitter &L, Value *cond, const std::function<void()> &then) {
   Function *f = L.b.GetInsertBlock()->getParent();
   BasicBlock *t = BasicBlock::Create(L.ctx, "then", f),
              *cont = BasicBlock::Create(L.ctx, "endif", f);
@@ -65,8 +57,8 @@ static void ifThen(LlvmEmitter &L, Value *cond, const std::function<void()> &the
 /// results are combined as a binary counter combines carries, so that block sums of equal
 /// weight meet (pairwise summation, as XLA's tree reductions and NumPy's pairwise sums
 /// do). Fixed order: the same bits on every run.
-static Value *foldCascade(LlvmEmitter &L, Op comb, DType d, Value *ident, int64_t n,
-                          const std::function<Value *(Value *)> &elem) {
+Value *foldCascade(LlvmEmitter &L, Op comb, DType d, Value *ident, int64_t n,
+                   const std::function<Value *(Value *)> &elem) {
   constexpr int64_t kBlock = 256;
   auto &b = L.b;
   Type *t = L.regTy(d);
@@ -74,8 +66,8 @@ static Value *foldCascade(LlvmEmitter &L, Op comb, DType d, Value *ident, int64_
   Value *tail = nullptr;
   if (blocks == 0) return L.foldRange(comb, d, ident, L.c64(0), L.c64(n), L.c64(1), elem);
   // stack[k]: the sum of the 2^k blocks before the last carry into level k
-  Value *stack = scalarSlot(L, ArrayType::get(t, 64));
-  Value *level = scalarSlot(L, L.i64()), *carry = scalarSlot(L, t), *count = scalarSlot(L, L.i64());
+  Value *stack = L.entryAlloca(ArrayType::get(t, 64));
+  Value *level = L.entryAlloca(L.i64()), *carry = L.entryAlloca(t), *count = L.entryAlloca(L.i64());
   auto at = [&](Value *k) {
     return b.CreateInBoundsGEP(ArrayType::get(t, 64), stack, {L.c64(0), k});
   };
@@ -186,7 +178,7 @@ void LlvmEmitter::emitReduce(const ir::Eqn &e) {
       });
       return;
     }
-    Value *slot = scalarSlot(*this, regTy(d));
+    Value *slot = entryAlloca(regTy(d));
     loopNest(kept, [&](const std::vector<Value *> &ki) {
       b.CreateStore(ident, slot);
       loopNest(rest, [&](const std::vector<Value *> &ri) {
@@ -258,7 +250,7 @@ void LlvmEmitter::emitArgReduce(const ir::Eqn &e) {
   int64_t axis = e.intsParam("axes").at(0);
   bool isMax = e.op == Op::Argmax;
   Value *dst = defBuffer(e.out[0]);
-  Value *best = scalarSlot(*this, regTy(d)), *bestI = scalarSlot(*this, i64());
+  Value *best = entryAlloca(regTy(d)), *bestI = entryAlloca(i64());
   loopNest(ot.shape, [&](const std::vector<Value *> &oi) {
     b.CreateStore(constOf(d, reduceIdentity(isMax ? Op::ReduceMax : Op::ReduceMin, d)), best);
     b.CreateStore(c64(0), bestI);
@@ -495,184 +487,6 @@ void LlvmEmitter::emitTransposeCopy(DType d, Value *src, const ir::Shape &srcSha
     for (size_t k = 0; k < perm.size(); ++k) si[perm[k]] = idx[k];
     store(d, load(d, src, linearIndex(si, srcShape)), dst, linearIndex(idx, o));
   });
-}
-
-// Note [Dot]: C[b] = A[b] (M x K) * B[b] (K x N), all row-major. The j loop is innermost
-// and contiguous in B and C, so it vectorises (with FMA contraction); blocking over j and
-// k keeps a KB x NB panel of B in cache while every row of A streams past it.
-// Accuracy: each KB slice of k sums into fresh partials that then join C, so a float
-// element's error grows with KB + K / KB, not K (as Eigen's GEMM panels, which XLA runs);
-// a product with one column (N = 1) folds each output by Note [Cascade].
-void LlvmEmitter::emitDot(const ir::Eqn &e) {
-  const ir::Param &dn = e.param("dimension_numbers");
-  auto lc = dn.elems[0].elems[0].toInts(), rc = dn.elems[0].elems[1].toInts();
-  auto lb = dn.elems[1].elems[0].toInts(), rbd = dn.elems[1].elems[1].toInts();
-  const ir::Type &lt = e.in[0].type(), &rtp = e.in[1].type(), &ot = e.out[0].type;
-  DType d = ot.dtype;
-  auto freeDims = [](int rank, const std::vector<int64_t> &x, const std::vector<int64_t> &y) {
-    std::vector<int64_t> f;
-    for (int k = 0; k < rank; ++k)
-      if (std::find(x.begin(), x.end(), k) == x.end() &&
-          std::find(y.begin(), y.end(), k) == y.end())
-        f.push_back(k);
-    return f;
-  };
-  auto prod = [](const ir::Shape &s, const std::vector<int64_t> &dims) {
-    int64_t p = 1;
-    for (auto k : dims) p *= s[k];
-    return p;
-  };
-  auto lf = freeDims(lt.rank(), lb, lc), rf = freeDims(rtp.rank(), rbd, rc);
-  int64_t B = prod(lt.shape, lb), M = prod(lt.shape, lf), K = prod(lt.shape, lc),
-          N = prod(rtp.shape, rf);
-  // Canonical operands: A as [B, M, K], B as [B, K, N].
-  auto canon = [&](const ir::Atom &a, std::vector<int64_t> perm, bool &owned) -> Value * {
-    Value *src = bufferOf(a);
-    owned = false;
-    bool id = true;
-    for (size_t k = 0; k < perm.size(); ++k) id &= perm[k] == int64_t(k);
-    if (id) return src;
-    owned = true;
-    Value *t = allocBytes(a.type().bytes());
-    emitTransposeCopy(a.type().dtype, src, a.type().shape, perm, t);
-    return t;
-  };
-  std::vector<int64_t> lp = lb, rp = rbd;
-  lp.insert(lp.end(), lf.begin(), lf.end());
-  lp.insert(lp.end(), lc.begin(), lc.end());
-  rp.insert(rp.end(), rc.begin(), rc.end());
-  rp.insert(rp.end(), rf.begin(), rf.end());
-  bool ownA, ownB;
-  Value *A = canon(e.in[0], lp, ownA), *Bm = canon(e.in[1], rp, ownB);
-  Value *C = defBuffer(e.out[0]);
-  Type *t = regTy(d);
-  bool fl = ir::isFloat(d);
-  loop(B * M * N, [&](Value *i) { store(d, constOf(d, 0), C, i); });
-  const int64_t NB = 256, KB = 256;
-  FastMathFlags fm;
-  fm.setAllowContract();
-  auto tileRange = [&](Value *lo, int64_t step, int64_t hi) {
-    return b.CreateIntrinsic(Intrinsic::smin, {i64()}, {b.CreateAdd(lo, c64(step)), c64(hi)});
-  };
-  // The scalar i-k-j loops over rows [i0, i1) and columns [j0, j1), the j loop vectorised.
-  Value *part =
-      fl ? scalarSlot(*this, ArrayType::get(t, uint64_t(NB))) : nullptr;  // one row of a j tile
-  auto scalarPart = [&](Value *a0, Value *b0, Value *c0, int64_t i0, int64_t i1, int64_t j0,
-                        int64_t j1) {
-    if (i0 >= i1 || j0 >= j1) return;
-    loop((j1 - j0 + NB - 1) / NB, [&](Value *jt) {
-      Value *jlo = b.CreateAdd(c64(j0), b.CreateMul(jt, c64(NB))), *jhi = tileRange(jlo, NB, j1);
-      loop((K + KB - 1) / KB, [&](Value *kt) {
-        Value *klo = b.CreateMul(kt, c64(KB)), *khi = tileRange(klo, KB, K);
-        loop(i1 - i0, [&](Value *ii) {
-          Value *i = b.CreateAdd(ii, c64(i0));
-          Value *arow = b.CreateAdd(a0, b.CreateMul(i, c64(K))),
-                *crow = b.CreateAdd(c0, b.CreateMul(i, c64(N)));
-          Value *cout = b.CreateInBoundsGEP(t, C, crow);
-          // The k tile's products gather in a row of partials (part[j - jlo]), which then
-          // joins C.
-          Value *cp = fl ? b.CreateGEP(t, part, b.CreateNeg(jlo)) : cout;
-          if (fl)
-            loopRange(*this, jlo, jhi, [&](Value *j) {
-              b.CreateStore(constOf(d, 0), b.CreateInBoundsGEP(t, cp, j));
-            });
-          loopRange(*this, klo, khi, [&](Value *k) {
-            Value *av = load(d, A, b.CreateAdd(arow, k));
-            Value *bp = b.CreateInBoundsGEP(t, Bm, b.CreateAdd(b0, b.CreateMul(k, c64(N))));
-            loopRange(*this, jlo, jhi, [&](Value *j) {
-              IRBuilder<>::FastMathFlagGuard g(b);
-              b.setFastMathFlags(fm);
-              Value *cj = b.CreateInBoundsGEP(t, cp, j);
-              Value *bv = b.CreateLoad(t, b.CreateInBoundsGEP(t, bp, j));
-              Value *prod = fl ? b.CreateFMul(av, bv) : b.CreateMul(av, bv);
-              Value *cv = b.CreateLoad(t, cj);
-              // (Bools accumulate with or, as XLA's dot of preds: binaryOp's Add.)
-              b.CreateStore(fl ? b.CreateFAdd(cv, prod) : binaryOp(Op::Add, d, cv, prod), cj);
-            });
-          });
-          if (fl)
-            loopRange(*this, jlo, jhi, [&](Value *j) {
-              Value *cj = b.CreateInBoundsGEP(t, cout, j);
-              b.CreateStore(
-                  b.CreateFAdd(b.CreateLoad(t, cj), b.CreateLoad(t, b.CreateInBoundsGEP(t, cp, j))),
-                  cj);
-            });
-        });
-      });
-    });
-  };
-  // Note [Dot] micro-kernel: an MR x NR block of C stays in vector registers over a KB
-  // slice of k: per k, one vector load of B and MR broadcasts of A feed MR FMAs.
-  const int64_t MR = 6, NR = d == DType::F32 ? 16 : 8;
-  bool micro = fl && target == Target::Host;
-  int64_t Mf = micro ? M / MR * MR : 0, Nf = micro ? N / NR * NR : 0;
-  if (Mf == 0 || Nf == 0) Mf = Nf = 0;
-  auto *vt = FixedVectorType::get(t, unsigned(NR));
-  std::vector<Value *> acc;
-  for (int64_t r = 0; r < MR && Mf; ++r) acc.push_back(scalarSlot(*this, vt));
-  if (fl && N == 1 && K > 16) {
-    // A matrix-vector or vector-vector product: each output is a sum of K products, one
-    // contiguous run of A and of B, folded by Note [Cascade] (a running sum over a long
-    // k was off by 1e-4 for K = 1e6).
-    loop(B * M, [&](Value *bm) {
-      Value *arow = b.CreateMul(bm, c64(K)), *bcol = b.CreateMul(b.CreateUDiv(bm, c64(M)), c64(K));
-      store(d,
-            foldCascade(*this, Op::Add, d, constOf(d, 0), K,
-                        [&](Value *k) {
-                          return b.CreateFMul(load(d, A, b.CreateAdd(arow, k)),
-                                              load(d, Bm, b.CreateAdd(bcol, k)));
-                        }),
-            C, bm);
-    });
-    if (ownA) freeBuffer(A);
-    if (ownB) freeBuffer(Bm);
-    return;
-  }
-  loop(B, [&](Value *bi) {
-    Value *a0 = b.CreateMul(bi, c64(M * K)), *b0 = b.CreateMul(bi, c64(K * N)),
-          *c0 = b.CreateMul(bi, c64(M * N));
-    if (Mf) {
-      loop((Nf + NB - 1) / NB, [&](Value *jt) {
-        Value *jlo = b.CreateMul(jt, c64(NB)), *jhi = tileRange(jlo, NB, Nf);
-        Value *nj = b.CreateUDiv(b.CreateSub(jhi, jlo), c64(NR));
-        loop((K + KB - 1) / KB, [&](Value *kt) {
-          Value *klo = b.CreateMul(kt, c64(KB)), *khi = tileRange(klo, KB, K);
-          // jb outside ib: one KB x NR micro-panel of B stays in L1 for every row block.
-          loopRange(*this, c64(0), nj, [&](Value *jb) {
-            Value *j0 = b.CreateAdd(jlo, b.CreateMul(jb, c64(NR)));
-            loop(Mf / MR, [&](Value *ib) {
-              Value *i0 = b.CreateMul(ib, c64(MR));
-              auto cptr = [&](int64_t r) {
-                Value *row = b.CreateAdd(c0, b.CreateMul(b.CreateAdd(i0, c64(r)), c64(N)));
-                return b.CreateInBoundsGEP(t, C, b.CreateAdd(row, j0));
-              };
-              for (int64_t r = 0; r < MR; ++r) b.CreateStore(Constant::getNullValue(vt), acc[r]);
-              loopRange(*this, klo, khi, [&](Value *k) {
-                Value *bp = b.CreateInBoundsGEP(
-                    t, Bm, b.CreateAdd(b.CreateAdd(b0, b.CreateMul(k, c64(N))), j0));
-                Value *bv = b.CreateAlignedLoad(vt, bp, Align(4));
-                for (int64_t r = 0; r < MR; ++r) {
-                  Value *ai =
-                      b.CreateAdd(b.CreateAdd(a0, b.CreateMul(b.CreateAdd(i0, c64(r)), c64(K))), k);
-                  Value *av = b.CreateVectorSplat(unsigned(NR), load(d, A, ai));
-                  Value *cur = b.CreateLoad(vt, acc[r]);
-                  b.CreateStore(b.CreateIntrinsic(Intrinsic::fmuladd, {vt}, {av, bv, cur}), acc[r]);
-                }
-              });
-              for (int64_t r = 0; r < MR; ++r)  // the tile's sum joins C (Note [Dot] accuracy)
-                b.CreateAlignedStore(b.CreateFAdd(b.CreateAlignedLoad(vt, cptr(r), Align(4)),
-                                                  b.CreateLoad(vt, acc[r])),
-                                     cptr(r), Align(4));
-            });
-          });
-        });
-      });
-    }
-    scalarPart(a0, b0, c0, Mf, M, 0, N);
-    scalarPart(a0, b0, c0, 0, Mf, Nf, N);
-  });
-  if (ownA) freeBuffer(A);
-  if (ownB) freeBuffer(Bm);
 }
 
 }  // namespace spmd::codegen

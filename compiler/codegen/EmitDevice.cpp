@@ -53,13 +53,6 @@ using ir::Op;
 
 // ---- kernels ------------------------------------------------------------------------
 
-/// An alloca in the entry block of the current function.
-static Value *entrySlot(LlvmEmitter &L, Type *t) {
-  BasicBlock &entry = L.fs->fn->getEntryBlock();
-  IRBuilder<> eb(&entry, entry.getFirstInsertionPt());
-  return eb.CreateAlloca(t);
-}
-
 void LlvmEmitter::collectLeaves(const ir::Atom &a, std::vector<int> &out,
                                 std::unordered_set<int> &seen) {
   if (a.isLit || !seen.insert(a.var.id).second) return;
@@ -188,9 +181,9 @@ void LlvmEmitter::launchKernel(const std::string &tag, int64_t n, const std::vec
   b.restoreIP(ip);
 
   // The launch: params[k] points at a slot holding argument k.
-  Value *params = entrySlot(*this, ArrayType::get(ptr(), std::max<size_t>(args.size(), 1)));
+  Value *params = entryAlloca(ArrayType::get(ptr(), std::max<size_t>(args.size(), 1)));
   for (size_t k = 0; k < args.size(); ++k) {
-    Value *slot = entrySlot(*this, args[k]->getType());
+    Value *slot = entryAlloca(args[k]->getType());
     b.CreateStore(args[k], slot);
     b.CreateStore(slot, b.CreateConstInBoundsGEP1_64(ptr(), params, k));
   }
@@ -275,7 +268,7 @@ Value *LlvmEmitter::kernelElem(const ir::Eqn &e, const std::vector<Value *> &idx
     DType d = x.type().dtype;
     int64_t axis = e.intsParam("axes").at(0);
     bool isMax = e.op == Op::Argmax;
-    Value *best = entrySlot(*this, regTy(d)), *bestI = entrySlot(*this, i64());
+    Value *best = entryAlloca(regTy(d)), *bestI = entryAlloca(i64());
     b.CreateStore(constOf(d, reduceIdentity(isMax ? Op::ReduceMax : Op::ReduceMin, d)), best);
     b.CreateStore(c64(0), bestI);
     loop(x.type().shape[axis], [&](Value *i) {
@@ -451,7 +444,7 @@ Value *LlvmEmitter::foldRange(Op comb, DType d, Value *ident, Value *lo, Value *
   constexpr int kLanes = 16;
   bool lanes = ir::isFloat(d) && (comb == Op::Add || comb == Op::Mul);
   if (!lanes) {
-    Value *acc = entrySlot(*this, regTy(d));
+    Value *acc = entryAlloca(regTy(d));
     b.CreateStore(ident, acc);
     stridedLoop(*this, lo, hi, step, [&](Value *r) {
       b.CreateStore(binaryOp(comb, d, b.CreateLoad(regTy(d), acc), elem(r)), acc);
@@ -460,7 +453,7 @@ Value *LlvmEmitter::foldRange(Op comb, DType d, Value *ident, Value *lo, Value *
   }
   std::vector<Value *> acc(kLanes);
   for (auto &a : acc) {
-    a = entrySlot(*this, regTy(d));
+    a = entryAlloca(regTy(d));
     b.CreateStore(ident, a);
   }
   // Blocks of kLanes consecutive elements (of the strided sequence), then the rest.
@@ -492,88 +485,6 @@ Value *LlvmEmitter::foldRange(Op comb, DType d, Value *ident, Value *lo, Value *
   for (size_t w = v.size() / 2; w >= 1; w /= 2)
     for (size_t q = 0; q < w; ++q) v[q] = binaryOp(comb, d, v[q], v[q + w]);
   return v[0];
-}
-
-void LlvmEmitter::deviceDot(const ir::Eqn &e) {
-  const ir::Param &dn = e.param("dimension_numbers");
-  auto lc = dn.elems[0].elems[0].toInts(), rc = dn.elems[0].elems[1].toInts();
-  auto lb = dn.elems[1].elems[0].toInts(), rbd = dn.elems[1].elems[1].toInts();
-  const ir::Type &lt = e.in[0].type(), &rtp = e.in[1].type(), &ot = e.out[0].type;
-  DType d = ot.dtype;
-  auto freeDims = [](int rank, const std::vector<int64_t> &x, const std::vector<int64_t> &y) {
-    std::vector<int64_t> f;
-    for (int k = 0; k < rank; ++k)
-      if (std::find(x.begin(), x.end(), k) == x.end() &&
-          std::find(y.begin(), y.end(), k) == y.end())
-        f.push_back(k);
-    return f;
-  };
-  auto prod = [](const ir::Shape &s, const std::vector<int64_t> &dims) {
-    int64_t p = 1;
-    for (auto k : dims) p *= s[k];
-    return p;
-  };
-  auto lf = freeDims(lt.rank(), lb, lc), rf = freeDims(rtp.rank(), rbd, rc);
-  int64_t B = prod(lt.shape, lb), M = prod(lt.shape, lf), K = prod(lt.shape, lc),
-          N = prod(rtp.shape, rf);
-  // Canonical operands, A as [B, M, K] and B as [B, K, N] (a transpose kernel when needed).
-  auto canon = [&](const ir::Atom &a, std::vector<int64_t> perm) -> Value * {
-    Value *src = bufferOf(a);
-    bool id = true;
-    for (size_t k = 0; k < perm.size(); ++k) id &= perm[k] == int64_t(k);
-    if (id) return src;
-    Value *t = allocBytes(a.type().bytes());
-    emitTransposeCopy(a.type().dtype, src, a.type().shape, perm, t);
-    return t;
-  };
-  std::vector<int64_t> lp = lb, rp = rbd;
-  lp.insert(lp.end(), lf.begin(), lf.end());
-  lp.insert(lp.end(), lc.begin(), lc.end());
-  rp.insert(rp.end(), rc.begin(), rc.end());
-  rp.insert(rp.end(), rf.begin(), rf.end());
-  Value *A = canon(e.in[0], lp), *Bm = canon(e.in[1], rp);
-  Value *C = defBuffer(e.out[0]);
-  auto ownKernel = [&] {
-    // One output element per thread, k ascending with fused multiply-adds (the CPU's order).
-    launchKernel("dot", B * M * N, {}, {A, Bm, C}, [&](Value *i, const std::vector<Value *> &kx) {
-      Value *bi = b.CreateUDiv(i, c64(M * N)), *mn = b.CreateURem(i, c64(M * N));
-      Value *m = b.CreateUDiv(mn, c64(N)), *nn = b.CreateURem(mn, c64(N));
-      Value *a0 = b.CreateAdd(b.CreateMul(bi, c64(M * K)), b.CreateMul(m, c64(K)));
-      Value *b0 = b.CreateAdd(b.CreateMul(bi, c64(K * N)), nn);
-      Value *acc = entrySlot(*this, regTy(d));
-      b.CreateStore(constOf(d, 0), acc);
-      loop(K, [&](Value *k) {
-        Value *x = load(d, kx[0], b.CreateAdd(a0, k)),
-              *y = load(d, kx[1], b.CreateAdd(b0, b.CreateMul(k, c64(N))));
-        Value *cur = b.CreateLoad(regTy(d), acc);
-        Value *r = ir::isFloat(d) ? b.CreateIntrinsic(Intrinsic::fmuladd, {regTy(d)}, {x, y, cur})
-                                  : binaryOp(Op::Add, d, cur, binaryOp(Op::Mul, d, x, y));
-        b.CreateStore(r, acc);
-      });
-      store(d, b.CreateLoad(regTy(d), acc), kx[2], i);
-    });
-  };
-  if (B * M * N == 0) return;
-  if (!ir::isFloat(d) || K == 0) {
-    if (K == 0) {
-      launchKernel("dot_zero", B * M * N, {}, {C}, [&](Value *i, const std::vector<Value *> &kx) {
-        store(d, constOf(d, 0), kx[0], i);
-      });
-      return;
-    }
-    return ownKernel();
-  }
-  // The device's BLAS when it has one (spmd_gemm returns 1 otherwise).
-  Value *rc_ = b.CreateCall(rt("spmd_gemm"),
-                            {fs->dev, c32(dtypeCode(d)), c64(B), c64(M), c64(N), c64(K), A, Bm, C});
-  Function *f = b.GetInsertBlock()->getParent();
-  BasicBlock *own = BasicBlock::Create(ctx, "dot.own", f),
-             *cont = BasicBlock::Create(ctx, "dot.done", f);
-  b.CreateCondBr(b.CreateICmpNE(rc_, c32(0)), own, cont);
-  b.SetInsertPoint(own);
-  ownKernel();
-  b.CreateBr(cont);
-  b.SetInsertPoint(cont);
 }
 
 void LlvmEmitter::deviceCheckIndex(const ir::Eqn &e) {

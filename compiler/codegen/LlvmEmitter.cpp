@@ -199,6 +199,12 @@ void LlvmEmitter::memcpy(Value *dst, Value *src, int64_t bytes) {
   b.CreateMemCpy(dst, MaybeAlign(1), src, MaybeAlign(1), bytes);
 }
 
+Value *LlvmEmitter::entryAlloca(Type *t) {
+  BasicBlock &entry = fs->fn->getEntryBlock();
+  IRBuilder<> eb(&entry, entry.getFirstInsertionPt());
+  return eb.CreateAlloca(t);
+}
+
 Value *LlvmEmitter::allocBytes(int64_t bytes) {
   int64_t n = std::max<int64_t>(bytes, 1);
   if (!fs->kernel) {

@@ -8,9 +8,11 @@
 // The work is split by seam over several files that share this class:
 //   LlvmEmitter.cpp     module set-up, runtime declarations, buffers, loops, jaxpr walk
 //   EmitElementwise.cpp scalar semantics of the elementwise primitives, fusion reads
-//   EmitArrays.cpp      reductions, shape ops, dynamic slices, dot_general
-//   EmitRegions.cpp     pmap (launch + kernel, nested flattening), for_loop, cond,
-//                       collectives, host effects
+//   EmitArrays.cpp      reductions, shape ops, dynamic slices
+//   EmitDot.cpp         dot_general, host and device programs
+//   EmitRegions.cpp     pmap (launch + kernel, nested flattening), collectives, host
+//                       effects
+//   EmitControl.cpp     for_loop, cond, poll points
 //   Emitters.cpp        the per-primitive tables of which emitter makes each op
 //   EmitDevice.cpp      with a split: pmap bodies as device programs that launch
 //                       data-parallel kernels (Note [Device programs])
@@ -155,6 +157,8 @@ public:
 
   /// A new buffer of `bytes` bytes (host: spmd_host_alloc; kernel: hoisted).
   llvm::Value *allocBytes(int64_t bytes);
+  /// An alloca in the current function's entry block (so mem2reg promotes a scalar one).
+  llvm::Value *entryAlloca(llvm::Type *t);
   /// The buffer of var `v`, allocating one on its first definition.
   llvm::Value *defBuffer(const ir::Var &v);
   /// The buffer holding atom `a` (a literal gets a constant global).
@@ -217,7 +221,7 @@ public:
   void emitPad(const ir::Eqn &e);
   void emitConstant(const ir::Eqn &e);
   void emitDynamicSlice(const ir::Eqn &e, bool update);
-  void emitDot(const ir::Eqn &e);
+  void emitDot(const ir::Eqn &e);  // EmitDot.cpp
   /// dst = transpose(src) with `perm` (src has shape `srcShape`).
   void emitTransposeCopy(ir::DType d, llvm::Value *src, const ir::Shape &srcShape,
                          const std::vector<int64_t> &perm, llvm::Value *dst);
@@ -236,9 +240,9 @@ public:
   // ---- regions, collectives, host effects (EmitRegions.cpp) ----
   void emitPmapLaunch(const ir::Eqn &e);
   void emitInnerPmap(const ir::Eqn &e);
-  void emitForLoop(const ir::Eqn &e);
+  void emitForLoop(const ir::Eqn &e);  // EmitControl.cpp, as emitCond and emitPollPoint
   /// At the top of a for-loop iteration: stop here if the run was interrupted (Note
-  /// [Poll points] in EmitRegions.cpp).
+  /// [Poll points] in EmitControl.cpp).
   void emitPollPoint();
   void emitCond(const ir::Eqn &e);
   void emitCollective(const ir::Eqn &e);
@@ -287,7 +291,7 @@ public:
                          llvm::Value *hi, llvm::Value *step,
                          const std::function<llvm::Value *(llvm::Value *)> &elem);
   void deviceReduce(const ir::Eqn &e);
-  void deviceDot(const ir::Eqn &e);
+  void deviceDot(const ir::Eqn &e);  // EmitDot.cpp
   void deviceCheckIndex(const ir::Eqn &e);
   void deviceCollective(const ir::Eqn &e);
 };
@@ -308,6 +312,16 @@ int32_t collectiveReduceCode(ir::Op op);
 /// The reduction a reduce_* primitive folds with, and its identity on dtype `d`.
 ir::Op reduceCombiner(ir::Op reduce);
 double reduceIdentity(ir::Op reduce, ir::DType d);
+
+// ---- helpers shared by the Emit*.cpp files (defined in EmitArrays.cpp) ----
+/// A loop lo <= i < hi with run-time bounds.
+void loopRange(LlvmEmitter &L, llvm::Value *lo, llvm::Value *hi,
+               const std::function<void(llvm::Value *)> &body);
+/// Runs `then` only when `cond` holds.
+void ifThen(LlvmEmitter &L, llvm::Value *cond, const std::function<void()> &then);
+/// The fold of elem(0) .. elem(n - 1) by `comb` in Note [Cascade]'s order.
+llvm::Value *foldCascade(LlvmEmitter &L, ir::Op comb, ir::DType d, llvm::Value *ident, int64_t n,
+                         const std::function<llvm::Value *(llvm::Value *)> &elem);
 
 /// The runtime's dtype code (a spmd_dtype): ir::DType's own value (spmdrt.def).
 int32_t dtypeCode(ir::DType d);
