@@ -14,21 +14,23 @@ using namespace llvm;
 using ir::DType;
 using ir::Op;
 
-// Note [Dot]: C[b] = A[b] (M x K) * B[b] (K x N), all row-major. The j loop is innermost
-// and contiguous in B and C, so it vectorises (with FMA contraction); blocking over j and
-// k keeps a KB x NB panel of B in cache while every row of A streams past it.
-// Accuracy: each KB slice of k sums into fresh partials that then join C, so a float
-// element's error grows with KB + K / KB, not K (as Eigen's GEMM panels, which XLA runs);
-// a product with one column (N = 1) folds each output by Note [Cascade].
-void LlvmEmitter::emitDot(const ir::Eqn &e) {
+namespace {
+/// dot_general as a batched matrix product: the lhs transposed by lhsPerm is [B, M, K]
+/// and the rhs transposed by rhsPerm is [B, K, N] (batch, free, contracting dimensions,
+/// each in order), whatever its dimension_numbers. Both targets start from this.
+struct DotShape {
+  std::vector<int64_t> lhsPerm, rhsPerm;
+  int64_t B = 1, M = 1, K = 1, N = 1;
+};
+
+DotShape dotShape(const ir::Eqn &e) {
   const ir::Param &dn = e.param("dimension_numbers");
   auto lc = dn.elems[0].elems[0].toInts(), rc = dn.elems[0].elems[1].toInts();
-  auto lb = dn.elems[1].elems[0].toInts(), rbd = dn.elems[1].elems[1].toInts();
-  const ir::Type &lt = e.in[0].type(), &rtp = e.in[1].type(), &ot = e.out[0].type;
-  DType d = ot.dtype;
-  auto freeDims = [](int rank, const std::vector<int64_t> &x, const std::vector<int64_t> &y) {
+  auto lb = dn.elems[1].elems[0].toInts(), rb = dn.elems[1].elems[1].toInts();
+  const ir::Shape &ls = e.in[0].type().shape, &rs = e.in[1].type().shape;
+  auto freeDims = [](size_t rank, const std::vector<int64_t> &x, const std::vector<int64_t> &y) {
     std::vector<int64_t> f;
-    for (int k = 0; k < rank; ++k)
+    for (int64_t k = 0; k < int64_t(rank); ++k)
       if (std::find(x.begin(), x.end(), k) == x.end() &&
           std::find(y.begin(), y.end(), k) == y.end())
         f.push_back(k);
@@ -39,9 +41,28 @@ void LlvmEmitter::emitDot(const ir::Eqn &e) {
     for (auto k : dims) p *= s[k];
     return p;
   };
-  auto lf = freeDims(lt.rank(), lb, lc), rf = freeDims(rtp.rank(), rbd, rc);
-  int64_t B = prod(lt.shape, lb), M = prod(lt.shape, lf), K = prod(lt.shape, lc),
-          N = prod(rtp.shape, rf);
+  auto lf = freeDims(ls.size(), lb, lc), rf = freeDims(rs.size(), rb, rc);
+  DotShape g;
+  g.B = prod(ls, lb), g.M = prod(ls, lf), g.K = prod(ls, lc), g.N = prod(rs, rf);
+  g.lhsPerm = lb, g.rhsPerm = rb;
+  g.lhsPerm.insert(g.lhsPerm.end(), lf.begin(), lf.end());
+  g.lhsPerm.insert(g.lhsPerm.end(), lc.begin(), lc.end());
+  g.rhsPerm.insert(g.rhsPerm.end(), rc.begin(), rc.end());
+  g.rhsPerm.insert(g.rhsPerm.end(), rf.begin(), rf.end());
+  return g;
+}
+}  // namespace
+
+// Note [Dot]: C[b] = A[b] (M x K) * B[b] (K x N), all row-major. The j loop is innermost
+// and contiguous in B and C, so it vectorises (with FMA contraction); blocking over j and
+// k keeps a KB x NB panel of B in cache while every row of A streams past it.
+// Accuracy: each KB slice of k sums into fresh partials that then join C, so a float
+// element's error grows with KB + K / KB, not K (as Eigen's GEMM panels, which XLA runs);
+// a product with one column (N = 1) folds each output by Note [Cascade].
+void LlvmEmitter::emitDot(const ir::Eqn &e) {
+  const DotShape g = dotShape(e);
+  const int64_t B = g.B, M = g.M, K = g.K, N = g.N;
+  DType d = e.out[0].type.dtype;
   // Canonical operands: A as [B, M, K], B as [B, K, N].
   auto canon = [&](const ir::Atom &a, std::vector<int64_t> perm, bool &owned) -> Value * {
     Value *src = bufferOf(a);
@@ -54,11 +75,7 @@ void LlvmEmitter::emitDot(const ir::Eqn &e) {
     emitTransposeCopy(a.type().dtype, src, a.type().shape, perm, t);
     return t;
   };
-  std::vector<int64_t> lp = lb, rp = rbd;
-  lp.insert(lp.end(), lf.begin(), lf.end());
-  lp.insert(lp.end(), lc.begin(), lc.end());
-  rp.insert(rp.end(), rc.begin(), rc.end());
-  rp.insert(rp.end(), rf.begin(), rf.end());
+  const std::vector<int64_t> &lp = g.lhsPerm, &rp = g.rhsPerm;
   bool ownA, ownB;
   Value *A = canon(e.in[0], lp, ownA), *Bm = canon(e.in[1], rp, ownB);
   Value *C = defBuffer(e.out[0]);
@@ -192,27 +209,9 @@ void LlvmEmitter::emitDot(const ir::Eqn &e) {
 }
 
 void LlvmEmitter::deviceDot(const ir::Eqn &e) {
-  const ir::Param &dn = e.param("dimension_numbers");
-  auto lc = dn.elems[0].elems[0].toInts(), rc = dn.elems[0].elems[1].toInts();
-  auto lb = dn.elems[1].elems[0].toInts(), rbd = dn.elems[1].elems[1].toInts();
-  const ir::Type &lt = e.in[0].type(), &rtp = e.in[1].type(), &ot = e.out[0].type;
-  DType d = ot.dtype;
-  auto freeDims = [](int rank, const std::vector<int64_t> &x, const std::vector<int64_t> &y) {
-    std::vector<int64_t> f;
-    for (int k = 0; k < rank; ++k)
-      if (std::find(x.begin(), x.end(), k) == x.end() &&
-          std::find(y.begin(), y.end(), k) == y.end())
-        f.push_back(k);
-    return f;
-  };
-  auto prod = [](const ir::Shape &s, const std::vector<int64_t> &dims) {
-    int64_t p = 1;
-    for (auto k : dims) p *= s[k];
-    return p;
-  };
-  auto lf = freeDims(lt.rank(), lb, lc), rf = freeDims(rtp.rank(), rbd, rc);
-  int64_t B = prod(lt.shape, lb), M = prod(lt.shape, lf), K = prod(lt.shape, lc),
-          N = prod(rtp.shape, rf);
+  const DotShape g = dotShape(e);
+  const int64_t B = g.B, M = g.M, K = g.K, N = g.N;
+  DType d = e.out[0].type.dtype;
   // Canonical operands, A as [B, M, K] and B as [B, K, N] (a transpose kernel when needed).
   auto canon = [&](const ir::Atom &a, std::vector<int64_t> perm) -> Value * {
     Value *src = bufferOf(a);
@@ -223,11 +222,7 @@ void LlvmEmitter::deviceDot(const ir::Eqn &e) {
     emitTransposeCopy(a.type().dtype, src, a.type().shape, perm, t);
     return t;
   };
-  std::vector<int64_t> lp = lb, rp = rbd;
-  lp.insert(lp.end(), lf.begin(), lf.end());
-  lp.insert(lp.end(), lc.begin(), lc.end());
-  rp.insert(rp.end(), rc.begin(), rc.end());
-  rp.insert(rp.end(), rf.begin(), rf.end());
+  const std::vector<int64_t> &lp = g.lhsPerm, &rp = g.rhsPerm;
   Value *A = canon(e.in[0], lp), *Bm = canon(e.in[1], rp);
   Value *C = defBuffer(e.out[0]);
   auto ownKernel = [&] {
