@@ -86,6 +86,16 @@ static bool arrayLiteral(const Value &v) {
   return arrayLiteral(v, nonInt) && nonInt;
 }
 
+/// Whether a static tuple or list holds an array literal (`(b, 2)` with b = [0.1, -0.2]):
+/// then it prints element by element, the literal as NumPy prints its array.
+static bool holdsArrayLiteral(const Value &v) {
+  if (arrayLiteral(v)) return true;
+  if (v.kind != Value::Tuple) return false;
+  for (auto &e : v.elems)
+    if (holdsArrayLiteral(*e)) return true;
+  return false;
+}
+
 void printSegments(AstLowering &L, ValueP v, std::vector<Param> &segs, std::vector<Atom> &ins,
                    SrcRange loc, bool top) {
   if (arrayLiteral(*v)) v = L.toArray(v, loc);
@@ -134,7 +144,7 @@ void printSegments(AstLowering &L, ValueP v, std::vector<Param> &segs, std::vect
     ins.push_back(v->atom);
     return;
   case Value::Tuple:
-    if (v->isStatic()) {
+    if (v->isStatic() && !holdsArrayLiteral(*v)) {
       str(pyRepr(*v));
       return;
     }

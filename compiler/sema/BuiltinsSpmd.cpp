@@ -110,6 +110,9 @@ void addSpmdBuiltins(Table &m) {
                      if (a.rest.empty()) userError(loc, "tree_map() needs at least one tree");
                      std::function<ValueP(std::vector<ValueP>)> go =
                          [&](std::vector<ValueP> ts) -> ValueP {
+                       // A list of numbers is an array literal: a leaf, as the array it
+                       // spells (Note [Vars of lists]), not a tree of Python numbers.
+                       for (auto &t : ts) t = L.listAsArray(t, loc);
                        if (ts[0]->kind == Value::Tuple) {
                          for (auto &t : ts)
                            if (t->kind != Value::Tuple || t->elems.size() != ts[0]->elems.size())
