@@ -4,6 +4,7 @@
 // prints them by Format.cpp, rendered bool arrays) and writes it out, flushed, when the
 // line ends: output order is exact and one write per line keeps it fast. Separators
 // between print's arguments are the compiler's business (it prints " ").
+#include "Denormals.h"
 #include "Format.h"
 #include "HostState.h"
 
@@ -78,6 +79,7 @@ void spmd_print_str(spmd_host *h, const char *s) { h->line += s; }
 
 void spmd_print_array(spmd_host *h, const void *data, int32_t dtype, int32_t rank,
                       const int64_t *shape) {
+  DenormalMode ieee(false);  // print as NumPy does (Note [Denormals])
   h->line += formatArray(data, dtype, std::vector<int64_t>(shape, shape + rank));
 }
 
@@ -96,6 +98,7 @@ void spmd_print_end(spmd_host *h) { writeLine(h); }
 
 void spmd_assert_close(spmd_host *h, const void *a, const void *b, int32_t dtype, int64_t n,
                        double rtol, double atol, const char *where) {
+  DenormalMode ieee(false);  // compare as NumPy does (Note [Denormals])
   if (closeFailure(a, b, dtype, n, rtol, atol, where).empty()) return;
   h->errors.record(closeFailure(a, b, dtype, n, rtol, atol, where));
   unwindHost(h);

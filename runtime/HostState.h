@@ -22,6 +22,8 @@ struct spmd_host {
 
   /// Inside Host::run: a host-side failure longjmps to `jump` (Note [Unwinding kernels]).
   bool inRun = false;
+  /// Whether the jitted main runs with denormals flushed (CPU devices: Note [Denormals]).
+  bool flushDenormals = false;
   std::jmp_buf jump;
 
   /// The line being printed; written out by spmd_print_end.

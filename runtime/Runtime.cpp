@@ -6,6 +6,7 @@
 // file also holds the host-memory and error entry points of spmdrt.h.
 #include <cstring>
 #include "BufferPool.h"
+#include "Denormals.h"
 #include "HostState.h"
 #include "Trace.h"
 #include "mpi/Mpi.h"
@@ -89,6 +90,7 @@ std::unique_ptr<Host> Host::create(const DeviceSpec &spec) {
   std::unique_ptr<Host> host(new Host());
   try {
     host->state_->backend = mpi::active() ? makeMpiBackend(n) : makeCpuBackend(n);
+    host->state_->flushDenormals = true;  // Note [Denormals]
   } catch (const std::system_error &e) {
     throw std::runtime_error("cannot start " + std::to_string(n) + " CPU device threads (" +
                              e.what() + ")");
@@ -143,7 +145,11 @@ int Host::runWith(const std::function<bool(spmd_host *)> &call) {
   h->errors.clear();
   h->line.clear();
   h->inRun = true;
-  bool ok = call(h);
+  bool ok;
+  {
+    DenormalMode mode(h->flushDenormals);  // Note [Denormals]
+    ok = call(h);
+  }
   h->inRun = false;
   // A print cut short by the error prints nothing, as in Python.
   h->line.clear();

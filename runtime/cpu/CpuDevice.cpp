@@ -2,6 +2,7 @@
 #include "cpu/CpuDevice.h"
 
 #include "cpu/CpuCommunicator.h"
+#include "Denormals.h"
 #include "Trace.h"
 
 #include <csetjmp>
@@ -136,6 +137,7 @@ bool CpuDevice::run(const DeviceWork &work, spmd_dev *ctx) {
 }
 
 void CpuDevice::loop() {
+  DenormalMode flush(true);  // the device's whole life (Note [Denormals])
   std::unique_lock<std::mutex> lock(mu_);
   for (;;) {
     cv_.wait(lock, [&] { return work_ != nullptr || stop_; });
