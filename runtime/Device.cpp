@@ -198,14 +198,19 @@ void *spmd_dev_alloc(spmd_dev *d, int64_t bytes) {
   return p;
 }
 
-void spmd_allreduce(spmd_dev *d, void *buf, int64_t count, int32_t dtype, int32_t op,
-                    uint32_t axes) {
+void spmd_allreduce_to(spmd_dev *d, const void *in, void *out, int64_t count, int32_t dtype,
+                       int32_t op, uint32_t axes) {
   if (!checkReduce(d, "psum", dtype, op)) unwindDevice(d);
-  if (!d->comm->allreduce(d->index, buf, count, DType(dtype), RedOp(op), axes,
+  if (!d->comm->allreduce(d->index, in, out, count, DType(dtype), RedOp(op), axes,
                           d->collectiveBytes)) {
     collectiveFailed(d, "psum");
     unwindDevice(d);
   }
+}
+
+void spmd_allreduce(spmd_dev *d, void *buf, int64_t count, int32_t dtype, int32_t op,
+                    uint32_t axes) {
+  spmd_allreduce_to(d, buf, buf, count, dtype, op, axes);
 }
 
 void spmd_all_gather(spmd_dev *d, const void *in, void *out, int64_t bytes, uint32_t axes) {

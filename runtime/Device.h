@@ -171,8 +171,10 @@ public:
   /// Releases every device waiting in a collective; later collectives return false.
   virtual void abort() = 0;
 
-  virtual bool allreduce(int64_t dev, void *buf, int64_t count, DType dt, RedOp op, uint32_t axes,
-                         int64_t &bytesMoved) = 0;
+  /// out = the reduction of the members' `in`; `in` equals `out` (in place) or does not
+  /// overlap it.
+  virtual bool allreduce(int64_t dev, const void *in, void *out, int64_t count, DType dt, RedOp op,
+                         uint32_t axes, int64_t &bytesMoved) = 0;
   virtual bool allGather(int64_t dev, const void *in, void *out, int64_t bytes, uint32_t axes,
                          int64_t &bytesMoved) = 0;
   /// `pairs` holds npairs (source, destination) group indices.

@@ -10,6 +10,7 @@
 // of both axes (spmd_launch_desc.out_axes). Collectives turn axis names into mask bits
 // (bit m = mesh axis m). in_axes/out_axes other than 0 are transposes on the host.
 #include "codegen/LlvmEmitter.h"
+#include "ir/InPlace.h"
 
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/MDBuilder.h>
@@ -200,6 +201,36 @@ static uint32_t splitChain(const ir::Jaxpr &body, int id, size_t depth,
   return 0;
 }
 
+std::vector<int> LlvmEmitter::donors(const ir::Eqn &e, const std::vector<uint32_t> &inMasks,
+                                     const std::vector<uint32_t> &outMasks, uint32_t rank) {
+  // Note [Buffer donation] (ir/InPlace.cpp): rules 1 and 2 here, 3 to 5 there.
+  std::vector<int> donor(e.out.size(), -1);
+  if (split != Split::None || !fs->dying) return donor;
+  const ir::Jaxpr &body = e.regions.at(0);
+  auto inAxes = e.param("in_axes").elems;
+  auto outAxes = e.intsParam("out_axes");
+  uint32_t full = (1u << rank) - 1;
+  std::vector<bool> taken(e.in.size(), false);
+  for (size_t o = 0; o < e.out.size(); ++o) {
+    if (outAxes[o] != 0 || outMasks[o] != full) continue;
+    for (size_t k = 0; k < e.in.size() && donor[o] < 0; ++k) {
+      const ir::Atom &a = e.in[k];
+      if (taken[k] || a.isLit || optInt(inAxes.at(k)) != 0 || inMasks[k] != full) continue;
+      if (!(a.var.type == e.out[o].type) ||
+          std::count(fs->dying->begin(), fs->dying->end(), a.var.id) == 0)
+        continue;
+      int uses = 0;
+      for (auto &b : e.in) uses += !b.isLit && b.var.id == a.var.id;
+      auto it = fs->buf.find(a.var.id);
+      if (uses != 1 || it == fs->buf.end() || isa<GlobalVariable>(it->second)) continue;
+      if (!ir::canWriteOver(body, body.invars[k], body.outvars[o])) continue;
+      donor[o] = int(k);
+      taken[k] = true;
+    }
+  }
+  return donor;
+}
+
 void LlvmEmitter::emitPmapLaunch(const ir::Eqn &e) {
   const ir::Jaxpr &body = e.regions.at(0);
   std::vector<MeshAxis> mesh{{e.param("axis_name").s, e.intParam("axis_size")}};
@@ -277,6 +308,7 @@ void LlvmEmitter::emitPmapLaunch(const ir::Eqn &e) {
     ins.push_back(p);
     inBytes.push_back(t.bytes());
   }
+  std::vector<int> donor = donors(e, inMasks, masks, uint32_t(mesh.size()));
   std::vector<Value *> outs;
   std::vector<int64_t> outBytes;
   for (size_t k = 0; k < e.out.size(); ++k) {
@@ -285,6 +317,13 @@ void LlvmEmitter::emitPmapLaunch(const ir::Eqn &e) {
     for (size_t m = 0; m < mesh.size(); ++m)
       if (masks[k] >> m & 1) n *= mesh[m].size;
     outBytes.push_back(v.type.bytes() / n);
+    if (donor[k] >= 0) {  // the input's buffer becomes the output's (Note [Buffer donation])
+      auto it = fs->buf.find(e.in[donor[k]].var.id);
+      fs->buf[v.id] = it->second;
+      outs.push_back(it->second);
+      fs->buf.erase(it);
+      continue;
+    }
     outs.push_back(outAxes[k] == 0 ? defBuffer(v) : allocBytes(v.type.bytes()));
   }
   auto ptrArray = [&](const std::vector<Value *> &ps) {
@@ -466,10 +505,23 @@ void LlvmEmitter::emitCollective(const ir::Eqn &e) {
   case Op::Pmax:
   case Op::Pmin: {
     Value *dst = defBuffer(out);
-    copyAtom(x, dst);
-    b.CreateCall(rt("spmd_allreduce"),
-                 {fs->dev, dst, c64(out.type.numel()), c32(dtypeCode(d)),
-                  c32(collectiveReduceCode(e.op)), c32(int32_t(axisMask(e.param("axes"))))});
+    std::vector<Value *> args{fs->dev,
+                              nullptr,
+                              dst,
+                              c64(out.type.numel()),
+                              c32(dtypeCode(d)),
+                              c32(collectiveReduceCode(e.op)),
+                              c32(int32_t(axisMask(e.param("axes"))))};
+    if (!x.isLit && fs->buf.count(x.var.id)) {
+      // Out of place: the runtime reads every member's x where it is (no copy into dst).
+      syncForRead(x);
+      args[1] = bufferOf(x);
+      b.CreateCall(rt("spmd_allreduce_to"), args);
+      return;
+    }
+    copyAtom(x, dst);  // a literal or a fused value: computed straight into dst
+    args.erase(args.begin() + 1);
+    b.CreateCall(rt("spmd_allreduce"), args);
     return;
   }
   case Op::AllGather: {

@@ -239,6 +239,10 @@ public:
 
   // ---- regions, collectives, host effects (EmitRegions.cpp) ----
   void emitPmapLaunch(const ir::Eqn &e);
+  /// For each output of host-level pmap `e`, the input whose buffer it may take over
+  /// (Note [Buffer donation] in ir/InPlace.cpp), or -1.
+  std::vector<int> donors(const ir::Eqn &e, const std::vector<uint32_t> &inMasks,
+                          const std::vector<uint32_t> &outMasks, uint32_t rank);
   void emitInnerPmap(const ir::Eqn &e);
   void emitForLoop(const ir::Eqn &e);  // EmitControl.cpp, as emitCond and emitPollPoint
   /// At the top of a for-loop iteration: stop here if the run was interrupted (Note

@@ -20,16 +20,18 @@ namespace spmd::rt {
 //
 //   1. publish: each member stores a pointer to its input in its Member slot (a
 //      staged copy when the input overlaps its own output, so that writing the output
-//      cannot corrupt what others still read; allreduce, which works in place,
-//      publishes its buffer);
+//      cannot corrupt what others still read; allreduce publishes its input and its
+//      output, which is either the input itself (in place) or disjoint from it);
 //   2. barrier B1, then each member reads the others' published inputs and writes
 //      outputs. allreduce: each member owns a 1/G slice [lo, hi) of the buffers (empty
-//      when count < G); it folds that slice of every member's buffer in group order,
-//      a cache-sized chunk at a time into a private buffer, and writes the chunk back
-//      into every member's buffer: a reduce-scatter and an all-gather in one pass,
-//      reading and writing the members' buffers in place. No other member reads or
-//      writes [lo, hi) of any buffer, so nothing needs staging, and the work is split
-//      G ways;
+//      when count < G); it folds that slice of every member's input in group order,
+//      a cache-sized chunk at a time into a private buffer, and writes the chunk into
+//      every member's output: a reduce-scatter and an all-gather in one pass, reading
+//      the inputs and writing the outputs where they are, with no staging copy (G
+//      reads and G writes of each byte in all, the fewest an all-reduce can do). No
+//      other member reads or writes [lo, hi) of any buffer, and a chunk is read from
+//      every input before it is written to any output, so in place works too, and the
+//      work is split G ways;
 //   3. barrier B2, after which nobody reads or writes another member's memory, so every
 //      member may return and reuse its buffers.
 //
@@ -245,29 +247,35 @@ void CpuCommunicator::doneReading(Mailbox *box) {
   if (box->readers.fetch_sub(1, std::memory_order_acq_rel) == 1) box->readers.notify_all();
 }
 
-bool CpuCommunicator::allreduce(int64_t dev, void *buf, int64_t count, DType dt, RedOp op,
-                                uint32_t axes, int64_t &bytesMoved) {
+bool CpuCommunicator::allreduce(int64_t dev, const void *in, void *out, int64_t count, DType dt,
+                                RedOp op, uint32_t axes, int64_t &bytesMoved) {
   trace::Span span("psum (allreduce)", "collective", trace::kDevicePid, int(dev));
   View v = view(dev, axes);
-  if (v.size == 1 || count == 0) return !aborted_.load();
-  int64_t esize = dtypeSize(int32_t(dt));
+  int64_t esize = dtypeSize(int32_t(dt)), bytes = count * esize;
+  if (v.size == 1 || count == 0) {
+    if (in != out && bytes > 0) std::memmove(out, in, size_t(bytes));
+    return !aborted_.load();
+  }
   Member &me = members_[dev];
   // What a ring allreduce moves into each device (NCCL's "bus bytes").
-  int64_t moved = 2 * (v.size - 1) * count * esize / v.size;
-  if (count * esize <= kMailboxBytes) {
-    if (!post(dev, v, buf, count * esize, uint32_t(v.size))) return false;
-    reduceInto(buf, me.srcs.data(), v.size, 0, count, dt, op);
+  int64_t moved = 2 * (v.size - 1) * bytes / v.size;
+  if (bytes <= kMailboxBytes) {
+    if (!post(dev, v, in, bytes, uint32_t(v.size))) return false;
+    reduceInto(out, me.srcs.data(), v.size, 0, count, dt, op);
     for (int64_t j = 0; j < v.size; ++j) doneReading(me.boxes[j]);
     bytesMoved += moved;
     return true;
   }
-  me.dst = buf;
+  me.src = in;
+  me.dst = out;
   if (!sync(*v.barrier, me.spin)) return false;
-  // Member `index` alone reads and writes elements [lo, hi) of every buffer (Note
-  // [Collective protocol]), a chunk at a time through a small buffer that stays in cache.
+  // Member `index` alone reads elements [lo, hi) of every input and writes them in every
+  // output (Note [Collective protocol]), a chunk at a time through a small buffer that
+  // stays in cache: each chunk is folded from all inputs before any output is written,
+  // so an input that is its member's output (in place) is read before it is overwritten.
   int64_t lo = count * v.index / v.size, hi = count * (v.index + 1) / v.size;
   me.srcs.resize(v.size);
-  for (int64_t j = 0; j < v.size; ++j) me.srcs[j] = members_[v.members[j]].dst;
+  for (int64_t j = 0; j < v.size; ++j) me.srcs[j] = members_[v.members[j]].src;
   alignas(64) char chunk[kReduceChunkBytes];
   int64_t step = kReduceChunkBytes / esize;
   for (int64_t at = lo; at < hi; at += step) {

@@ -29,8 +29,8 @@ public:
   void begin(const Mesh &mesh) override;
   void abort() override;
 
-  bool allreduce(int64_t dev, void *buf, int64_t count, DType dt, RedOp op, uint32_t axes,
-                 int64_t &bytesMoved) override;
+  bool allreduce(int64_t dev, const void *in, void *out, int64_t count, DType dt, RedOp op,
+                 uint32_t axes, int64_t &bytesMoved) override;
   bool allGather(int64_t dev, const void *in, void *out, int64_t bytes, uint32_t axes,
                  int64_t &bytesMoved) override;
   bool ppermute(int64_t dev, const void *in, void *out, int64_t bytes, uint32_t axes,
@@ -72,7 +72,7 @@ private:
   /// What one device publishes to its group for the collective in progress.
   struct Member {
     const void *src = nullptr;       ///< its input (or a staged copy of it)
-    void *dst = nullptr;             ///< allreduce: its buffer, which others read and write
+    void *dst = nullptr;             ///< allreduce: its output, which others write
     Buffer stage;                    ///< the staged copy of an input that overlaps the output
     std::vector<const void *> srcs;  ///< gathered pointers, reused between calls
     std::vector<Mailbox *> boxes;    ///< mailbox path: the members' mailboxes, reused

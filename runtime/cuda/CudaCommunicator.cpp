@@ -275,13 +275,18 @@ bool CudaCommunicator::hostReduce(int64_t dev, const View &v, const void *in, in
   return ok;
 }
 
-bool CudaCommunicator::allreduce(int64_t dev, void *buf, int64_t count, DType dt, RedOp op,
-                                 uint32_t axes, int64_t &bytesMoved) {
+bool CudaCommunicator::allreduce(int64_t dev, const void *in, void *out, int64_t count, DType dt,
+                                 RedOp op, uint32_t axes, int64_t &bytesMoved) {
   trace::Span span("psum (allreduce)", "collective", trace::kDevicePid, int(dev));
   View v = view(dev, axes);
-  if (v.size == 1 || count == 0) return !aborted_.load();
   int64_t esize = dtypeSize(int32_t(dt));
-  if (!hostReduce(dev, v, buf, count * esize, buf, 0, count, dt, op, "psum")) return false;
+  if (v.size == 1 || count == 0) {
+    // hostReduce stages `in` first, so only a group of one needs the copy itself.
+    CUresult r = copyAsync(dev, toDev(out), toDev(in), count * esize);
+    if (r != CUDA_SUCCESS) return devices_[dev]->fail(r, "psum");
+    return !aborted_.load();
+  }
+  if (!hostReduce(dev, v, in, count * esize, out, 0, count, dt, op, "psum")) return false;
   // What a ring allreduce moves into each device (NCCL's "bus bytes"), as on the CPU.
   bytesMoved += 2 * (v.size - 1) * count * esize / v.size;
   return true;

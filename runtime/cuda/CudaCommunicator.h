@@ -32,8 +32,8 @@ public:
   void begin(const Mesh &mesh) override;
   void abort() override;
 
-  bool allreduce(int64_t dev, void *buf, int64_t count, DType dt, RedOp op, uint32_t axes,
-                 int64_t &bytesMoved) override;
+  bool allreduce(int64_t dev, const void *in, void *out, int64_t count, DType dt, RedOp op,
+                 uint32_t axes, int64_t &bytesMoved) override;
   bool allGather(int64_t dev, const void *in, void *out, int64_t bytes, uint32_t axes,
                  int64_t &bytesMoved) override;
   bool ppermute(int64_t dev, const void *in, void *out, int64_t bytes, uint32_t axes,

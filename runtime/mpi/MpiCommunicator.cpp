@@ -299,7 +299,8 @@ static std::string allRanks(const std::vector<int> &ranks, int except) {
 bool MpiCommunicator::leadAllreduce(Slot &s, int64_t count, DType dt, RedOp op) {
   int64_t esize = dtypeSize(int32_t(dt)), across = 0;
   std::vector<const char *> srcs;
-  for (auto &p : s.pub) srcs.push_back(static_cast<const char *>(p.out));
+  // Every input is read (into s.a) before any output is written: `in` may be `out`.
+  for (auto &p : s.pub) srcs.push_back(static_cast<const char *>(p.in));
   if (!chainFold(s, srcs, count, dt, op, "psum", across)) return false;
   std::vector<mpi::Request> reqs;
   int root = int(s.ranks.size()) - 1;
@@ -457,18 +458,18 @@ bool MpiCommunicator::leadReduceScatter(Slot &s, int64_t count, DType dt, RedOp 
 // `within` is what each device receives from the other members of its process, by the
 // same formula as the CPU communicator's bytesMoved.
 
-bool MpiCommunicator::allreduce(int64_t dev, void *buf, int64_t count, DType dt, RedOp op,
-                                uint32_t axes, int64_t &bytesMoved) {
+bool MpiCommunicator::allreduce(int64_t dev, const void *in, void *out, int64_t count, DType dt,
+                                RedOp op, uint32_t axes, int64_t &bytesMoved) {
   int64_t li = 0;
   Slot *s = slotOf(dev, axes, li);
   if (!s) {
     int64_t before = bytesMoved;
-    bool ok = local_.allreduce(dev, buf, count, dt, op, axes, bytesMoved);
+    bool ok = local_.allreduce(dev, in, out, count, dt, op, axes, bytesMoved);
     tally(CollectiveKind::Psum, bytesMoved - before, 0);
     return ok;
   }
   trace::Span span("psum (allreduce, across processes)", "collective", trace::kDevicePid, int(dev));
-  Role role = arrive(*s, li, {buf, buf});
+  Role role = arrive(*s, li, {in, out});
   if (role == Role::Leader) {
     bool ok = count == 0 || leadAllreduce(*s, count, dt, op);
     release(*s, ok);

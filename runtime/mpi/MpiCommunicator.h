@@ -48,8 +48,8 @@ public:
   /// rank, whose waits in this launch's collectives then give up too.
   void abort() override;
 
-  bool allreduce(int64_t dev, void *buf, int64_t count, DType dt, RedOp op, uint32_t axes,
-                 int64_t &bytesMoved) override;
+  bool allreduce(int64_t dev, const void *in, void *out, int64_t count, DType dt, RedOp op,
+                 uint32_t axes, int64_t &bytesMoved) override;
   bool allGather(int64_t dev, const void *in, void *out, int64_t bytes, uint32_t axes,
                  int64_t &bytesMoved) override;
   bool ppermute(int64_t dev, const void *in, void *out, int64_t bytes, uint32_t axes,

@@ -34,5 +34,19 @@ if [[ ${DEVICES:-cpu:8} == cpu* ]]; then
     echo "pool_loop.spmd: 2 steps: $a2 allocations, $os2 from the OS; 20 steps: $a20, $os20 from the OS"; fail=1
   fi
 fi
+# donate.spmd: ys is written over xs, which dies at that launch (Note [Buffer donation] in
+# compiler/ir/InPlace.cpp): one 4 MiB array in use at a time; with keep=1, xs stays live
+# and ys needs its own. Only on CPU devices without --split-kernels (the only ones that
+# donate).
+peak() {  # KEEP -> the peak in use
+  "$bin" --devices ${DEVICES:-cpu:8} --stats --arg keep=$1 "$dir/donate.spmd" 2>&1 >/dev/null |
+    sed -n 's/^memory: .*peak in use: \([0-9.]* [A-Za-z]*\).*/\1/p'
+}
+if [[ ${DEVICES:-cpu:8} == cpu* && ${DEVICES:-} != *split* ]]; then
+  p0=$(peak 0); p1=$(peak 1)
+  if [ "$p0" != "4.0 MiB" ] || [ "$p1" != "8.0 MiB" ]; then
+    echo "donate.spmd: peak in use '$p0' (want 4.0 MiB), with xs live '$p1' (want 8.0 MiB)"; fail=1
+  fi
+fi
 [ $fail -eq 0 ] && echo ok
 exit $fail

@@ -50,9 +50,11 @@ void collectiveKernel(spmd_dev *d, void **ins, void **outs) {
     in = out;
   }
   switch (p->kind) {
-  case AllReduce:
-    std::memcpy(out, in, p->inBytes);
-    spmd_allreduce(d, out, p->count, p->dtype, p->op, p->axes);
+  case AllReduce:  // in place, or out of place reading the inputs where they are
+    if (p->inPlace)
+      spmd_allreduce(d, out, p->count, p->dtype, p->op, p->axes);
+    else
+      spmd_allreduce_to(d, in, out, p->count, p->dtype, p->op, p->axes);
     break;
   case AllGather: spmd_all_gather(d, in, out, p->count, p->axes); break;
   case Ppermute: spmd_ppermute(d, in, out, p->count, p->axes, p->npairs, p->pairs); break;
@@ -215,6 +217,7 @@ TEST_CASE("allreduce and reduce_scatter match a fold in group order", "[collecti
             p.op = op;
             p.axes = axes;
             p.inBytes = p.outBytes = count * es;
+            p.inPlace = op % 2;  // both forms for every mesh, mask, size and dtype
             auto input = randomData(dtype, n * count, uint32_t(count * 131 + dtype * 7 + op));
             auto got = runCollective(*host, mesh, p, input);
             std::vector<char> want(got.size());
@@ -227,6 +230,7 @@ TEST_CASE("allreduce and reduce_scatter match a fold in group order", "[collecti
             CHECK(got == want);
             // reduce_scatter: each device contributes g chunks of `count` elements.
             p.kind = ReduceScatter;
+            p.inPlace = 0;
             p.inBytes = g * count * es;
             p.outBytes = count * es;
             input = randomData(dtype, n * g * count, uint32_t(count * 17 + dtype + op * 3));
@@ -412,24 +416,27 @@ TEST_CASE("allreduce of buffers much larger than its reduction chunk", "[collect
     for (uint32_t axes = 1; axes < (1u << mesh.size()); ++axes) {
       for (int32_t dtype = 0; dtype <= 4; ++dtype) {
         for (int32_t op : {0, 1}) {
-          INFO(label(mesh, axes, count, dtype, op));
-          Params p{};
-          p.kind = AllReduce;
-          p.count = count;
-          p.dtype = dtype;
-          p.op = op;
-          p.axes = axes;
-          p.inBytes = p.outBytes = count * dtypeSize(dtype);
-          auto input = randomData(dtype, n * count, uint32_t(dtype * 5 + op + axes * 11));
-          auto got = runCollective(*host, mesh, p, input);
-          std::vector<char> want(got.size());
-          for (int64_t i = 0; i < n; ++i) {
-            std::vector<const char *> srcs;
-            for (int64_t j : groupMembers(mesh, axes, i))
-              srcs.push_back(input.data() + j * p.inBytes);
-            refReduceAny(dtype, srcs, want.data() + i * p.outBytes, count, op);
+          for (int32_t inPlace : {0, 1}) {
+            INFO(label(mesh, axes, count, dtype, op) + " in place " + std::to_string(inPlace));
+            Params p{};
+            p.kind = AllReduce;
+            p.count = count;
+            p.dtype = dtype;
+            p.op = op;
+            p.axes = axes;
+            p.inPlace = inPlace;
+            p.inBytes = p.outBytes = count * dtypeSize(dtype);
+            auto input = randomData(dtype, n * count, uint32_t(dtype * 5 + op + axes * 11));
+            auto got = runCollective(*host, mesh, p, input);
+            std::vector<char> want(got.size());
+            for (int64_t i = 0; i < n; ++i) {
+              std::vector<const char *> srcs;
+              for (int64_t j : groupMembers(mesh, axes, i))
+                srcs.push_back(input.data() + j * p.inBytes);
+              refReduceAny(dtype, srcs, want.data() + i * p.outBytes, count, op);
+            }
+            CHECK(got == want);
           }
-          CHECK(got == want);
         }
       }
     }
@@ -534,10 +541,12 @@ TEST_CASE("CpuCommunicator: groups whose members ran different numbers of collec
         bool good = true;
         if (dev < 2) {
           for (int rep = 0; rep < 3; ++rep)  // over axis 1: {0, 1}; sums double each time
-            good = good && comm.allreduce(dev, b.data(), count, DType::I32, RedOp::Sum, 2u, moved);
+            good = good && comm.allreduce(dev, b.data(), b.data(), count, DType::I32, RedOp::Sum,
+                                          2u, moved);
         }
         // Over axis 0: {0, 2} and {1, 3}.
-        good = good && comm.allreduce(dev, b.data(), count, DType::I32, RedOp::Sum, 1u, moved);
+        good = good &&
+               comm.allreduce(dev, b.data(), b.data(), count, DType::I32, RedOp::Sum, 1u, moved);
         ok[dev] = good;
       });
     }
