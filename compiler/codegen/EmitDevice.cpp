@@ -493,12 +493,6 @@ void LlvmEmitter::deviceCheckIndex(const ir::Eqn &e) {
                [&](Value *, const std::vector<Value *> &) { checkIndexElements(e); });
 }
 
-/// The reduction that folds the G blocks a gathering collective received.
-static Op collectiveCombiner(Op op, DType d) {
-  if (op == Op::Psum || op == Op::ReduceScatter) return d == DType::Bool ? Op::Or : Op::Add;
-  return op == Op::Pmax ? Op::Max : Op::Min;
-}
-
 void LlvmEmitter::deviceCollective(const ir::Eqn &e) {
   const ir::Var &out = e.out[0];
   DType d = out.type.dtype;

@@ -16,6 +16,7 @@
 #include <llvm/IR/MDBuilder.h>
 
 #include <algorithm>
+#include <optional>
 
 namespace spmd::codegen {
 
@@ -471,17 +472,31 @@ Value *LlvmEmitter::chunkMajor(const ir::Atom &x, int64_t axis, int64_t G) {
   return dst;
 }
 
-int32_t collectiveReduceCode(Op op) {
-  static const std::array<int32_t, ir::kNumOps> codes = [] {
-    std::array<int32_t, ir::kNumOps> c;
-    c.fill(-1);
-    c[size_t(Op::Psum)] = SPMD_REDUCE_SUM;
-    c[size_t(Op::Pmax)] = SPMD_REDUCE_MAX;
-    c[size_t(Op::Pmin)] = SPMD_REDUCE_MIN;
-    c[size_t(Op::ReduceScatter)] = SPMD_REDUCE_SUM;
-    return c;
+const CollectiveReduction *collectiveReduction(Op op) {
+  static const std::array<std::optional<CollectiveReduction>, ir::kNumOps> table = [] {
+    std::array<std::optional<CollectiveReduction>, ir::kNumOps> t{};
+    auto set = [&](Op op, int32_t code, Op combiner) { t[size_t(op)] = {code, combiner}; };
+    set(Op::Psum, SPMD_REDUCE_SUM, Op::Add);
+    set(Op::Pmax, SPMD_REDUCE_MAX, Op::Max);
+    set(Op::Pmin, SPMD_REDUCE_MIN, Op::Min);
+    set(Op::ReduceScatter, SPMD_REDUCE_SUM, Op::Add);
+    for (Op op : {Op::AllGather, Op::Ppermute, Op::AllToAll, Op::AxisIndex})
+      t[size_t(op)] = CollectiveReduction{};  // moves data, combines nothing
+    return t;
   }();
-  return codes[size_t(op)];
+  auto &r = table[size_t(op)];
+  return r ? &*r : nullptr;
+}
+
+int32_t collectiveReduceCode(Op op) {
+  const CollectiveReduction *r = collectiveReduction(op);
+  return r ? r->code : -1;
+}
+
+Op collectiveCombiner(Op op, DType d) {
+  const CollectiveReduction *r = collectiveReduction(op);
+  internal_assert(r && r->code >= 0, std::string(ir::name(op)) + " is not an all-reduce");
+  return d == DType::Bool && r->combiner == Op::Add ? Op::Or : r->combiner;
 }
 
 void LlvmEmitter::emitCollective(const ir::Eqn &e) {

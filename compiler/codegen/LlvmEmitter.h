@@ -309,9 +309,21 @@ const std::array<EqnEmitter, ir::kNumOps> &hostEmitters();
 /// Device programs (LlvmEmitter::emitDeviceEqn: GPU kernels, and CPU ones with a split).
 const std::array<EqnEmitter, ir::kNumOps> &deviceEmitters();
 
-/// The reduction code (spmd_reduce) of an all-reduce collective (psum, pmax, pmin,
-/// reduce_scatter), or -1 for another op.
+/// How a collective combines its group's contributions, one entry per collective of Ops.def
+/// (EmitRegions.cpp; the op-coverage test checks that every collective has one). `code` is
+/// the runtime's reduction (SPMD_REDUCE_* of spmdrt.h) and `combiner` the elementwise op that
+/// folds two contributions on a device; a collective that only moves data has code -1.
+struct CollectiveReduction {
+  int32_t code = -1;
+  ir::Op combiner = ir::Op::Add;
+};
+/// The entry of collective `op`, or null (not a collective, or one without its entry).
+const CollectiveReduction *collectiveReduction(ir::Op op);
+/// The reduction code of an all-reduce collective (psum, pmax, pmin, reduce_scatter), or -1.
 int32_t collectiveReduceCode(ir::Op op);
+/// The elementwise op folding two contributions of all-reduce `op` on dtype `d` (a bool sum
+/// is an or).
+ir::Op collectiveCombiner(ir::Op op, ir::DType d);
 
 /// The reduction a reduce_* primitive folds with, and its identity on dtype `d`.
 ir::Op reduceCombiner(ir::Op reduce);

@@ -161,16 +161,14 @@ private:
       auto *c = e.as<CallExpr>();
       for (auto &a : c->axes) useAxis(a);
       expr(*c->callee);
-      int axisArg = -1;
-      if (auto *n = c->callee->as<NameExpr>()) axisArg = axisArgumentIndex(n->name);
+      auto *callee = c->callee->as<NameExpr>();
       int pos = 0;
       for (auto &a : c->args) {
-        bool isAxis = false;
-        if (a.keyword)
-          isAxis = axisArg >= 0 && (a.keyword->name == "axis_name" || a.keyword->name == "axes");
-        else
-          isAxis = pos++ == axisArg;
-        if (isAxis)
+        BuiltinArg kind = callee ? builtinArgKind(callee->name, a.keyword ? -1 : pos,
+                                                  a.keyword ? a.keyword->name : "")
+                                 : BuiltinArg::Value;
+        if (!a.keyword) ++pos;
+        if (kind == BuiltinArg::Axes)
           axisExpr(*a.value);
         else
           expr(*a.value);

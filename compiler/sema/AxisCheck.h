@@ -26,9 +26,13 @@ struct MeshNames {
 };
 void checkAxes(const ast::Program &p, std::vector<Diagnostic> &errors, MeshNames *meshes = nullptr);
 
-/// The builtin collectives and which of their positional arguments (or keyword) name
-/// axes: psum(x, axes) -> 1, axis_index(axis) -> 0, ... Returns -1 for other names.
-/// Read from the builtin table (BuiltinDef::axisParam, sema/BuiltinTable.h).
-int axisArgumentIndex(const std::string &callee);
+/// What an argument of a call to the builtin `callee` is: the positional argument number
+/// `pos` when `keyword` is empty, else the argument `keyword=`. Read from the builtin table
+/// (sema/BuiltinTable.h): only the parameter at BuiltinDef::axisParam names axes, by position
+/// or by its name there (psum(x, axes): position 1 or axes=; axis_index(axis_name): position
+/// 0 or axis_name=). A keyword the builtin has no parameter for is Unknown: neither checked
+/// nor evaluated, since binding the call reports it. Other names answer Value.
+enum class BuiltinArg { Value, Axes, Unknown };
+BuiltinArg builtinArgKind(const std::string &callee, int pos, const std::string &keyword);
 
 }  // namespace spmd::sema

@@ -32,8 +32,9 @@ struct BuiltinDef {
   std::vector<std::string> params;  ///< a trailing "*" makes it variadic
   size_t required;
   std::function<ValueP(AstLowering &, Bound &, const std::vector<AxisP> &, SrcRange)> fn;
-  /// The parameter that names axes (a collective's axis_name), or -1. AxisCheck checks
-  /// that argument's names are in scope (sema/AxisCheck.h, axisArgumentIndex).
+  /// The parameter that names axes (a collective's axis_name), or -1: that argument, by
+  /// position or by its name in `params`, is an axis expression. AxisCheck checks that its
+  /// names are in scope (sema/AxisCheck.h, builtinArgKind).
   int axisParam = -1;
 };
 using Table = std::map<std::string, BuiltinDef>;

@@ -31,9 +31,15 @@ const Table &table() {
 
 bool AstLowering::isBuiltin(const std::string &name) { return table().count(name) != 0; }
 
-int axisArgumentIndex(const std::string &callee) {
+BuiltinArg builtinArgKind(const std::string &callee, int pos, const std::string &keyword) {
   auto it = table().find(callee);
-  return it == table().end() ? -1 : it->second.axisParam;
+  if (it == table().end() || !it->second.fn) return BuiltinArg::Value;  // mesh: its own binding
+  const BuiltinDef &def = it->second;
+  int k = def.axisParam;
+  if (keyword.empty()) return pos == k ? BuiltinArg::Axes : BuiltinArg::Value;
+  auto p = std::find(def.params.begin(), def.params.end(), keyword);
+  if (p == def.params.end() || *p == "*") return BuiltinArg::Unknown;
+  return p - def.params.begin() == k ? BuiltinArg::Axes : BuiltinArg::Value;
 }
 
 ValueP AstLowering::builtin(const std::string &name, std::vector<ArgV> &args,

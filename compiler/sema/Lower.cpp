@@ -342,7 +342,6 @@ ValueP AstLowering::call(const CallExpr &c) {
   if (auto *n = c.callee->as<NameExpr>()) {
     Scope::Binding *bd = scope->lookup(n->name);
     if (!bd && isBuiltin(n->name)) {
-      int axisArg = axisArgumentIndex(n->name);
       std::vector<ArgV> args;
       int pos = 0;
       for (auto &a : c.args) {
@@ -350,10 +349,11 @@ ValueP AstLowering::call(const CallExpr &c) {
         av.expr = a.value.get();
         av.loc = a.value->loc;
         if (a.keyword) av.keyword = a.keyword->name, av.keywordLoc = a.keyword->loc;
-        bool isAxis = a.keyword
-                          ? (axisArg >= 0 && (av.keyword == "axis_name" || av.keyword == "axes"))
-                          : pos++ == axisArg;
-        if (isAxis) {
+        BuiltinArg kind = builtinArgKind(n->name, a.keyword ? -1 : pos, av.keyword);
+        if (!a.keyword) ++pos;
+        if (kind == BuiltinArg::Unknown) {
+          av.value = Value::tuple({});  // never read: binding the call reports the keyword
+        } else if (kind == BuiltinArg::Axes) {
           // Axis arguments become a tuple of axis names (Str values).
           std::vector<ValueP> names;
           for (auto &ax : axesOf(*a.value)) {

@@ -1,16 +1,21 @@
 // ===- test_op_coverage.cpp - every primitive of Ops.def has all its rules -----===//
 //
 // Walks ir/Ops.def and checks, for each op, that every per-op table has an entry: the
-// batching rule (vmap), the VJP rule (or an explicit zero cotangent / "not
-// differentiable"), the host and CPU-kernel emitter, and the device-program emitter
-// (GPU kernels, and CPU ones with --split-kernels). An op added to Ops.def without one
-// of them fails here, naming the op and the missing rule, instead of in a user's run.
+// type rule (inferTypes), the batching rule (vmap), the VJP rule (or an explicit zero
+// cotangent / "not differentiable"), the host and CPU-kernel emitter, the device-program
+// emitter (GPU kernels, and CPU ones with --split-kernels), a collective's reduction entry,
+// and the tests' reference interpreter (tests/unit/ir/RefEval*.cpp). An op added to Ops.def
+// without one of them fails here, naming the op and the missing rule, instead of in a
+// user's run (or in a test that happens to use it).
+#include "RefEval.h"
 #include "codegen/LlvmEmitter.h"
+#include "ir/TypeRules.h"
 #include "transforms/Grad.h"
 #include "transforms/Vmap.h"
 
 #include <catch2/catch.hpp>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -53,6 +58,10 @@ TEST_CASE("the op walk covers every op of the enum", "[coverage]") {
   }
 }
 
+TEST_CASE("every op has a type rule", "[coverage]") {
+  CHECK(missing([](ir::Op op) { return ir::hasTypeRule(op); }) == std::vector<std::string>{});
+}
+
 TEST_CASE("every op has a batching rule", "[coverage]") {
   CHECK(missing([](ir::Op op) { return transforms::hasBatchRule(op); }) ==
         std::vector<std::string>{});
@@ -73,10 +82,45 @@ TEST_CASE("every op has device-program (PTX) code", "[coverage]") {
         std::vector<std::string>{});
 }
 
-TEST_CASE("the all-reduce collectives have their reduction code", "[coverage]") {
-  CHECK(codegen::collectiveReduceCode(ir::Op::Psum) == SPMD_REDUCE_SUM);
-  CHECK(codegen::collectiveReduceCode(ir::Op::Pmax) == SPMD_REDUCE_MAX);
-  CHECK(codegen::collectiveReduceCode(ir::Op::Pmin) == SPMD_REDUCE_MIN);
-  CHECK(codegen::collectiveReduceCode(ir::Op::ReduceScatter) == SPMD_REDUCE_SUM);
-  CHECK(codegen::collectiveReduceCode(ir::Op::AllGather) == -1);
+TEST_CASE("every collective says how it combines its group", "[coverage]") {
+  CHECK(missing([](ir::Op op) {
+          return ir::info(op).category != ir::OpCategory::Collective ||
+                 codegen::collectiveReduction(op) != nullptr;
+        }) == std::vector<std::string>{});
+  // Only collectives have an entry: the table is not a second list of categories.
+  CHECK(missing([](ir::Op op) {
+          return ir::info(op).category == ir::OpCategory::Collective ||
+                 codegen::collectiveReduction(op) == nullptr;
+        }) == std::vector<std::string>{});
+}
+
+TEST_CASE("the all-reduce collectives have their reduction code and combiner", "[coverage]") {
+  using ir::DType;
+  using ir::Op;
+  CHECK(codegen::collectiveReduceCode(Op::Psum) == SPMD_REDUCE_SUM);
+  CHECK(codegen::collectiveReduceCode(Op::Pmax) == SPMD_REDUCE_MAX);
+  CHECK(codegen::collectiveReduceCode(Op::Pmin) == SPMD_REDUCE_MIN);
+  CHECK(codegen::collectiveReduceCode(Op::ReduceScatter) == SPMD_REDUCE_SUM);
+  CHECK(codegen::collectiveReduceCode(Op::AllGather) == -1);
+  CHECK(codegen::collectiveReduceCode(Op::Add) == -1);
+  CHECK(codegen::collectiveCombiner(Op::Psum, DType::F32) == Op::Add);
+  CHECK(codegen::collectiveCombiner(Op::Psum, DType::Bool) == Op::Or);
+  CHECK(codegen::collectiveCombiner(Op::ReduceScatter, DType::I32) == Op::Add);
+  CHECK(codegen::collectiveCombiner(Op::Pmax, DType::F32) == Op::Max);
+  CHECK(codegen::collectiveCombiner(Op::Pmin, DType::Bool) == Op::Min);
+}
+
+/// Ops the reference interpreter deliberately does not evaluate, each with the reason. An op
+/// listed here must have no rule there (so the list cannot go stale); today there is none.
+const std::map<std::string, std::string> kNotInterpreted = {};
+
+TEST_CASE("the reference interpreter has a rule for every op", "[coverage]") {
+  CHECK(missing([](ir::Op op) {
+          return testing::refEvalHasRule(op) || kNotInterpreted.count(ir::name(op));
+        }) == std::vector<std::string>{});
+  for (auto &o : allOps())
+    if (kNotInterpreted.count(o.name)) {
+      INFO(o.name << " is listed as not interpreted: " << kNotInterpreted.at(o.name));
+      CHECK_FALSE(testing::refEvalHasRule(o.op));
+    }
 }

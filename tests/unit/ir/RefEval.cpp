@@ -2,12 +2,15 @@
 //
 // Walks a jaxpr equation by equation for every replica at once. Maps, loops and conds
 // are handled here across replicas, and so are collectives (Note [Replicas]); every other
-// primitive runs replica by replica through refEvalPrim (RefEvalPrims.cpp).
+// primitive runs replica by replica through refEvalPrim (RefEvalPrims.cpp). Each op's rule
+// is a table entry (Interp::rules, combineRules here, primRules there), and
+// tests/unit/codegen/test_op_coverage.cpp checks through refEvalHasRule that every op has one.
 #include "RefEval.h"
 
 #include "RefEvalArrays.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <unordered_map>
 
@@ -60,6 +63,75 @@ std::vector<std::string> axisNames(const Param &p) {
   return r;
 }
 
+// ---- collectives: one rule per op ----------------------------------------------------------
+
+/// One replica's result of a collective: `g` holds the replicas of its group by rank, `me`
+/// is its own rank, `in` the operands (one value per replica).
+using CombineRule = Arr (*)(const Eqn &e, const std::vector<Multi> &in,
+                            const std::vector<int64_t> &g, int64_t me, Precision p);
+
+/// The group's operands folded with the binary primitive `op`, in rank order.
+Arr allReduce(Op op, const Multi &in, const std::vector<int64_t> &g, Precision p) {
+  Arr a = in[g[0]];
+  for (size_t m = 1; m < g.size(); ++m)
+    for (size_t i = 0; i < a.v.size(); ++i)
+      a.v[i] = wrap(a.dtype, binary(op, a.dtype, a.v[i], in[g[m]].v[i]), p);
+  return a;
+}
+
+const std::array<CombineRule, kNumOps> &combineRules() {
+  static const std::array<CombineRule, kNumOps> table = [] {
+    std::array<CombineRule, kNumOps> t{};
+    auto set = [&](Op op, CombineRule f) { t[size_t(op)] = f; };
+    set(Op::Psum, [](const Eqn &, const std::vector<Multi> &in, const std::vector<int64_t> &g,
+                     int64_t, Precision p) { return allReduce(Op::Add, in[0], g, p); });
+    set(Op::Pmax, [](const Eqn &, const std::vector<Multi> &in, const std::vector<int64_t> &g,
+                     int64_t, Precision p) { return allReduce(Op::Max, in[0], g, p); });
+    set(Op::Pmin, [](const Eqn &, const std::vector<Multi> &in, const std::vector<int64_t> &g,
+                     int64_t, Precision p) { return allReduce(Op::Min, in[0], g, p); });
+    set(Op::AxisIndex, [](const Eqn &, const std::vector<Multi> &, const std::vector<int64_t> &,
+                          int64_t me, Precision) {
+      return Arr{DType::I32, {}, {double(me)}};
+    });
+    set(Op::AllGather, [](const Eqn &e, const std::vector<Multi> &in, const std::vector<int64_t> &g,
+                          int64_t, Precision) {
+      std::vector<Arr> xs;
+      for (auto m : g) xs.push_back(in[0][m]);
+      int64_t d = e.intParam("all_gather_dimension");
+      return e.param("tiled").i ? concat(xs, d) : stack(xs, d);
+    });
+    set(Op::Ppermute, [](const Eqn &e, const std::vector<Multi> &in, const std::vector<int64_t> &g,
+                         int64_t me, Precision) {
+      const Arr &x = in[0][g[me]];
+      Arr r = make(x.dtype, x.shape);  // a replica no pair sends to receives zeros
+      for (auto &pr : e.param("perm").elems) {
+        auto sd = pr.toInts();
+        if (sd[1] == me) r = in[0][g[sd[0]]];
+      }
+      return r;
+    });
+    set(Op::AllToAll, [](const Eqn &e, const std::vector<Multi> &in, const std::vector<int64_t> &g,
+                         int64_t me, Precision) {
+      // block `me` of every member's split axis, joined on concat_axis
+      int64_t sa = e.intParam("split_axis"), ca = e.intParam("concat_axis");
+      int64_t blk = in[0][g[me]].shape[sa] / int64_t(g.size());
+      std::vector<Arr> parts;
+      for (auto m : g) parts.push_back(sliceDim(in[0][m], sa, me * blk, (me + 1) * blk));
+      return concat(parts, ca);
+    });
+    set(Op::ReduceScatter, [](const Eqn &e, const std::vector<Multi> &in,
+                              const std::vector<int64_t> &g, int64_t me, Precision p) {
+      Arr a = allReduce(Op::Add, in[0], g, p);
+      int64_t d = e.intParam("scatter_dimension");
+      if (!e.param("tiled").i) return take(a, d, me);
+      int64_t blk = a.shape[d] / int64_t(g.size());
+      return sliceDim(a, d, me * blk, (me + 1) * blk);
+    });
+    return t;
+  }();
+  return table;
+}
+
 class Interp {
 public:
   explicit Interp(const EvalOptions &o) : opts(o) {}
@@ -88,21 +160,45 @@ private:
   const EvalOptions &opts;
   int anon = 0;  ///< unnamed map axes get private names
 
+  /// How each op is evaluated (refEvalHasRule checks that every op has an entry).
+  using Rule = std::vector<Multi> (Interp::*)(const Eqn &, const Ctx &, const std::vector<Multi> &);
+  static const std::array<Rule, kNumOps> &rules() {
+    static const std::array<Rule, kNumOps> table = [] {
+      std::array<Rule, kNumOps> t{};
+      for (int k = 0; k < kNumOps; ++k) {
+        auto cat = info(Op(k)).category;
+        if (cat == OpCategory::Host)
+          t[k] = &Interp::host;
+        else if (cat == OpCategory::Collective)
+          t[k] = &Interp::collective;
+        else if (cat != OpCategory::Region)
+          t[k] = &Interp::perReplica;
+      }
+      t[size_t(Op::Pmap)] = t[size_t(Op::Vmap)] = &Interp::map;
+      t[size_t(Op::ForLoop)] = &Interp::forLoop;
+      t[size_t(Op::Cond)] = &Interp::cond;
+      return t;
+    }();
+    return table;
+  }
+  friend bool spmd::testing::refEvalHasRule(ir::Op op);
+
   std::vector<Multi> eqn(const Eqn &e, const Ctx &c, const std::vector<Multi> &in) {
-    switch (e.op) {
-    case Op::Pmap:
-    case Op::Vmap: return map(e, c, in);
-    case Op::ForLoop: return forLoop(e, c, in);
-    case Op::Cond: return cond(e, c, in);
-    default: break;
-    }
-    auto cat = info(e.op).category;
-    if (cat == OpCategory::Host) {  // operands go to the host log
-      if (opts.hostLog)
-        for (auto &m : in) opts.hostLog->push_back(m[0]);
-      return {};
-    }
-    if (cat == OpCategory::Collective) return {collective(e, c, in)};
+    Rule rule = rules()[size_t(e.op)];
+    internal_assert(rule, std::string("RefEval: no rule for ") + name(e.op));
+    return (this->*rule)(e, c, in);
+  }
+
+  /// print, assert_close, check_index: the operands go to the host log (no check is made:
+  /// the interpreter clamps indices as JAX does, and tests compare values themselves).
+  std::vector<Multi> host(const Eqn &, const Ctx &, const std::vector<Multi> &in) {
+    if (opts.hostLog)
+      for (auto &m : in) opts.hostLog->push_back(m[0]);
+    return {};
+  }
+
+  /// Every other primitive: replica by replica (RefEvalPrims.cpp).
+  std::vector<Multi> perReplica(const Eqn &e, const Ctx &c, const std::vector<Multi> &in) {
     int64_t R = c.replicas();
     std::vector<Multi> out(e.out.size(), Multi(size_t(R)));
     for (int64_t r = 0; r < R; ++r) {
@@ -170,7 +266,9 @@ private:
 
   /// A collective: replicas grouped by their indices on the other axes, ranked over the
   /// named ones (Note [Replicas]).
-  Multi collective(const Eqn &e, const Ctx &c, const std::vector<Multi> &in) {
+  std::vector<Multi> collective(const Eqn &e, const Ctx &c, const std::vector<Multi> &in) {
+    CombineRule combine = combineRules()[size_t(e.op)];
+    internal_assert(combine, std::string("RefEval: no collective rule for ") + name(e.op));
     auto names = axisNames(e.has("axes") ? e.param("axes") : e.param("axis_name"));
     std::vector<size_t> named;
     for (auto &n : names)
@@ -197,62 +295,19 @@ private:
     }
     Multi out(static_cast<size_t>(R));
     for (int64_t r = 0; r < R; ++r)
-      out[r] = e.op == Op::AxisIndex ? Arr{DType::I32, {}, {double(rank[r])}}
-                                     : combine(e, in[0], groups[keyOf(r)], rank[r], gsize);
-    return out;
-  }
-
-  /// One replica's result of a collective over the group `g` (replicas by rank), `me` its rank.
-  Arr combine(const Eqn &e, const Multi &in, const std::vector<int64_t> &g, int64_t me,
-              int64_t gsize) {
-    const Arr &x = in[g[me]];
-    auto reduce = [&](Op op) {
-      Arr a = in[g[0]];
-      for (size_t m = 1; m < g.size(); ++m)
-        for (size_t i = 0; i < a.v.size(); ++i)
-          a.v[i] = wrap(a.dtype, binary(op, a.dtype, a.v[i], in[g[m]].v[i]), opts.precision);
-      return a;
-    };
-    switch (e.op) {
-    case Op::Psum: return reduce(Op::Add);
-    case Op::Pmax: return reduce(Op::Max);
-    case Op::Pmin: return reduce(Op::Min);
-    case Op::AllGather: {
-      std::vector<Arr> xs;
-      for (auto m : g) xs.push_back(in[m]);
-      int64_t d = e.intParam("all_gather_dimension");
-      return e.param("tiled").i ? concat(xs, d) : stack(xs, d);
-    }
-    case Op::Ppermute: {  // a replica no pair sends to receives zeros
-      Arr r = make(x.dtype, x.shape);
-      for (auto &pr : e.param("perm").elems) {
-        auto sd = pr.toInts();
-        if (sd[1] == me) r = in[g[sd[0]]];
-      }
-      return r;
-    }
-    case Op::AllToAll: {  // block `me` of every member's split axis, joined on concat_axis
-      int64_t sa = e.intParam("split_axis"), ca = e.intParam("concat_axis");
-      int64_t blk = x.shape[sa] / gsize;
-      std::vector<Arr> parts;
-      for (auto m : g) parts.push_back(sliceDim(in[m], sa, me * blk, (me + 1) * blk));
-      return concat(parts, ca);
-    }
-    case Op::ReduceScatter: {
-      Arr a = reduce(Op::Add);
-      int64_t d = e.intParam("scatter_dimension");
-      if (!e.param("tiled").i) return take(a, d, me);
-      int64_t blk = a.shape[d] / gsize;
-      return sliceDim(a, d, me * blk, (me + 1) * blk);
-    }
-    default: break;
-    }
-    internal_assert(false, std::string("RefEval: no collective rule for ") + name(e.op));
-    return x;
+      out[r] = combine(e, in, groups[keyOf(r)], rank[r], opts.precision);
+    return {out};
   }
 };
 
 }  // namespace
+
+bool refEvalHasRule(Op op) {
+  Interp::Rule rule = Interp::rules()[size_t(op)];
+  if (rule == &Interp::collective) return combineRules()[size_t(op)] != nullptr;
+  if (rule == &Interp::perReplica) return hasPrimRule(op);
+  return rule != nullptr;
+}
 
 std::vector<Arr> refEval(const Jaxpr &j, const std::vector<Arr> &ins, const EvalOptions &opts) {
   std::vector<Multi> in;

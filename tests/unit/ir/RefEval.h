@@ -45,6 +45,10 @@ struct EvalOptions {
   std::vector<Arr> *hostLog = nullptr;
 };
 
+/// Whether the interpreter has a rule for `op` (and, for an elementwise op or a collective,
+/// its per-op part). tests/unit/codegen/test_op_coverage.cpp walks Ops.def with it.
+bool refEvalHasRule(ir::Op op);
+
 /// Evaluates `j` (no axes bound) on its inputs, one per invar.
 std::vector<Arr> refEval(const ir::Jaxpr &j, const std::vector<Arr> &ins,
                          const EvalOptions &opts = {});

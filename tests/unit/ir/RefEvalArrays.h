@@ -38,5 +38,7 @@ Arr reshapeArr(Arr x, ir::Shape s);
 double binary(ir::Op op, ir::DType d, double a, double b);
 /// One non-region, non-collective, non-host primitive on one replica's operands.
 Arr refEvalPrim(const ir::Eqn &e, const std::vector<Arr> &in, Precision p);
+/// Whether refEvalPrim has a rule for `op` (for an elementwise op: its scalar function too).
+bool hasPrimRule(ir::Op op);
 
 }  // namespace spmd::testing::ref

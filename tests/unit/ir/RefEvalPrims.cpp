@@ -7,6 +7,7 @@
 #include "RefEvalArrays.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 
@@ -38,87 +39,219 @@ double erfInv(double y) {
   return x;
 }
 
-double unary(const Eqn &e, DType d, double x) {
-  switch (e.op) {
-  case Op::Neg: return -x;
-  case Op::Exp: return std::exp(x);
-  case Op::Log: return std::log(x);
-  case Op::Log1p: return std::log1p(x);
-  case Op::Sqrt: return std::sqrt(x);
-  case Op::Rsqrt: return 1 / std::sqrt(x);
-  case Op::Sin: return std::sin(x);
-  case Op::Cos: return std::cos(x);
-  case Op::Tan: return std::tan(x);
-  case Op::Tanh: return std::tanh(x);
-  case Op::Logistic: return 1 / (1 + std::exp(-x));
-  case Op::Abs: return std::fabs(x);
-  case Op::Sign: return double((x > 0) - (x < 0));
-  case Op::Floor: return std::floor(x);
-  case Op::Ceil: return std::ceil(x);
-  case Op::Round: return std::round(x);
-  case Op::Not: return d == DType::Bool ? double(x == 0) : double(~int64_t(x));
-  case Op::IntegerPow: return std::pow(x, double(e.intParam("y")));
-  case Op::ErfInv: return erfInv(x);
-  default: break;
-  }
-  internal_assert(false, std::string("RefEval: no unary ") + name(e.op));
-  return 0;
+// ---- elementwise: one scalar function per op, one loop per category ----------------------
+
+using UnaryFn = double (*)(const Eqn &e, DType d, double x);
+using BinaryFn = double (*)(bool isInt, double a, double b);  // isInt: int or bool operands
+
+const std::array<UnaryFn, kNumOps> &unaryFns() {
+  static const std::array<UnaryFn, kNumOps> t = [] {
+    std::array<UnaryFn, kNumOps> u{};
+    auto set = [&](Op op, UnaryFn f) { u[size_t(op)] = f; };
+    set(Op::Neg, [](const Eqn &, DType, double x) { return -x; });
+    set(Op::Exp, [](const Eqn &, DType, double x) { return std::exp(x); });
+    set(Op::Log, [](const Eqn &, DType, double x) { return std::log(x); });
+    set(Op::Log1p, [](const Eqn &, DType, double x) { return std::log1p(x); });
+    set(Op::Sqrt, [](const Eqn &, DType, double x) { return std::sqrt(x); });
+    set(Op::Rsqrt, [](const Eqn &, DType, double x) { return 1 / std::sqrt(x); });
+    set(Op::Sin, [](const Eqn &, DType, double x) { return std::sin(x); });
+    set(Op::Cos, [](const Eqn &, DType, double x) { return std::cos(x); });
+    set(Op::Tan, [](const Eqn &, DType, double x) { return std::tan(x); });
+    set(Op::Tanh, [](const Eqn &, DType, double x) { return std::tanh(x); });
+    set(Op::Logistic, [](const Eqn &, DType, double x) { return 1 / (1 + std::exp(-x)); });
+    set(Op::Abs, [](const Eqn &, DType, double x) { return std::fabs(x); });
+    set(Op::Sign, [](const Eqn &, DType, double x) { return double((x > 0) - (x < 0)); });
+    set(Op::Floor, [](const Eqn &, DType, double x) { return std::floor(x); });
+    set(Op::Ceil, [](const Eqn &, DType, double x) { return std::ceil(x); });
+    set(Op::Round, [](const Eqn &, DType, double x) { return std::round(x); });
+    set(Op::Not, [](const Eqn &, DType d, double x) {
+      return d == DType::Bool ? double(x == 0) : double(~int64_t(x));
+    });
+    set(Op::IntegerPow,
+        [](const Eqn &e, DType, double x) { return std::pow(x, double(e.intParam("y"))); });
+    set(Op::ErfInv, [](const Eqn &, DType, double x) { return erfInv(x); });
+    return u;
+  }();
+  return t;
 }
 
-/// Reductions, shapes, indexing, dot_general and random: `r` is the zeroed result.
-Arr refEvalShapePrim(const Eqn &e, const std::vector<Arr> &in, Arr r, Precision p) {
-  const Arr &x = in.empty() ? r : in[0];
-  switch (e.op) {
-  case Op::ReduceSum:
-  case Op::ReduceMax:
-  case Op::ReduceMin:
-  case Op::ReduceProd:
-  case Op::ReduceAnd:
-  case Op::ReduceOr:
-  case Op::Argmax:
-  case Op::Argmin: {
-    auto axes = e.intsParam("axes");
-    std::vector<bool> seen(size_t(r.numel()), false);
-    std::vector<double> best(size_t(r.numel()), 0);
-    forEach(x.shape, [&](const std::vector<int64_t> &idx, int64_t f) {
-      std::vector<int64_t> o;
-      for (size_t k = 0; k < idx.size(); ++k)
-        if (std::find(axes.begin(), axes.end(), int64_t(k)) == axes.end()) o.push_back(idx[k]);
-      int64_t of = flatOf(o, r.shape);
-      double v = x.v[f];
-      double &acc = r.v[of];
-      bool first = !seen[of];
-      seen[of] = true;
-      switch (e.op) {
-      case Op::ReduceSum: acc = wrap(r.dtype, acc + v, p); break;
-      case Op::ReduceProd: acc = first ? v : wrap(r.dtype, acc * v, p); break;
-      case Op::ReduceMax: acc = first ? v : std::max(acc, v); break;
-      case Op::ReduceMin: acc = first ? v : std::min(acc, v); break;
-      case Op::ReduceAnd: acc = first ? v != 0 : (acc != 0 && v != 0); break;
-      case Op::ReduceOr: acc = first ? v != 0 : (acc != 0 || v != 0); break;
-      default:  // argmax/argmin: the first best index
-        if (first || (e.op == Op::Argmax ? v > best[of] : v < best[of])) {
-          best[of] = v;
-          acc = double(idx[axes[0]]);
-        }
-      }
-    });
-    return r;
+const std::array<BinaryFn, kNumOps> &binaryFns() {
+  static const std::array<BinaryFn, kNumOps> t = [] {
+    std::array<BinaryFn, kNumOps> u{};
+    auto set = [&](Op op, BinaryFn f) { u[size_t(op)] = f; };
+    set(Op::Add, [](bool, double a, double b) { return a + b; });
+    set(Op::Sub, [](bool, double a, double b) { return a - b; });
+    set(Op::Mul, [](bool, double a, double b) { return a * b; });
+    set(Op::Div,
+        [](bool in, double a, double b) { return in ? (b == 0 ? 0 : std::trunc(a / b)) : a / b; });
+    set(Op::Rem, [](bool in, double a, double b) { return in && b == 0 ? 0 : std::fmod(a, b); });
+    set(Op::Pow, [](bool, double a, double b) { return std::pow(a, b); });
+    set(Op::Max, [](bool, double a, double b) { return std::max(a, b); });
+    set(Op::Min, [](bool, double a, double b) { return std::min(a, b); });
+    set(Op::And, [](bool, double a, double b) { return double(int64_t(a) & int64_t(b)); });
+    set(Op::Or, [](bool, double a, double b) { return double(int64_t(a) | int64_t(b)); });
+    set(Op::Xor, [](bool, double a, double b) { return double(int64_t(a) ^ int64_t(b)); });
+    set(Op::ShiftLeft,
+        [](bool, double a, double b) { return b >= 32 ? 0 : double(uint32_t(u32(a) << u32(b))); });
+    set(Op::ShiftRightLogical,
+        [](bool, double a, double b) { return b >= 32 ? 0 : double(u32(a) >> u32(b)); });
+    set(Op::Eq, [](bool, double a, double b) { return double(a == b); });
+    set(Op::Ne, [](bool, double a, double b) { return double(a != b); });
+    set(Op::Lt, [](bool, double a, double b) { return double(a < b); });
+    set(Op::Le, [](bool, double a, double b) { return double(a <= b); });
+    set(Op::Gt, [](bool, double a, double b) { return double(a > b); });
+    set(Op::Ge, [](bool, double a, double b) { return double(a >= b); });
+    return u;
+  }();
+  return t;
+}
+
+/// One primitive on one replica: `r` is the zeroed result of the inferred type.
+using PrimRule = Arr (*)(const Eqn &e, const std::vector<Arr> &in, Arr r, Precision p);
+
+Arr unaryPrim(const Eqn &e, const std::vector<Arr> &in, Arr r, Precision p) {
+  UnaryFn f = unaryFns()[size_t(e.op)];
+  internal_assert(f, std::string("RefEval: no unary ") + name(e.op));
+  for (int64_t i = 0; i < r.numel(); ++i) r.v[i] = wrap(r.dtype, f(e, r.dtype, in[0].v[i]), p);
+  return r;
+}
+
+Arr binaryPrim(const Eqn &e, const std::vector<Arr> &in, Arr r, Precision p) {
+  for (int64_t i = 0; i < r.numel(); ++i)
+    r.v[i] = wrap(r.dtype, binary(e.op, in[0].dtype, at(in[0], i), at(in[1], i)), p);
+  return r;
+}
+
+Arr convertPrim(const Eqn &, const std::vector<Arr> &in, Arr r, Precision p) {
+  for (int64_t i = 0; i < r.numel(); ++i) {
+    double x = in[0].v[i];
+    r.v[i] =
+        r.dtype == DType::Bool ? x != 0 : wrap(r.dtype, isFloat(r.dtype) ? x : std::trunc(x), p);
   }
-  case Op::Constant: {  // a scalar value fills the array; a tuple gives every element
-    const Param &val = e.param("value");
+  return r;
+}
+
+Arr bitcastPrim(const Eqn &, const std::vector<Arr> &in, Arr r, Precision) {
+  for (int64_t i = 0; i < r.numel(); ++i) {
+    double x = in[0].v[i];
+    uint32_t bits;
+    if (isFloat(in[0].dtype)) {
+      float f = float(x);
+      std::memcpy(&bits, &f, 4);
+    } else
+      bits = u32(x);
+    if (isFloat(r.dtype)) {
+      float f;
+      std::memcpy(&f, &bits, 4);
+      r.v[i] = f;
+    } else
+      r.v[i] = wrap(r.dtype, double(r.dtype == DType::I32 ? double(int32_t(bits)) : double(bits)));
+  }
+  return r;
+}
+
+Arr selectPrim(const Eqn &, const std::vector<Arr> &in, Arr r, Precision) {
+  for (int64_t i = 0; i < r.numel(); ++i) {  // scalar operands repeat; keys move both words
+    const Arr &src = at(in[0], i) != 0 ? in[2] : in[1];
+    copyElem(r, i, src, src.shape.empty() ? 0 : i);
+  }
+  return r;
+}
+
+Arr fmaPrim(const Eqn &, const std::vector<Arr> &in, Arr r, Precision p) {
+  for (int64_t i = 0; i < r.numel(); ++i)  // rounded once in the operands' precision
+    r.v[i] = r.dtype == DType::F32 && p == Precision::Declared
+                 ? double(std::fmaf(float(at(in[0], i)), float(at(in[1], i)), float(at(in[2], i))))
+                 : std::fma(at(in[0], i), at(in[1], i), at(in[2], i));
+  return r;
+}
+
+// ---- reductions ------------------------------------------------------------------------------
+
+/// Folds `x` over e's `axes` into `r`: step(acc, v, first, index along axes[0]).
+template <typename Step>
+Arr fold(const Eqn &e, const Arr &x, Arr r, Step step) {
+  auto axes = e.intsParam("axes");
+  std::vector<bool> seen(size_t(r.numel()), false);
+  forEach(x.shape, [&](const std::vector<int64_t> &idx, int64_t f) {
+    std::vector<int64_t> o;
+    for (size_t k = 0; k < idx.size(); ++k)
+      if (std::find(axes.begin(), axes.end(), int64_t(k)) == axes.end()) o.push_back(idx[k]);
+    int64_t of = flatOf(o, r.shape);
+    bool first = !seen[of];
+    seen[of] = true;
+    step(r.v[of], x.v[f], first, of, axes.empty() ? 0 : idx[axes[0]]);
+  });
+  return r;
+}
+
+void setReduceRules(std::array<PrimRule, kNumOps> &t) {
+  auto set = [&](Op op, PrimRule f) { t[size_t(op)] = f; };
+  set(Op::ReduceSum, [](const Eqn &e, const std::vector<Arr> &in, Arr r, Precision p) {
+    DType d = r.dtype;
+    return fold(e, in[0], std::move(r),
+                [&](double &acc, double v, bool, int64_t, int64_t) { acc = wrap(d, acc + v, p); });
+  });
+  set(Op::ReduceProd, [](const Eqn &e, const std::vector<Arr> &in, Arr r, Precision p) {
+    DType d = r.dtype;
+    return fold(e, in[0], std::move(r), [&](double &acc, double v, bool first, int64_t, int64_t) {
+      acc = first ? v : wrap(d, acc * v, p);
+    });
+  });
+  set(Op::ReduceMax, [](const Eqn &e, const std::vector<Arr> &in, Arr r, Precision) {
+    return fold(e, in[0], std::move(r), [](double &acc, double v, bool first, int64_t, int64_t) {
+      acc = first ? v : std::max(acc, v);
+    });
+  });
+  set(Op::ReduceMin, [](const Eqn &e, const std::vector<Arr> &in, Arr r, Precision) {
+    return fold(e, in[0], std::move(r), [](double &acc, double v, bool first, int64_t, int64_t) {
+      acc = first ? v : std::min(acc, v);
+    });
+  });
+  set(Op::ReduceAnd, [](const Eqn &e, const std::vector<Arr> &in, Arr r, Precision) {
+    return fold(e, in[0], std::move(r), [](double &acc, double v, bool first, int64_t, int64_t) {
+      acc = first ? v != 0 : (acc != 0 && v != 0);
+    });
+  });
+  set(Op::ReduceOr, [](const Eqn &e, const std::vector<Arr> &in, Arr r, Precision) {
+    return fold(e, in[0], std::move(r), [](double &acc, double v, bool first, int64_t, int64_t) {
+      acc = first ? v != 0 : (acc != 0 || v != 0);
+    });
+  });
+  for (Op op : {Op::Argmax, Op::Argmin})  // the first best index
+    set(op, [](const Eqn &e, const std::vector<Arr> &in, Arr r, Precision) {
+      std::vector<double> best(size_t(r.numel()), 0);
+      bool isMax = e.op == Op::Argmax;
+      return fold(e, in[0], std::move(r),
+                  [&](double &acc, double v, bool first, int64_t of, int64_t i) {
+                    if (first || (isMax ? v > best[of] : v < best[of])) {
+                      best[of] = v;
+                      acc = double(i);
+                    }
+                  });
+    });
+}
+
+// ---- shapes, indexing, dot_general -----------------------------------------------------------
+
+void setShapeRules(std::array<PrimRule, kNumOps> &t) {
+  auto set = [&](Op op, PrimRule f) { t[size_t(op)] = f; };
+  set(Op::Constant, [](const Eqn &e, const std::vector<Arr> &, Arr r, Precision) {
+    const Param &val = e.param("value");  // a scalar fills the array; a tuple gives every element
     for (size_t i = 0; i < r.v.size(); ++i) {
       const Param &c = val.elems.empty() ? val : val.elems[i];
       r.v[i] = c.kind == Param::Float ? c.f : double(c.i);
     }
     return r;
-  }
-  case Op::Iota:
+  });
+  set(Op::Iota, [](const Eqn &e, const std::vector<Arr> &, Arr r, Precision) {
     forEach(r.shape, [&](const std::vector<int64_t> &idx, int64_t f) {
       r.v[f] = double(idx[e.intParam("dimension")]);
     });
     return r;
-  case Op::BroadcastInDim: {
+  });
+  set(Op::BroadcastInDim, [](const Eqn &e, const std::vector<Arr> &in, Arr r, Precision) {
+    const Arr &x = in[0];
     auto dims = e.intsParam("broadcast_dimensions");
     forEach(r.shape, [&](const std::vector<int64_t> &idx, int64_t f) {
       std::vector<int64_t> src;
@@ -126,11 +259,18 @@ Arr refEvalShapePrim(const Eqn &e, const std::vector<Arr> &in, Arr r, Precision 
       copyElem(r, f, x, flatOf(src, x.shape));
     });
     return r;
-  }
-  case Op::Reshape: return reshapeArr(x, r.shape);
-  case Op::Transpose: return transposeArr(x, e.intsParam("permutation"));
-  case Op::Concatenate: return concat(in, e.intParam("dimension"));
-  case Op::Slice: {
+  });
+  set(Op::Reshape, [](const Eqn &, const std::vector<Arr> &in, Arr r, Precision) {
+    return reshapeArr(in[0], r.shape);
+  });
+  set(Op::Transpose, [](const Eqn &e, const std::vector<Arr> &in, Arr, Precision) {
+    return transposeArr(in[0], e.intsParam("permutation"));
+  });
+  set(Op::Concatenate, [](const Eqn &e, const std::vector<Arr> &in, Arr, Precision) {
+    return concat(in, e.intParam("dimension"));
+  });
+  set(Op::Slice, [](const Eqn &e, const std::vector<Arr> &in, Arr r, Precision) {
+    const Arr &x = in[0];
     auto st = e.intsParam("start_indices");
     std::vector<int64_t> str(st.size(), 1);
     if (e.has("strides") && e.param("strides").kind != Param::None) str = e.intsParam("strides");
@@ -140,8 +280,9 @@ Arr refEvalShapePrim(const Eqn &e, const std::vector<Arr> &in, Arr r, Precision 
       copyElem(r, f, x, flatOf(src, x.shape));
     });
     return r;
-  }
-  case Op::Pad: {
+  });
+  set(Op::Pad, [](const Eqn &e, const std::vector<Arr> &in, Arr r, Precision) {
+    const Arr &x = in[0];
     auto &cfg = e.param("padding_config").elems;
     forEach(r.shape, [&](const std::vector<int64_t> &idx, int64_t f) {
       std::vector<int64_t> src;
@@ -155,8 +296,9 @@ Arr refEvalShapePrim(const Eqn &e, const std::vector<Arr> &in, Arr r, Precision 
       r.v[f] = pad ? in[1].v[0] : x.v[flatOf(src, x.shape)];
     });
     return r;
-  }
-  case Op::Rev: {
+  });
+  set(Op::Rev, [](const Eqn &e, const std::vector<Arr> &in, Arr r, Precision) {
+    const Arr &x = in[0];
     auto dims = e.intsParam("dimensions");
     forEach(r.shape, [&](const std::vector<int64_t> &idx, int64_t f) {
       auto src = idx;
@@ -164,27 +306,29 @@ Arr refEvalShapePrim(const Eqn &e, const std::vector<Arr> &in, Arr r, Precision 
       copyElem(r, f, x, flatOf(src, x.shape));
     });
     return r;
-  }
-  case Op::DynamicSlice:
-  case Op::DynamicUpdateSlice: {
-    bool upd = e.op == Op::DynamicUpdateSlice;
-    const Shape &win = upd ? in[1].shape : r.shape;
-    std::vector<int64_t> st;
-    for (size_t k = 0; k < x.shape.size(); ++k)
-      st.push_back(
-          std::clamp(int64_t(in[k + (upd ? 2 : 1)].v[0]), int64_t(0), x.shape[k] - win[k]));
-    if (upd) r = x;
-    forEach(win, [&](const std::vector<int64_t> &idx, int64_t f) {
-      std::vector<int64_t> o;
-      for (size_t k = 0; k < idx.size(); ++k) o.push_back(st[k] + idx[k]);
-      if (upd)
-        copyElem(r, flatOf(o, x.shape), in[1], f);
-      else
-        copyElem(r, f, x, flatOf(o, x.shape));
+  });
+  for (Op op : {Op::DynamicSlice, Op::DynamicUpdateSlice})  // starts clamped, as JAX does
+    set(op, [](const Eqn &e, const std::vector<Arr> &in, Arr r, Precision) {
+      const Arr &x = in[0];
+      bool upd = e.op == Op::DynamicUpdateSlice;
+      const Shape &win = upd ? in[1].shape : r.shape;
+      std::vector<int64_t> st;
+      for (size_t k = 0; k < x.shape.size(); ++k)
+        st.push_back(
+            std::clamp(int64_t(in[k + (upd ? 2 : 1)].v[0]), int64_t(0), x.shape[k] - win[k]));
+      if (upd) r = x;
+      forEach(win, [&](const std::vector<int64_t> &idx, int64_t f) {
+        std::vector<int64_t> o;
+        for (size_t k = 0; k < idx.size(); ++k) o.push_back(st[k] + idx[k]);
+        if (upd)
+          copyElem(r, flatOf(o, x.shape), in[1], f);
+        else
+          copyElem(r, f, x, flatOf(o, x.shape));
+      });
+      return r;
     });
-    return r;
-  }
-  case Op::DotGeneral: {
+  set(Op::DotGeneral, [](const Eqn &e, const std::vector<Arr> &in, Arr r, Precision p) {
+    const Arr &x = in[0];
     auto &dn = e.param("dimension_numbers").elems;
     auto lc = dn[0].elems[0].toInts(), rc = dn[0].elems[1].toInts();
     auto lb = dn[1].elems[0].toInts(), rb = dn[1].elems[1].toInts();
@@ -213,123 +357,93 @@ Arr refEvalShapePrim(const Eqn &e, const std::vector<Arr> &in, Arr r, Precision 
       r.v[f] = wrap(r.dtype, acc, p);
     });
     return r;
-  }
-  case Op::RandomSeed: r.v = {0, double(u32(x.v[0]))}; return r;
-  case Op::RandomWrap:
-  case Op::RandomUnwrap: r.v = x.v; return r;
-  case Op::RandomFoldIn:
+  });
+}
+
+// ---- random numbers (the hash `mix`, not threefry) ---------------------------------------------
+
+void setRandomRules(std::array<PrimRule, kNumOps> &t) {
+  auto set = [&](Op op, PrimRule f) { t[size_t(op)] = f; };
+  set(Op::RandomSeed, [](const Eqn &, const std::vector<Arr> &in, Arr r, Precision) {
+    r.v = {0, double(u32(in[0].v[0]))};
+    return r;
+  });
+  for (Op op : {Op::RandomWrap, Op::RandomUnwrap})  // the same words, keys <-> u32 pairs
+    set(op, [](const Eqn &, const std::vector<Arr> &in, Arr r, Precision) {
+      r.v = in[0].v;
+      return r;
+    });
+  set(Op::RandomFoldIn, [](const Eqn &, const std::vector<Arr> &in, Arr r, Precision) {
+    const Arr &x = in[0];
     for (int64_t i = 0; i < r.numel(); ++i) {
       int64_t ki = x.shape.empty() ? 0 : i;
       auto [a, b] = mix(u32(x.v[2 * ki]), u32(x.v[2 * ki + 1]), 0x100000000ull + u32(at(in[1], i)));
       r.v[2 * i] = a, r.v[2 * i + 1] = b;
     }
     return r;
-  case Op::RandomSplit:
-  case Op::RandomBits: {
-    int64_t per = r.numel() / std::max<int64_t>(x.numel(), 1);
-    for (int64_t k = 0; k < x.numel(); ++k)
-      for (int64_t j = 0; j < per; ++j) {
-        auto [a, b] = mix(u32(x.v[2 * k]), u32(x.v[2 * k + 1]),
-                          uint64_t(j) + (e.op == Op::RandomBits ? 1ull << 40 : 0));
-        if (e.op == Op::RandomBits)
-          r.v[k * per + j] = a;
-        else
-          r.v[2 * (k * per + j)] = a, r.v[2 * (k * per + j) + 1] = b;
-      }
-    return r;
-  }
-  default: break;
-  }
-  internal_assert(false, std::string("RefEval: no rule for ") + name(e.op));
-  return r;
+  });
+  for (Op op : {Op::RandomSplit, Op::RandomBits})
+    set(op, [](const Eqn &e, const std::vector<Arr> &in, Arr r, Precision) {
+      const Arr &x = in[0];
+      bool bits = e.op == Op::RandomBits;
+      int64_t per = r.numel() / std::max<int64_t>(x.numel(), 1);
+      for (int64_t k = 0; k < x.numel(); ++k)
+        for (int64_t j = 0; j < per; ++j) {
+          auto [a, b] =
+              mix(u32(x.v[2 * k]), u32(x.v[2 * k + 1]), uint64_t(j) + (bits ? 1ull << 40 : 0));
+          if (bits)
+            r.v[k * per + j] = a;
+          else
+            r.v[2 * (k * per + j)] = a, r.v[2 * (k * per + j) + 1] = b;
+        }
+      return r;
+    });
+}
+
+/// Every primitive evaluated one replica at a time (not the regions, collectives and host
+/// effects RefEval.cpp evaluates itself).
+const std::array<PrimRule, kNumOps> &primRules() {
+  static const std::array<PrimRule, kNumOps> table = [] {
+    std::array<PrimRule, kNumOps> t{};
+    for (int k = 0; k < kNumOps; ++k) {
+      auto c = info(Op(k)).category;
+      if (c == OpCategory::Unary) t[k] = unaryPrim;
+      if (c == OpCategory::Binary || c == OpCategory::Compare) t[k] = binaryPrim;
+      if (c == OpCategory::Select) t[k] = selectPrim;
+    }
+    t[size_t(Op::Convert)] = convertPrim;
+    t[size_t(Op::BitcastConvert)] = bitcastPrim;
+    t[size_t(Op::Fma)] = fmaPrim;
+    setReduceRules(t);
+    setShapeRules(t);
+    setRandomRules(t);
+    return t;
+  }();
+  return table;
 }
 
 }  // namespace
 
+bool hasPrimRule(Op op) {
+  PrimRule f = primRules()[size_t(op)];
+  if (f == unaryPrim) return unaryFns()[size_t(op)] != nullptr;
+  if (f == binaryPrim) return binaryFns()[size_t(op)] != nullptr;
+  return f != nullptr;
+}
+
 Arr refEvalPrim(const Eqn &e, const std::vector<Arr> &in, Precision p) {
-  Type outT;
-  {
-    std::vector<Type> ts;
-    for (auto &a : in) ts.push_back(a.type());
-    outT = inferTypes(e.op, ts, e.params, e.regions).at(0);
-  }
-  Arr r = make(outT.dtype, outT.shape);
-  auto cat = info(e.op).category;
-  switch (cat) {
-  case OpCategory::Unary:
-    for (int64_t i = 0; i < r.numel(); ++i) {
-      double x = in[0].v[i];
-      if (e.op == Op::Convert)
-        r.v[i] = outT.dtype == DType::Bool
-                     ? x != 0
-                     : wrap(outT.dtype, isFloat(outT.dtype) ? x : std::trunc(x), p);
-      else if (e.op == Op::BitcastConvert) {
-        uint32_t bits;
-        if (isFloat(in[0].dtype)) {
-          float f = float(x);
-          std::memcpy(&bits, &f, 4);
-        } else
-          bits = u32(x);
-        if (isFloat(outT.dtype)) {
-          float f;
-          std::memcpy(&f, &bits, 4);
-          r.v[i] = f;
-        } else
-          r.v[i] = wrap(outT.dtype,
-                        double(outT.dtype == DType::I32 ? double(int32_t(bits)) : double(bits)));
-      } else
-        r.v[i] = wrap(outT.dtype, unary(e, outT.dtype, x), p);
-    }
-    return r;
-  case OpCategory::Binary:
-  case OpCategory::Compare:
-    for (int64_t i = 0; i < r.numel(); ++i)
-      r.v[i] = wrap(outT.dtype, binary(e.op, in[0].dtype, at(in[0], i), at(in[1], i)), p);
-    return r;
-  case OpCategory::Select:  // scalar operands repeat; keys move both words
-    for (int64_t i = 0; i < r.numel(); ++i) {
-      const Arr &src = at(in[0], i) != 0 ? in[2] : in[1];
-      copyElem(r, i, src, src.shape.empty() ? 0 : i);
-    }
-    return r;
-  case OpCategory::Ternary:  // fma, rounded once in the operands' precision
-    for (int64_t i = 0; i < r.numel(); ++i)
-      r.v[i] =
-          outT.dtype == DType::F32 && p == Precision::Declared
-              ? double(std::fmaf(float(at(in[0], i)), float(at(in[1], i)), float(at(in[2], i))))
-              : std::fma(at(in[0], i), at(in[1], i), at(in[2], i));
-    return r;
-  default: break;
-  }
-  return refEvalShapePrim(e, in, std::move(r), p);
+  PrimRule f = primRules()[size_t(e.op)];
+  internal_assert(f, std::string("RefEval: no rule for ") + name(e.op));
+  std::vector<Type> ts;
+  for (auto &a : in) ts.push_back(a.type());
+  Type outT = inferTypes(e.op, ts, e.params, e.regions).at(0);
+  return f(e, in, make(outT.dtype, outT.shape), p);
 }
 
 double binary(Op op, DType d, double a, double b) {
-  bool in = isInt(d) || d == DType::Bool;
-  switch (op) {
-  case Op::Add: return a + b;
-  case Op::Sub: return a - b;
-  case Op::Mul: return a * b;
-  case Op::Div: return in ? (b == 0 ? 0 : std::trunc(a / b)) : a / b;
-  case Op::Rem: return in && b == 0 ? 0 : std::fmod(a, b);
-  case Op::Pow: return std::pow(a, b);
-  case Op::Max: return std::max(a, b);
-  case Op::Min: return std::min(a, b);
-  case Op::And: return double(int64_t(a) & int64_t(b));
-  case Op::Or: return double(int64_t(a) | int64_t(b));
-  case Op::Xor: return double(int64_t(a) ^ int64_t(b));
-  case Op::ShiftLeft: return b >= 32 ? 0 : double(uint32_t(u32(a) << u32(b)));
-  case Op::ShiftRightLogical: return b >= 32 ? 0 : double(u32(a) >> u32(b));
-  case Op::Eq: return a == b;
-  case Op::Ne: return a != b;
-  case Op::Lt: return a < b;
-  case Op::Le: return a <= b;
-  case Op::Gt: return a > b;
-  case Op::Ge: return a >= b;
-  default: break;
-  }
-  internal_assert(false, std::string("RefEval: no binary ") + name(op));
-  return 0;
+  BinaryFn f = binaryFns()[size_t(op)];
+  internal_assert(f, std::string("RefEval: no binary ") + name(op));
+  return f(isInt(d) || d == DType::Bool, a, b);
 }
 
 }  // namespace spmd::testing::ref
