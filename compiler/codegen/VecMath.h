@@ -11,9 +11,9 @@
 // on ~1e5 inputs per function, special values included): within 2 ulp of the
 // correctly rounded result over the whole float range for exp, logistic, pow; tanh
 // is XLA's own rational approximation (bit for bit what JAX computes on CPU, a few
-// ulp from exact near |x| ~ 1e-3); sin and cos within 2 ulp and tan within 3 over the
-// whole float range (VecMathTrig.cpp: Cody-Waite reduction up to kTrigMaxArg,
-// Payne-Hanek beyond, out of line so that the common path stays short).
+// ulp from exact near |x| ~ 1e-3); sin, cos and tan are glibc's sinf, cosf and tanf
+// (VecMathTrig.cpp: within 1 ulp over the whole float range; Payne-Hanek reduction for
+// |x| >= 120, out of line so that the common path stays short).
 #pragma once
 
 namespace llvm {
@@ -24,9 +24,8 @@ class Value;
 
 namespace spmd::codegen {
 
-/// |x| up to which sin, cos and tan reduce x inline by the 3-part Cody-Waite method
-/// (the same bound as Eigen's, which XLA uses); larger finite |x| take the
-/// Payne-Hanek reduction, out of line (Note [Trig vector variants] in VecMathTrig.cpp).
+/// Eigen's bound for its Cody-Waite reduction (which XLA uses for its own sin and cos
+/// on some targets): the unit tests sample up to it.
 constexpr float kTrigMaxArg = 117435.992f;
 
 /// Where sin, cos and tan will run: on a CPU their rare large-argument path is a
@@ -44,11 +43,10 @@ llvm::Value *emitTanhF32(llvm::IRBuilderBase &b, llvm::Value *x);
 /// logistic(x) = 1 / (1 + exp(-x)), as XLA expands it.
 llvm::Value *emitLogisticF32(llvm::IRBuilderBase &b, llvm::Value *x);
 
-/// sin(x) and cos(x) are glibc's sinf and cosf, bit for bit (Note [glibc sinf and cosf]
-/// in VecMathTrig.cpp). tan(x): reduction by pi/2 (Cody-Waite with fma, Payne-Hanek for
-/// |x| > kTrigMaxArg) and minimax polynomials on [-pi/4, pi/4]; signed zeros kept,
-/// NaN for +-inf and NaN. They add internal helper functions to the insertion
-/// point's module.
+/// sin(x), cos(x) and tan(x) are glibc's sinf, cosf and tanf, bit for bit (Notes [glibc
+/// sinf and cosf] and [glibc tanf] in VecMathTrig.cpp); signed zeros kept, NaN for +-inf
+/// and NaN. Each is a call of an internal helper function with vector variants, added
+/// to the insertion point's module (Note [Trig vector variants]).
 llvm::Value *emitSinF32(llvm::IRBuilderBase &b, llvm::Value *x, MathTarget t = MathTarget::Cpu);
 llvm::Value *emitCosF32(llvm::IRBuilderBase &b, llvm::Value *x, MathTarget t = MathTarget::Cpu);
 llvm::Value *emitTanF32(llvm::IRBuilderBase &b, llvm::Value *x, MathTarget t = MathTarget::Cpu);

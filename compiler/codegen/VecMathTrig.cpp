@@ -1,10 +1,11 @@
 // ===- VecMathTrig.cpp - f32 sin, cos, tan over the whole float range -------===//
 //
-// See VecMath.h. sin, cos and tan reduce x by pi/2 (x = n pi/2 + r, |r| <= pi/4) and
-// evaluate minimax polynomials in r. Two reductions (Note [Trig range reduction]):
-// Cody-Waite, inline and branch-free, exact enough for |x| <= kTrigMaxArg; and
-// Payne-Hanek for larger finite |x|, out of line in helper functions that the CPU's
-// loop vectoriser widens (Note [Trig vector variants]).
+// See VecMath.h. sin, cos and tan are glibc's sinf, cosf and tanf, bit for bit (XLA
+// calls them on the CPU, so JAX's results are theirs): x = n pi/2 + r with |r| <~ pi/4,
+// reduced in double precision inline for |x| < 120 and by Payne-Hanek (Note [Trig range
+// reduction]) for larger finite |x|, out of line; then glibc's polynomials in r (Notes
+// [glibc sinf and cosf], [glibc tanf]). Each is a helper function with vector variants
+// that the vectorisers widen (Note [Trig vector variants]).
 #include "codegen/VecMath.h"
 #include "codegen/VecMathDetail.h"
 
@@ -28,15 +29,9 @@ namespace {
 constexpr double kNaNf = std::numeric_limits<double>::quiet_NaN();
 
 /// Note [Trig range reduction]: x = n * pi/2 + r, with n the nearest integer to
-/// x * 2/pi (only n mod 4, the quadrant, matters) and |r| <= pi/4 (about).
-///
-/// Cody-Waite (reduceSmall), for |x| <= kTrigMaxArg: n = round(x * 2/pi) in float and
-/// pi/2 split into three floats P1 + P2 + P3 (24 bits each), subtracted with fma so
-/// each product is exact. The error is about n * 2^-74 + ulp(r), so sin and cos stay
-/// within 2 ulp; beyond kTrigMaxArg (Eigen's bound, which XLA uses too) n * 2^-74
-/// grows past ulp(r) and, past ~1e7, n itself is off by whole units.
-///
-/// Payne-Hanek (reduceLarge), for larger finite |x|, exact to ~2^-61 in n + r/(pi/2)
+/// x * 2/pi (only n mod 4, the quadrant, matters) and |r| <= pi/4 (about). For
+/// |x| < 120, glibc's reduce_fast in double (glibcReduceFast). For larger finite |x|,
+/// Payne-Hanek (reduceLargeAbs), exact to ~2^-61 in n + r/(pi/2)
 /// (the closest a float comes to a multiple of pi/2 is ~2^-30, so r keeps > 30 good
 /// bits): |x| = m 2^(E-150) with m the 24-bit integer mantissa and E the biased
 /// exponent. x * 2/pi mod 4 only needs the bits of 2/pi whose weight in
@@ -52,17 +47,6 @@ struct Reduced {
   Value *q;  ///< n as an i32 (only its low two bits matter)
 };
 
-Reduced reduceSmall(IRBuilderBase &b, Value *x) {
-  Type *ty = x->getType();
-  Value *n = call(b, Intrinsic::roundeven, {b.CreateFMul(x, fc(ty, 0x1.45f306p-1))});
-  Value *r = fma(b, n, fc(ty, -0x1.921fb6p0), x);
-  r = fma(b, n, fc(ty, 0x1.777a5cp-25), r);
-  r = fma(b, n, fc(ty, 0x1.ee59dap-50), r);
-  // For +-inf, NaN and huge x, n is not a number or not an i32 and the conversion is
-  // poison: freeze it (r is NaN for +-inf and NaN; huge x take reduceLarge's result).
-  Value *q = b.CreateFreeze(b.CreateFPToSI(n, like(x, b.getInt32Ty())));
-  return {r, q};
-}
 
 /// The first 224 bits of 2/pi (0.a2f9836e... in hexadecimal).
 constexpr uint32_t kTwoOverPi[] = {0xa2f9836e, 0x4e441529, 0xfc2757d1, 0xf534ddc0,
@@ -133,20 +117,11 @@ Reduced reduceLargeAbs(IRBuilderBase &b, Value *x) {
   return {r, b.CreateTrunc(n, ity)};
 }
 
-/// reduceLargeAbs with r in float, for x of either sign.
-Reduced reduceLarge(IRBuilderBase &b, Value *x) {
-  Type *ity = like(x, b.getInt32Ty());
-  Reduced red = reduceLargeAbs(b, x);
-  Value *r = b.CreateFPTrunc(red.r, x->getType()), *q = red.q;
-  // sin, cos and tan of -|x|: -r in quadrant -n.
-  Value *neg = b.CreateICmpSLT(b.CreateBitCast(x, ity), ic(ity, 0));
-  return {b.CreateSelect(neg, b.CreateFNeg(r), r), b.CreateSelect(neg, b.CreateNeg(q), q)};
-}
 
 /// Note [glibc sinf and cosf]: on the CPU, XLA computes f32 sin and cos by calling the C
 /// library's sinf and cosf, so JAX's results are glibc's, bit for bit (checked over
 /// random bit patterns of every exponent: all equal), and about 20% of them differ by
-/// an ulp from the float polynomials of fromReduced. sin and cos are therefore glibc's
+/// an ulp from float polynomials. sin and cos are therefore glibc's
 /// algorithm (Arm's optimized-routines sinf.c, cosf.c, sincosf.h, as glibc builds them
 /// for x86-64 CPUs with FMA, its __sinf_fma/__cosf_fma variants: every a + b * c
 /// contracted into an fma), in double precision: |x| < 2^-12 gives x (sin) or 1 (cos);
@@ -160,13 +135,21 @@ struct GlibcReduced {
   Value *k;  ///< n, plus 1 for a negative x reduced as |x| (the sign and table index)
 };
 
-GlibcReduced glibcReduceFast(IRBuilderBase &b, Value *x) {
+/// glibc's reduce_fast for |x| < 120, with x - n pi/2 one fma (sinf, cosf: built with
+/// FMA) or a product and a difference (tanf: built for baseline x86-64).
+GlibcReduced glibcReduceFast(IRBuilderBase &b, Value *x, bool fused) {
   Type *ity = like(x, b.getInt32Ty()), *dty = like(x, b.getDoubleTy());
+  // Lanes out of range (|x| >= 120, inf, NaN: their result is replaced) reduce 0
+  // instead, so the conversion below never overflows. A freeze of its poison would do
+  // too, but the SLP vectoriser stops at a freeze: the conversions went lane by lane.
+  Value *abits = b.CreateAnd(b.CreateBitCast(x, ity), ic(ity, 0x7fffffff));
+  x = b.CreateSelect(b.CreateICmpULT(abits, ic(ity, 0x42f00000)), x, fc(x->getType(), 0.0));
   Value *xd = b.CreateFPExt(x, dty);
-  // Out-of-range lanes (|x| >= 120, inf, NaN) give poison here: frozen, and replaced.
-  Value *t = b.CreateFreeze(b.CreateFPToSI(b.CreateFMul(xd, fc(dty, 0x1.45F306DC9C883p+23)), ity));
+  Value *t = b.CreateFPToSI(b.CreateFMul(xd, fc(dty, 0x1.45F306DC9C883p+23)), ity);
   Value *n = b.CreateAShr(b.CreateAdd(t, ic(ity, 0x800000)), ic(ity, 24));
-  Value *r = fma(b, b.CreateFNeg(b.CreateSIToFP(n, dty)), fc(dty, 0x1.921FB54442D18p0), xd);
+  Value *nd = b.CreateSIToFP(n, dty);
+  Value *r = fused ? fma(b, b.CreateFNeg(nd), fc(dty, 0x1.921FB54442D18p0), xd)
+                   : b.CreateFSub(xd, b.CreateFMul(nd, fc(dty, 0x1.921FB54442D18p0)));
   return {r, n, n};
 }
 
@@ -205,78 +188,182 @@ Value *glibcPoly(IRBuilderBase &b, GlibcReduced red, bool cosine, Type *fty) {
   return b.CreateFPTrunc(b.CreateSelect(odd, cosv, sinv), fty);
 }
 
-/// sin(r) and cos(r) for |r| <= pi/4: Cephes' single-precision minimax polynomials.
-Value *sinPoly(IRBuilderBase &b, Value *r) {
-  Value *z = b.CreateFMul(r, r);
-  Value *p = horner(b, z, {-1.9515295891e-4, 8.3321608736e-3, -1.6666654611e-1});
-  return fma(b, b.CreateFMul(r, z), p, r);
-}
-Value *cosPoly(IRBuilderBase &b, Value *r) {
-  Type *ty = r->getType();
-  Value *z = b.CreateFMul(r, r);
-  Value *p = horner(b, z, {2.443315711809948e-5, -1.388731625493765e-3, 4.166664568298827e-2});
-  return fma(b, b.CreateFMul(z, z), p, fma(b, fc(ty, -0.5), z, fc(ty, 1.0)));
-}
-
-enum class Trig { Sin, Cos, Tan, GlibcSin, GlibcCos };
-
-bool isGlibc(Trig k) { return k == Trig::GlibcSin || k == Trig::GlibcCos; }
-
-/// The function of the reduced argument: sin(x) = sin(r + n pi/2) and so on.
-Value *fromReduced(IRBuilderBase &b, Trig k, Reduced red) {
-  Type *ty = red.r->getType(), *ity = red.q->getType();
-  if (k == Trig::Tan) {
-    // tan(r) = r + r^3 P(r^2) on [-pi/4, pi/4] (Cephes' tanf); tan(r + pi/2) = -1/tan(r).
-    Value *z = b.CreateFMul(red.r, red.r);
-    Value *p = horner(b, z,
-                      {9.38540185543e-3, 3.11992232697e-3, 2.44301354525e-2, 5.34112807005e-2,
-                       1.33387994085e-1, 3.33331568548e-1});
-    Value *t = fma(b, b.CreateFMul(red.r, z), p, red.r);
-    Value *odd = b.CreateICmpNE(b.CreateAnd(red.q, ic(ity, 1)), ic(ity, 0));
-    return b.CreateSelect(odd, b.CreateFDiv(fc(ty, -1.0), t), t);
-  }
-  // cos(x) = sin(x + pi/2): one quadrant on.
-  Value *q = b.CreateAdd(red.q, ic(ity, k == Trig::Cos ? 1 : 0));
-  Value *odd = b.CreateICmpNE(b.CreateAnd(q, ic(ity, 1)), ic(ity, 0));
-  Value *neg = b.CreateICmpNE(b.CreateAnd(q, ic(ity, 2)), ic(ity, 0));
-  Value *v = b.CreateSelect(odd, cosPoly(b, red.r), sinPoly(b, red.r));
-  return b.CreateSelect(neg, b.CreateFNeg(v), v);
+/// glibcPoly for the fast path, where k = n: the sign it gives (by negating r for the
+/// sine, the polynomial for the cosine) is bit 1 of m = n (sin) or n + 1 (cos) in every
+/// quadrant, and both polynomials are odd or even with rounding symmetric, so it is
+/// one xor into the float's sign bit at the end: fewer operations and constants than
+/// glibcPoly's selects (the loop around it is short of registers).
+Value *glibcPolyFast(IRBuilderBase &b, GlibcReduced red, bool cosine, Type *fty) {
+  Type *dty = red.r->getType(), *ity = red.n->getType();
+  Value *m = cosine ? b.CreateAdd(red.n, ic(ity, 1)) : red.n, *r = red.r;
+  Value *x2 = b.CreateFMul(r, r);
+  Value *x3 = b.CreateFMul(x2, r);
+  Value *s1 = fma(b, x2, fc(dty, -0x1.994eb3774cf24p-13), fc(dty, 0x1.1107605230bc4p-7));
+  Value *x7 = b.CreateFMul(x2, x3);
+  Value *sinv = fma(b, s1, x7, fma(b, x3, fc(dty, -0x1.555545995a603p-3), r));
+  Value *x4 = b.CreateFMul(x2, x2);
+  Value *c1 = fma(b, x2, fc(dty, -0x1.ffffffd0c621cp-2), fc(dty, 1.0));
+  Value *c2 = fma(b, x2, fc(dty, 0x1.99343027bf8c3p-16), fc(dty, -0x1.6c087e89a359dp-10));
+  Value *x6 = b.CreateFMul(x2, x4);
+  Value *cosv = fma(b, c2, x6, fma(b, x4, fc(dty, 0x1.55553e1068f19p-5), c1));
+  Value *odd = b.CreateICmpNE(b.CreateAnd(m, ic(ity, 1)), ic(ity, 0));
+  Value *v = b.CreateBitCast(b.CreateFPTrunc(b.CreateSelect(odd, cosv, sinv), fty), ity);
+  Value *sign = b.CreateShl(b.CreateLShr(m, ic(ity, 1)), ic(ity, 31));
+  return b.CreateBitCast(b.CreateXor(v, sign), fty);
 }
 
-/// Whether x is finite with |x| > kTrigMaxArg: one unsigned compare of its bits.
-/// (For glibc's sinf and cosf: finite with |x| >= 120, as far as its abstop12 test tells.)
-Value *needsLargeReduction(IRBuilderBase &b, Value *x, Trig k) {
+/// Note [glibc tanf]: XLA's f32 tan on the CPU also ends in the C library's tanf (JAX's
+/// results equal glibc 2.36's tanf on 249,254 values of every exponent, and differ from
+/// tan rounded from double on 2.3% of them). glibc's tanf (sysdeps/ieee754/flt-32:
+/// s_tanf.c, k_tanf.c, from Sun's fdlibm) has no FMA variant: it is float arithmetic
+/// as written, no contraction, which this follows operation for operation (its own
+/// code, branch-free): |x| <= pi/4 (bits <= 0x3f490fda) goes to the kernel as is; else
+/// x is reduced (reduce_fast of Note [glibc sinf and cosf] without the fma below 120,
+/// reduceLargeAbs and the sign of x above), r split into a float y0 and the float y1 of
+/// r - y0, and the kernel gets (y0, y1, n odd). The kernel, for t = y0 + y1: tiny |y0|
+/// < 2^-13 gives y0 (n even) or -1/y0; |y0| >= 0.6744 is reflected to pi/4 - |t| (two
+/// float parts of pi/4), which if below 2^-13 gives +-(1 - 2 t') directly; then the odd
+/// polynomial with fdlibm's 13 coefficients, split into even and odd powers of t^4,
+/// and: the reflected case's identity tan(pi/4 - t') = 1 - 2 (t' - tan^2/(tan + 1))
+/// (or with -1 for odd n); even n: the sum w; odd n: -1/w, refined with w and -1/w
+/// rounded to 12 mantissa bits (one Newton-like step, "accurate -1/(x+r)").
+Value *tanKernel(IRBuilderBase &b, Value *x, Value *y, Value *odd) {
+  Type *ty = x->getType(), *ity = like(x, b.getInt32Ty());
+  auto f = [&](uint32_t bits) { return fc(ty, double(std::bit_cast<float>(bits))); };
+  auto maskLow12 = [&](Value *v) {
+    return b.CreateBitCast(b.CreateAnd(b.CreateBitCast(v, ity), ic(ity, int64_t(0xfffff000))), ty);
+  };
+  Value *one = fc(ty, 1.0), *iy = b.CreateSelect(odd, fc(ty, -1.0), one);
+  Value *hx = b.CreateBitCast(x, ity), *ix = b.CreateAnd(hx, ic(ity, 0x7fffffff));
+  Value *neg = b.CreateICmpSLT(hx, ic(ity, 0));
+  Value *sgn = b.CreateSelect(neg, fc(ty, -1.0), one);
+  // Tiny: x, or -1/x (1/|x| for a zero: never met, as no float reduces to 0).
+  Value *tiny = b.CreateICmpULT(ix, ic(ity, 0x39000000));
+  Value *tinyOdd = b.CreateSelect(b.CreateICmpEQ(ix, ic(ity, 0)), b.CreateFDiv(one, fabs(b, x)),
+                                  b.CreateFDiv(fc(ty, -1.0), x));
+  Value *tinyV = b.CreateSelect(odd, tinyOdd, x);
+  // Reflected: |x| >= 0.6744.
+  Value *big = b.CreateICmpUGE(ix, ic(ity, 0x3f2ca140));
+  Value *xa = b.CreateSelect(neg, b.CreateFNeg(x), x), *ya = b.CreateSelect(neg, b.CreateFNeg(y), y);
+  Value *xr = b.CreateFAdd(b.CreateFSub(f(0x3f490fda), xa), b.CreateFSub(f(0x33222168), ya));
+  Value *bigTiny = b.CreateFCmpOLT(fabs(b, xr), fc(ty, 0x1p-13));
+  Value *bigTinyV = b.CreateFMul(b.CreateFMul(sgn, iy),
+                                 b.CreateFSub(one, b.CreateFMul(b.CreateFMul(fc(ty, 2.0), iy), xr)));
+  x = b.CreateSelect(big, xr, x);
+  y = b.CreateSelect(big, fc(ty, 0.0), y);
+  // The polynomial.
+  Value *z = b.CreateFMul(x, x), *w = b.CreateFMul(z, z);
+  auto chain = [&](std::initializer_list<uint32_t> c) {  // c0 + w (c1 + w (... + w cn))
+    std::vector<uint32_t> cs(c);
+    Value *p = f(cs.back());
+    for (size_t i = cs.size() - 1; i-- > 0;) p = b.CreateFAdd(f(cs[i]), b.CreateFMul(w, p));
+    return p;
+  };
+  Value *r = chain({0x3e088889, 0x3cb327a4, 0x3b6b6916, 0x3a1a26c8, 0x38a3f445, 0xb79bae5f});
+  Value *v = b.CreateFMul(z, chain({0x3d5d0dd1, 0x3c11371f, 0x3abede48, 0x398137b9, 0x3895c07a,
+                                    0x37d95384}));
+  Value *s = b.CreateFMul(z, x);
+  r = b.CreateFAdd(y, b.CreateFMul(z, b.CreateFAdd(b.CreateFMul(s, b.CreateFAdd(r, v)), y)));
+  r = b.CreateFAdd(r, b.CreateFMul(f(0x3eaaaaab), s));
+  w = b.CreateFAdd(x, r);
+  Value *ratio = b.CreateFDiv(b.CreateFMul(w, w), b.CreateFAdd(w, iy));
+  Value *bigV = b.CreateFMul(
+      sgn, b.CreateFSub(iy, b.CreateFMul(fc(ty, 2.0), b.CreateFSub(x, b.CreateFSub(ratio, r)))));
+  // Odd n: -1/w accurately.
+  Value *zh = maskLow12(w);
+  Value *vl = b.CreateFSub(r, b.CreateFSub(zh, x));
+  Value *a = b.CreateFDiv(fc(ty, -1.0), w);
+  Value *th = maskLow12(a);
+  Value *sl = b.CreateFAdd(one, b.CreateFMul(th, zh));
+  Value *oddV = b.CreateFAdd(th, b.CreateFMul(a, b.CreateFAdd(sl, b.CreateFMul(th, vl))));
+  Value *res = b.CreateSelect(big, b.CreateSelect(bigTiny, bigTinyV, bigV),
+                              b.CreateSelect(odd, oddV, w));
+  return b.CreateSelect(tiny, tinyV, res);
+}
+
+/// tanf's reduction result (y0, y1, n odd) into its kernel.
+Value *glibcTanOf(IRBuilderBase &b, GlibcReduced red, Type *fty) {
+  Type *ity = red.n->getType();
+  Value *y0 = b.CreateFPTrunc(red.r, fty);
+  Value *y1 = b.CreateFPTrunc(b.CreateFSub(red.r, b.CreateFPExt(y0, red.r->getType())), fty);
+  Value *odd = b.CreateICmpNE(b.CreateAnd(red.n, ic(ity, 1)), ic(ity, 0));
+  return tanKernel(b, y0, y1, odd);
+}
+
+enum class Trig { Sin, Cos, Tan };
+
+/// The result for |x| < 120 (others give garbage, replaced).
+Value *fastResult(IRBuilderBase &b, Trig k, Value *x) {
+  Type *ty = x->getType(), *ity = like(x, b.getInt32Ty());
+  if (k != Trig::Tan) return glibcPolyFast(b, glibcReduceFast(b, x, true), k == Trig::Cos, ty);
+  Value *abits = b.CreateAnd(b.CreateBitCast(x, ity), ic(ity, 0x7fffffff));
+  GlibcReduced red = glibcReduceFast(b, x, false);
+  Value *y0 = b.CreateFPTrunc(red.r, ty);
+  Value *y1 = b.CreateFPTrunc(b.CreateFSub(red.r, b.CreateFPExt(y0, red.r->getType())), ty);
+  Value *odd = b.CreateICmpNE(b.CreateAnd(red.n, ic(ity, 1)), ic(ity, 0));
+  // |x| <= pi/4 is not reduced.
+  Value *small = b.CreateICmpULE(abits, ic(ity, 0x3f490fda));
+  return tanKernel(b, b.CreateSelect(small, x, y0), b.CreateSelect(small, fc(ty, 0.0), y1),
+                   b.CreateSelect(small, ConstantInt::getFalse(odd->getType()), odd));
+}
+
+/// The result for finite |x| >= 120.
+Value *largeResult(IRBuilderBase &b, Trig k, Value *x) {
+  Type *ty = x->getType();
+  if (k != Trig::Tan) return glibcPoly(b, glibcReduceLarge(b, x), k == Trig::Cos, ty);
+  Type *ity = like(x, b.getInt32Ty());
+  Reduced red = reduceLargeAbs(b, x);
+  Value *neg = b.CreateICmpSLT(b.CreateBitCast(x, ity), ic(ity, 0));
+  Value *r = b.CreateSelect(neg, b.CreateFNeg(red.r), red.r);
+  return glibcTanOf(b, {r, red.q, red.q}, ty);
+}
+
+/// Whether x takes the slow path: |x| >= 120 (glibc's abstop12 test), inf or NaN. One
+/// unsigned compare, the inverse of glibcReduceFast's (the two fold into one).
+Value *needsSlowPath(IRBuilderBase &b, Value *x) {
   Type *ity = like(x, b.getInt32Ty());
   Value *abits = b.CreateAnd(b.CreateBitCast(x, ity), ic(ity, 0x7fffffff));
-  const int64_t lo = isGlibc(k) ? 0x42f00000 : int64_t(std::bit_cast<uint32_t>(kTrigMaxArg)) + 1,
-                inf = 0x7f800000;
-  return b.CreateICmpULT(b.CreateSub(abits, ic(ity, lo)), ic(ity, inf - lo));
+  return b.CreateICmpUGE(abits, ic(ity, 0x42f00000));
 }
 
-/// Note [Trig vector variants]: sin(x) is `helper(x, fast)`, where fast is the inline
-/// Cody-Waite result and helper returns it unless x needs the Payne-Hanek reduction,
-/// which it then computes. The helper is a function so that this rare path costs a
-/// branch, not its work in every lane: on a CPU the helper is noinline and the call
-/// names vector variants (LLVM's "vector-function-abi-variant", VFABI names
-/// `_ZGV_LLVM_N<vf>vv_<helper>(<variant>)`) for every width the loop vectoriser may
-/// pick, so a loop of sin still vectorises; each variant tests all its lanes at once
-/// and, when one needs it, runs the reduction on the whole vector (gathers for the
-/// table) and selects. The variants are alwaysinline, and registerVecMathPasses
-/// inlines them after the vectoriser: a vector call would clobber every vector
-/// register each iteration (x86's calling convention saves none), where the inlined
-/// test is a compare and a branch never taken, to a noinline call of the reduction
-/// (so the loop's code stays small: it is unrolled, one test per part). On a GPU
-/// there is no vectoriser: the helper is inlined, a branch per thread. Helpers are
-/// internal and made once per module; the variants are kept in llvm.compiler.used
-/// until the vectoriser has seen them. Widths: x86's loop vectoriser sizes vectors by
-/// the widest type in the loop (f32 here), so 16 lanes at most (AVX-512); a width
-/// without a variant would scalarise the call, still correct.
-/// The result for an x that needs the large reduction.
-Value *largeResult(IRBuilderBase &b, Trig k, Value *x) {
-  if (isGlibc(k)) return glibcPoly(b, glibcReduceLarge(b, x), k == Trig::GlibcCos, x->getType());
-  return fromReduced(b, k, reduceLarge(b, x));
+/// The slow path: the Payne-Hanek result where x needs it (NaN for inf and NaN),
+/// `fast` in the other lanes.
+Value *slowResult(IRBuilderBase &b, Trig k, Value *x, Value *fast) {
+  Type *ty = x->getType(), *ity = like(x, b.getInt32Ty());
+  Value *abits = b.CreateAnd(b.CreateBitCast(x, ity), ic(ity, 0x7fffffff));
+  Value *large = b.CreateSelect(b.CreateICmpUGE(abits, ic(ity, 0x7f800000)), fc(ty, kNaNf),
+                                largeResult(b, k, x));
+  return b.CreateSelect(needsSlowPath(b, x), large, fast);
 }
 
+/// sin's and cos's |x| < 2^-12 (x and 1), last.
+Value *finish(IRBuilderBase &b, Trig k, Value *x, Value *v) {
+  Type *ty = x->getType(), *ity = like(x, b.getInt32Ty());
+  if (k == Trig::Tan) return v;
+  Value *abits = b.CreateAnd(b.CreateBitCast(x, ity), ic(ity, 0x7fffffff));
+  return b.CreateSelect(b.CreateICmpULT(abits, ic(ity, 0x39800000)),
+                        k == Trig::Cos ? static_cast<Value *>(fc(ty, 1.0)) : x, v);
+}
+
+/// Note [Trig vector variants]: sin(x) is a call of an internal helper function
+/// `spmd.vecmath.sin(x)` that computes it all: the inline part for |x| < 120, then a
+/// test of its lanes and, only when one has |x| >= 120 (or is inf or NaN), a branch
+/// to the Payne-Hanek part. On a CPU the scalar helper is noinline and the call names vector
+/// variants (LLVM's "vector-function-abi-variant", VFABI names
+/// `_ZGV_LLVM_N<vf>v_<helper>(<variant>)`) for every width the vectorisers may pick, so
+/// a loop of sin still vectorises, at the width of its floats: the helper's doubles
+/// do not narrow the loop (they did while the code was inline: the loop vectoriser
+/// sizes vectors by the widest type, and the SLP vectoriser of pool_map's unrolled sum
+/// stopped at two lanes), and each variant splits its floats into double halves as
+/// the target needs. The variants are alwaysinline, and registerVecMathPasses inlines
+/// them, and the scalar helpers, after the vectorisers: a vector call would clobber
+/// every vector register each iteration (x86's calling convention saves none), where
+/// the inlined test is a compare and a branch never taken to a noinline call of the
+/// large part (`.slow`: so the loop's code stays small). On a GPU there is no
+/// vectoriser: the helper is inlined, a branch per thread. Helpers are internal and
+/// made once per module; the variants are kept in llvm.compiler.used until the
+/// vectorisers have seen them. Widths: 2 to 16 (AVX-512's 16 floats); any other
+/// width scalarises the call, still correct.
 constexpr unsigned kVariantWidths[] = {2, 4, 8, 16};
 
 /// Sets the attributes every helper has: it reads only the constant table, so no
@@ -289,72 +376,75 @@ void setHelperAttributes(Function *f) {
   f->setDoesNotFreeMemory();
 }
 
-/// A vector variant's out-of-line part: the Payne-Hanek result where lanes need it,
-/// fast elsewhere (noinline: called only when some lane does).
-Function *slowVariant(Module &m, Trig k, unsigned vf, const std::string &name) {
-  if (Function *f = m.getFunction(name)) return f;
-  Type *ty = FixedVectorType::get(Type::getFloatTy(m.getContext()), vf);
-  auto *f = Function::Create(FunctionType::get(ty, {ty, ty}, false), GlobalValue::InternalLinkage,
-                             name, m);
+const char *const kTrigNames[] = {"sin", "cos", "tan"};
+constexpr const char *kHelperPrefix = "spmd.vecmath.";
+constexpr const char *kScalarMark = "spmd-scalar-trig";  ///< inlined after the vectorisers
+
+Function *newHelper(Module &m, Type *ty, unsigned args, const std::string &name) {
+  auto *f = Function::Create(FunctionType::get(ty, std::vector<Type *>(args, ty), false),
+                             GlobalValue::InternalLinkage, name, m);
   setHelperAttributes(f);
-  f->addFnAttr(Attribute::NoInline);
-  IRBuilder<> b(BasicBlock::Create(m.getContext(), "entry", f));
-  Value *x = f->getArg(0);
-  b.CreateRet(b.CreateSelect(needsLargeReduction(b, x, k), largeResult(b, k, x), f->getArg(1)));
   return f;
 }
 
-Function *largeHelper(Module &m, Trig k, MathTarget target, unsigned vf) {
-  static const char *const names[] = {"sin", "cos", "tan", "gsin", "gcos"};
-  std::string name = std::string("spmd.vecmath.") + names[int(k)] + ".large" +
+/// The out-of-line slow path (slowResult; noinline: called only when some lane needs it).
+Function *slowHelper(Module &m, Trig k, Type *ty, const std::string &name) {
+  if (Function *f = m.getFunction(name)) return f;
+  Function *f = newHelper(m, ty, 2, name);
+  f->addFnAttr(Attribute::NoInline);
+  IRBuilder<> b(BasicBlock::Create(m.getContext(), "entry", f));
+  Value *x = f->getArg(0);
+  b.CreateRet(slowResult(b, k, x, f->getArg(1)));
+  return f;
+}
+
+/// The helper of Note [Trig vector variants] for `ty` (float or <vf x float>).
+Function *trigHelper(Module &m, Trig k, MathTarget target, Type *ty) {
+  auto *vt = dyn_cast<FixedVectorType>(ty);
+  std::string name = std::string(kHelperPrefix) + kTrigNames[int(k)] +
                      (target == MathTarget::Gpu ? ".gpu" : "") +
-                     (vf ? ".v" + std::to_string(vf) : "");
+                     (vt ? ".v" + std::to_string(vt->getNumElements()) : "");
   if (Function *f = m.getFunction(name)) return f;
   LLVMContext &c = m.getContext();
-  Type *ty = Type::getFloatTy(c);
-  if (vf) ty = FixedVectorType::get(ty, vf);
-  auto *f = Function::Create(FunctionType::get(ty, {ty, ty}, false), GlobalValue::InternalLinkage,
-                             name, m);
-  setHelperAttributes(f);
-  if (target == MathTarget::Cpu) f->addFnAttr(vf ? Attribute::AlwaysInline : Attribute::NoInline);
+  Function *f = newHelper(m, ty, 1, name);
+  if (target == MathTarget::Cpu) {
+    // Variants: inlined once the vectorisers are done. The scalar helper: kept
+    // out of line until then (kScalarMark), so loops see one call to widen.
+    f->addFnAttr(vt ? Attribute::AlwaysInline : Attribute::NoInline);
+    if (!vt) f->addFnAttr(kScalarMark);
+  }
   auto *entry = BasicBlock::Create(c, "entry", f), *large = BasicBlock::Create(c, "large", f),
        *done = BasicBlock::Create(c, "done", f);
   IRBuilder<> b(entry);
-  Value *x = f->getArg(0), *fast = f->getArg(1);
-  Value *need = needsLargeReduction(b, x, k);
+  Value *x = f->getArg(0);
+  Value *fast = fastResult(b, k, x);
+  Value *need = needsSlowPath(b, x);
   MDBuilder md(c);
-  b.CreateCondBr(vf ? b.CreateOrReduce(need) : need, large, done, md.createUnlikelyBranchWeights());
+  b.CreateCondBr(vt ? b.CreateOrReduce(need) : need, large, done, md.createUnlikelyBranchWeights());
   b.SetInsertPoint(large);
-  Value *v;
-  if (vf && target == MathTarget::Cpu)
-    v = b.CreateCall(slowVariant(m, k, vf, name + ".slow"), {x, fast});
-  else if (vf)
-    v = b.CreateSelect(need, largeResult(b, k, x), fast);
-  else
-    v = largeResult(b, k, x);
+  Value *v = target == MathTarget::Cpu
+                 ? b.CreateCall(slowHelper(m, k, ty, name + ".slow"), {x, fast})
+                 : slowResult(b, k, x, fast);
   b.CreateBr(done);
   b.SetInsertPoint(done);
   PHINode *phi = b.CreatePHI(ty, 2);
   phi->addIncoming(fast, entry);
   phi->addIncoming(v, large);
-  b.CreateRet(phi);
-  if (vf) appendToCompilerUsed(m, {f});
+  b.CreateRet(finish(b, k, x, phi));
+  if (vt) appendToCompilerUsed(m, {f});
   return f;
 }
 
-/// `fast`, or fromReduced(reduceLarge(x)) where x needs it (Note [Trig vector variants]).
-Value *withLargeReduction(IRBuilderBase &b, Trig k, MathTarget target, Value *x, Value *fast) {
+Value *sinCosTan(IRBuilderBase &b, Trig k, Value *x, MathTarget target) {
   Module &m = *b.GetInsertBlock()->getModule();
-  if (auto *vt = dyn_cast<FixedVectorType>(x->getType()))
-    return b.CreateCall(largeHelper(m, k, target, vt->getNumElements()), {x, fast});
-  Function *helper = largeHelper(m, k, target, 0);
-  CallInst *c = b.CreateCall(helper, {x, fast});
-  if (target == MathTarget::Cpu) {
+  Function *helper = trigHelper(m, k, target, x->getType());
+  CallInst *c = b.CreateCall(helper, {x});
+  if (target == MathTarget::Cpu && !x->getType()->isVectorTy()) {
     std::string variants;
     for (unsigned vf : kVariantWidths) {
-      Function *v = largeHelper(m, k, target, vf);
+      Function *v = trigHelper(m, k, target, FixedVectorType::get(x->getType(), vf));
       if (!variants.empty()) variants += ",";
-      variants += "_ZGV_LLVM_N" + std::to_string(vf) + "vv_" + helper->getName().str() + "(" +
+      variants += "_ZGV_LLVM_N" + std::to_string(vf) + "v_" + helper->getName().str() + "(" +
                   v->getName().str() + ")";
     }
     c->addFnAttr(Attribute::get(m.getContext(), "vector-function-abi-variant", variants));
@@ -362,33 +452,29 @@ Value *withLargeReduction(IRBuilderBase &b, Trig k, MathTarget target, Value *x,
   return c;
 }
 
-Value *sinCosTan(IRBuilderBase &b, Trig k, Value *x, MathTarget target) {
-  if (isGlibc(k)) {  // Note [glibc sinf and cosf]
-    Type *ty = x->getType(), *ity = like(x, b.getInt32Ty());
-    bool cosine = k == Trig::GlibcCos;
-    Value *v = withLargeReduction(b, k, target, x, glibcPoly(b, glibcReduceFast(b, x), cosine, ty));
-    Value *abits = b.CreateAnd(b.CreateBitCast(x, ity), ic(ity, 0x7fffffff));
-    v = b.CreateSelect(b.CreateICmpULT(abits, ic(ity, 0x39800000)),
-                       cosine ? static_cast<Value *>(fc(ty, 1.0)) : x, v);
-    return b.CreateSelect(b.CreateICmpUGE(abits, ic(ity, 0x7f800000)), fc(ty, kNaNf), v);
+/// Once the vectorisers have run: lets the scalar helpers be inlined (Note [Trig vector
+/// variants]); the AlwaysInliner runs next.
+struct InlineScalarTrig : PassInfoMixin<InlineScalarTrig> {
+  PreservedAnalyses run(Module &m, ModuleAnalysisManager &) {
+    bool changed = false;
+    for (Function &f : m)
+      if (f.hasFnAttribute(kScalarMark)) {
+        f.removeFnAttr(kScalarMark);
+        f.removeFnAttr(Attribute::NoInline);
+        f.addFnAttr(Attribute::AlwaysInline);
+        changed = true;
+      }
+    return changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
   }
-  Value *v = withLargeReduction(b, k, target, x, fromReduced(b, k, reduceSmall(b, x)));
-  if (k == Trig::Cos) return v;
-  // The reduction turns -0 into +0: keep the sign of a zero input.
-  return b.CreateSelect(b.CreateFCmpOEQ(x, fc(x->getType(), 0.0)), x, v);
-}
+};
 
-}  // namespace
-
-namespace {
-/// Once the vectoriser has run: takes the vector variants off llvm.compiler.used and
-/// deletes the helpers left uncalled (the variants, once inlined, and the slow parts
-/// of widths not used), so they are not compiled.
+/// Then: takes the vector variants off llvm.compiler.used and deletes the helpers left
+/// uncalled (the inlined ones, and the slow parts of widths not used).
 struct DropTrigVariants : PassInfoMixin<DropTrigVariants> {
   PreservedAnalyses run(Module &m, ModuleAnalysisManager &) {
     auto isHelper = [](const Value *v) {
       const auto *f = dyn_cast<Function>(v->stripPointerCasts());
-      return f && f->hasInternalLinkage() && f->getName().starts_with("spmd.vecmath.");
+      return f && f->hasInternalLinkage() && f->getName().starts_with(kHelperPrefix);
     };
     removeFromUsedLists(m, [&](Constant *c) { return isHelper(c); });
     bool changed = false;
@@ -407,16 +493,17 @@ struct DropTrigVariants : PassInfoMixin<DropTrigVariants> {
 
 void registerVecMathPasses(PassBuilder &pb) {
   pb.registerOptimizerLastEPCallback([](ModulePassManager &mpm, OptimizationLevel) {
+    mpm.addPass(InlineScalarTrig());
     mpm.addPass(AlwaysInlinerPass(/*InsertLifetimeIntrinsics=*/false));
     mpm.addPass(DropTrigVariants());
   });
 }
 
 Value *emitSinF32(IRBuilderBase &b, Value *x, MathTarget t) {
-  return sinCosTan(b, Trig::GlibcSin, x, t);
+  return sinCosTan(b, Trig::Sin, x, t);
 }
 Value *emitCosF32(IRBuilderBase &b, Value *x, MathTarget t) {
-  return sinCosTan(b, Trig::GlibcCos, x, t);
+  return sinCosTan(b, Trig::Cos, x, t);
 }
 Value *emitTanF32(IRBuilderBase &b, Value *x, MathTarget t) {
   return sinCosTan(b, Trig::Tan, x, t);
