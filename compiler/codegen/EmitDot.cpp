@@ -1,7 +1,9 @@
 // ===- EmitDot.cpp - dot_general on the CPU and in device programs ---------===//
 //
-// The matrix products: a cache-blocked FMA loop nest for the host and CPU kernels
-// (Note [Dot]), cuBLAS or an in-order FMA kernel in device programs.
+// The matrix products: in the host and CPU kernels, BLIS (spmd_cpu_gemm) for f32/f64
+// products of more than kBlasMinWork multiply-adds, else a cache-blocked FMA loop nest
+// that sums in the same order (Note [Dot]); cuBLAS or an in-order FMA kernel in device
+// programs.
 #include "codegen/LlvmEmitter.h"
 
 #include <llvm/IR/Intrinsics.h>
@@ -21,7 +23,20 @@ namespace {
 struct DotShape {
   std::vector<int64_t> lhsPerm, rhsPerm;
   int64_t B = 1, M = 1, K = 1, N = 1;
+  size_t batchDims = 0, lhsFreeDims = 0, rhsContractDims = 0;  ///< group sizes in the perms
 };
+
+/// Whether an operand whose canonical form is `perm` (batch ++ first ++ second groups,
+/// `nb` and `nfirst` dimensions) is stored as batch ++ second ++ first, each group in
+/// order: a transposed matrix per batch, which BLIS reads in place.
+bool swappedView(const std::vector<int64_t> &perm, size_t nb, size_t nfirst) {
+  std::vector<int64_t> s(perm.begin(), perm.begin() + int64_t(nb));
+  s.insert(s.end(), perm.begin() + int64_t(nb + nfirst), perm.end());
+  s.insert(s.end(), perm.begin() + int64_t(nb), perm.begin() + int64_t(nb + nfirst));
+  for (size_t k = 0; k < s.size(); ++k)
+    if (s[k] != int64_t(k)) return false;
+  return true;
+}
 
 DotShape dotShape(const ir::Eqn &e) {
   const ir::Param &dn = e.param("dimension_numbers");
@@ -45,6 +60,7 @@ DotShape dotShape(const ir::Eqn &e) {
   DotShape g;
   g.B = prod(ls, lb), g.M = prod(ls, lf), g.K = prod(ls, lc), g.N = prod(rs, rf);
   g.lhsPerm = lb, g.rhsPerm = rb;
+  g.batchDims = lb.size(), g.lhsFreeDims = lf.size(), g.rhsContractDims = rc.size();
   g.lhsPerm.insert(g.lhsPerm.end(), lf.begin(), lf.end());
   g.lhsPerm.insert(g.lhsPerm.end(), lc.begin(), lc.end());
   g.rhsPerm.insert(g.rhsPerm.end(), rc.begin(), rc.end());
@@ -59,6 +75,11 @@ DotShape dotShape(const ir::Eqn &e) {
 // Accuracy: each KB slice of k sums into fresh partials that then join C, so a float
 // element's error grows with KB + K / KB, not K (as Eigen's GEMM panels, which XLA runs);
 // a product with one column (N = 1) folds each output by Note [Cascade].
+// Products of at least this many multiply-adds (per batch) in CPU code go to BLIS
+// (spmd_cpu_gemm); smaller ones, integer ones and matrix-vector ones (N = 1) stay in the
+// loop nest below. Both sum in the same order, so this is a matter of speed only.
+constexpr int64_t kBlasMinWork = 32 * 32 * 32;
+
 void LlvmEmitter::emitDot(const ir::Eqn &e) {
   const DotShape g = dotShape(e);
   const int64_t B = g.B, M = g.M, K = g.K, N = g.N;
@@ -76,11 +97,35 @@ void LlvmEmitter::emitDot(const ir::Eqn &e) {
     return t;
   };
   const std::vector<int64_t> &lp = g.lhsPerm, &rp = g.rhsPerm;
+  bool fl = ir::isFloat(d);
+  if (target == Target::Host && fl && N > 1 && M * N * K >= kBlasMinWork) {
+    // BLIS (spmd_cpu_gemm), the same sums in the same order (Note [BLIS order] in
+    // runtime/cpu/CpuGemm.cpp); a transposed operand is read in place.
+    auto operand = [&](const ir::Atom &a, const std::vector<int64_t> &perm, size_t nfirst,
+                       bool &trans, bool &owned) -> Value * {
+      trans = false;
+      bool id = true;
+      for (size_t k = 0; k < perm.size(); ++k) id &= perm[k] == int64_t(k);
+      if (!id && swappedView(perm, g.batchDims, nfirst)) {
+        trans = true, owned = false;
+        return bufferOf(a);
+      }
+      return canon(a, perm, owned);
+    };
+    bool ta, tb, ownA, ownB;
+    Value *A = operand(e.in[0], lp, g.lhsFreeDims, ta, ownA);
+    Value *Bm = operand(e.in[1], rp, g.rhsContractDims, tb, ownB);
+    Value *C = defBuffer(e.out[0]);
+    b.CreateCall(rt("spmd_cpu_gemm"), {c32(dtypeCode(d)), c64(B), c64(M), c64(N), c64(K), A,
+                                       c32(ta), Bm, c32(tb), C});
+    if (ownA) freeBuffer(A);
+    if (ownB) freeBuffer(Bm);
+    return;
+  }
   bool ownA, ownB;
   Value *A = canon(e.in[0], lp, ownA), *Bm = canon(e.in[1], rp, ownB);
   Value *C = defBuffer(e.out[0]);
   Type *t = regTy(d);
-  bool fl = ir::isFloat(d);
   loop(B * M * N, [&](Value *i) { store(d, constOf(d, 0), C, i); });
   const int64_t NB = 256, KB = 256;
   FastMathFlags fm;
