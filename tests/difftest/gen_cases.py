@@ -79,13 +79,25 @@ def gen_binop(p):
     for _ in range(rng.randint(1, 3)):
         op = rng.choice(BINOPS)
         lhs, rhs = (a, sb) if rng.random() < 0.7 else (sb, a)
+        lv = np.asarray(p.try_eval(lhs))
+        if op == "**" and lv.dtype.kind in "iu" and rng.random() < 0.6:
+            # Integer powers that overflow and wrap, and exponents past jnp.power's 6 bits.
+            dt = "u32" if lv.dtype.kind == "u" else "i32"
+            es = [abs(v) if dt == "u32" else v
+                  for v in (rng.randint(-3, 70) for _ in range(max(1, lv.size)))]
+            se = "%s([%s])" % (dt, ", ".join(map(str, es)))
+            je = "jnp.asarray(np.array([%s], dtype=%s))" % (
+                ", ".join(map(str, es)), "np.uint32" if dt == "u32" else "np.int32")
+            if lv.ndim != 1:
+                se = "reshape(%s, %s)" % (se, list(lv.shape))
+                je = "%s.reshape(%s)" % (je, tuple(lv.shape))
+            try:
+                rhs = p.bind(se, je)
+            except Reject:
+                continue
         s, j = binop(op, lhs, rhs)
         if xla_folds(p, op, lhs, rhs):
             continue
-        if op == "**":  # a negative integer power is an error in JAX, garbage in C
-            v = p.try_eval(j)
-            if np.issubdtype(v.dtype, np.integer):
-                continue
         try:
             r = p.bind(s, j)
         except Reject:
