@@ -118,6 +118,10 @@ BuiltinDef unaryKeep(Op op, bool identityOnInt) {
   return {{"x"}, 1, [op, identityOnInt](AstLowering &L, Bound &a, auto &, SrcRange) {
             ValueP v = arr(L, a[0]);
             L.rejectKeys(*v, a[0].loc, std::string(ir::name(op)) + "()");
+            // jnp.sign and jnp.round raise for bools (TypeError, ValueError).
+            if ((op == Op::Sign || op == Op::Round) && v->type().dtype == DType::Bool)
+              userError(a[0].loc, std::string(op == Op::Sign ? "sign" : "round") +
+                                      "() does not take bools; cast with i32(...) first");
             Atom x = v->atom;
             if (x.isLit)
               x = L.broadcast(x, {}),

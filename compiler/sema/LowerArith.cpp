@@ -213,7 +213,10 @@ ValueP AstLowering::binary(BinOp op, ValueP a, ValueP bv, SrcRange loc) {
   };
   switch (op) {
   case BinOp::Add: return Value::array(bin(Op::Add, x, y), weak);
-  case BinOp::Sub: return Value::array(bin(Op::Sub, x, y), weak);
+  case BinOp::Sub:
+    if (d == DType::Bool)  // jnp.subtract raises TypeError for two bools
+      userError(loc, "'-' does not take two bools; use '^' (or '!=') for their difference");
+    return Value::array(bin(Op::Sub, x, y), weak);
   case BinOp::Mul: {
     // A float times a bool array of the result's shape is a select, as XLA simplifies
     // mul(x, convert(pred)) and so JAX gives: 0 where the bool is false, even for -x, inf
