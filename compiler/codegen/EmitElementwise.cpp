@@ -388,11 +388,19 @@ Value *LlvmEmitter::binaryOp(Op op, DType d, Value *x, Value *y) {
   }
   case Op::Pow: {
     if (fl) return vecMath(target, d) ? emitPowF32(b, x, y) : mathCall("pow", d, {x, y});
-    auto cv = [&](Value *v) {
-      return sgn ? b.CreateSIToFP(v, b.getDoubleTy()) : b.CreateUIToFP(v, b.getDoubleTy());
-    };
-    Value *p = mathCall("pow", DType::F64, {cv(x), cv(y)});
-    return convertOp(DType::F64, d, p);
+    // jnp.power of integers (_pow_int_int): binary exponentiation over the exponent's low
+    // 6 bits only, products wrapping; acc starts at 0 for 0 ** (y != 0), else 1. So
+    // 3 ** 21 wraps, 2 ** 64 is 1 (bit 6 is not read), 2 ** -1 is 2 ** 63 (wraps to 0).
+    if (d == DType::Bool) return b.CreateOr(x, b.CreateNot(y));  // y ? x : 1
+    Value *acc = b.CreateSelect(b.CreateAnd(b.CreateICmpEQ(x, zero()), b.CreateICmpNE(y, zero())),
+                                zero(), ConstantInt::get(t, 1));
+    for (int bit = 0; bit < 6; ++bit) {
+      Value *odd = b.CreateICmpNE(b.CreateAnd(y, ConstantInt::get(t, 1)), zero());
+      acc = b.CreateSelect(odd, b.CreateMul(acc, x), acc);
+      x = b.CreateMul(x, x);
+      y = b.CreateLShr(y, ConstantInt::get(t, 1));
+    }
+    return acc;
   }
   case Op::Max:
   case Op::Min: {

@@ -13,8 +13,11 @@
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/Module.h>
 
+#include <bit>
 #include <limits>
+#include <vector>
 
 using namespace llvm;
 
@@ -29,47 +32,6 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 Value *pow2F32(IRBuilderBase &b, Value *k) {
   Value *bits = b.CreateShl(b.CreateAdd(k, ic(k->getType(), 127)), ic(k->getType(), 23));
   return b.CreateBitCast(bits, like(k, b.getFloatTy()));
-}
-
-// Double-precision log and exp for pow: accurate to ~1e-15, far more than pow needs
-// (|y log x| <= ~104 where the float result is neither 0 nor inf, so an absolute error
-// of 1e-13 in it moves the result by < 2^-40 relative).
-
-/// log(x) for a positive normal double (every positive float is one).
-Value *logF64(IRBuilderBase &b, Value *x) {
-  Type *ty = x->getType(), *ity = like(x, b.getInt64Ty());
-  const int64_t kSqrtHalf = 0x3fe6a09e667f3bcd;  // bits of sqrt(1/2)
-  Value *ix = b.CreateSub(b.CreateBitCast(x, ity), ic(ity, kSqrtHalf));
-  Value *k = b.CreateAShr(ix, ic(ity, 52));  // x = 2^k m, m in [sqrt(1/2), sqrt(2))
-  Value *m = b.CreateBitCast(
-      b.CreateAdd(b.CreateAnd(ix, ic(ity, 0x000fffffffffffff)), ic(ity, kSqrtHalf)), ty);
-  Value *f = b.CreateFSub(m, fc(ty, 1.0));
-  Value *s = b.CreateFDiv(f, b.CreateFAdd(fc(ty, 2.0), f));  // log m = 2 atanh(s)
-  Value *z = b.CreateFMul(s, s);                             // z < 0.0295
-  Value *p =
-      horner(b, z, {1.0 / 17, 1.0 / 15, 1.0 / 13, 1.0 / 11, 1.0 / 9, 1.0 / 7, 1.0 / 5, 1.0 / 3});
-  Value *s2 = b.CreateFAdd(s, s);
-  Value *logm = fma(b, b.CreateFMul(s2, z), p, s2);
-  Value *dk = b.CreateSIToFP(k, ty);
-  return fma(b, dk, fc(ty, 0x1.62e42fefa39efp-1), fma(b, dk, fc(ty, 0x1.abc9e3b39803fp-56), logm));
-}
-
-/// exp(t) for a double t, rounded to float (0 and inf beyond float's range; NaN
-/// inputs give an arbitrary number: the caller selects them out).
-Value *expF64ToF32(IRBuilderBase &b, Value *t) {
-  Type *ty = t->getType(), *ity = like(t, b.getInt64Ty());
-  t = call(b, Intrinsic::minnum, {call(b, Intrinsic::maxnum, {t, fc(ty, -120.0)}), fc(ty, 100.0)});
-  Value *n = call(b, Intrinsic::roundeven, {b.CreateFMul(t, fc(ty, 0x1.71547652b82fep0))});
-  Value *r = fma(b, n, fc(ty, -0x1.62e42fefa39efp-1), t);
-  r = fma(b, n, fc(ty, -0x1.abc9e3b39803fp-56), r);  // |r| <= ln2/2
-  double c[13];
-  c[12] = 1;
-  for (int i = 1; i <= 12; ++i) c[12 - i] = c[13 - i] / i;  // 1/12!, ..., 1/1!, 1
-  Value *e = horner(
-      b, r, {c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10], c[11], c[12]});
-  Value *k = b.CreateFPToSI(n, ity);  // in [-174, 145]: 2^k is a normal double
-  Value *scale = b.CreateBitCast(b.CreateShl(b.CreateAdd(k, ic(ity, 1023)), ic(ity, 52)), ty);
-  return b.CreateFPTrunc(b.CreateFMul(e, scale), like(t, b.getFloatTy()));
 }
 
 }  // namespace
@@ -126,31 +88,146 @@ Value *emitLogisticF32(IRBuilderBase &b, Value *x) {
   return b.CreateFDiv(one, b.CreateFAdd(one, emitExpF32(b, b.CreateFNeg(x))));
 }
 
+namespace {
+
+/// Note [glibc powf]: on the CPU, XLA computes f32 pow by calling the C library's
+/// powf, so JAX's results are glibc's bit for bit (checked over random bit patterns of
+/// every exponent: all equal but where XLA flushes subnormals), and glibc's powf is not
+/// correctly rounded (0.82 ulp): a correctly rounded pow differs in about 1 of 1,500
+/// results. So pow is glibc's algorithm (Arm's optimized-routines powf.c, as glibc
+/// builds it for x86-64 CPUs with FMA, its __powf_fma variant: every a * b + c
+/// contracted into an fma), in double precision: log2|x| = k + log2(c) + log1p(z/c -
+/// 1)/ln2 with |x| = 2^k z, z in [0x1.66p-1, 0x1.66p0) split into 16 intervals, c near
+/// the centre of z's, the table holding 1/c and log2(c), and a degree-5 polynomial;
+/// then 2^(y log2|x|) = 2^(m/32) 2^r with m the nearest integer to 32 y log2|x| (by
+/// adding 1.5 * 2^47), 2^(m/32) from a 32-entry table whose entry i is 2^(i/32) less i
+/// in the exponent field, and a cubic in r. The tables are loads (gathers in a
+/// vectorised loop); the rest is arithmetic and selects.
+struct PowTables {
+  GlobalVariable *invc, *logc, *exp2;
+};
+
+GlobalVariable *constTable(Module &m, const char *name, Constant *init) {
+  if (GlobalVariable *g = m.getNamedGlobal(name)) return g;
+  auto *g = new GlobalVariable(m, init->getType(), true, GlobalValue::InternalLinkage, init, name);
+  g->setUnnamedAddr(GlobalValue::UnnamedAddr::Global);
+  return g;
+}
+
+PowTables powTables(Module &m) {
+  LLVMContext &c = m.getContext();
+  // 1/c and log2(c) for each of the 16 intervals (glibc's __powf_log2_data).
+  static const double invc[16] = {
+      0x1.661ec79f8f3bep+0,  0x1.571ed4aaf883dp+0,  0x1.49539f0f010bp+0,   0x1.3c995b0b80385p+0,
+      0x1.30d190c8864a5p+0,  0x1.25e227b0b8eap+0,   0x1.1bb4a4a1a343fp+0,  0x1.12358f08ae5bap+0,
+      0x1.0953f419900a7p+0,  0x1p+0,                0x1.e608cfd9a47acp-1,  0x1.ca4b31f026aap-1,
+      0x1.b2036576afce6p-1,  0x1.9c2d163a1aa2dp-1,  0x1.886e6037841edp-1,  0x1.767dcf5534862p-1};
+  static const double logc[16] = {
+      -0x1.efec65b963019p-2, -0x1.b0b6832d4fca4p-2, -0x1.7418b0a1fb77bp-2, -0x1.39de91a6dcf7bp-2,
+      -0x1.01d9bf3f2b631p-2, -0x1.97c1d1b3b7afp-3,  -0x1.2f9e393af3c9fp-3, -0x1.960cbbf788d5cp-4,
+      -0x1.a6f9db6475fcep-5, 0x0p+0,                0x1.338ca9f24f53dp-4,  0x1.476a9543891bap-3,
+      0x1.e840b4ac4e4d2p-3,  0x1.40645f0c6651cp-2,  0x1.88e9c2c1b9ff8p-2,  0x1.ce0a44eb17bccp-2};
+  // 2^(i/32) rounded to double, i = 0..31.
+  static const double exp2[32] = {
+      0x1p+0,               0x1.059b0d3158574p+0, 0x1.0b5586cf9890fp+0, 0x1.11301d0125b51p+0,
+      0x1.172b83c7d517bp+0, 0x1.1d4873168b9aap+0, 0x1.2387a6e756238p+0, 0x1.29e9df51fdee1p+0,
+      0x1.306fe0a31b715p+0, 0x1.371a7373aa9cbp+0, 0x1.3dea64c123422p+0, 0x1.44e086061892dp+0,
+      0x1.4bfdad5362a27p+0, 0x1.5342b569d4f82p+0, 0x1.5ab07dd485429p+0, 0x1.6247eb03a5585p+0,
+      0x1.6a09e667f3bcdp+0, 0x1.71f75e8ec5f74p+0, 0x1.7a11473eb0187p+0, 0x1.82589994cce13p+0,
+      0x1.8ace5422aa0dbp+0, 0x1.93737b0cdc5e5p+0, 0x1.9c49182a3f09p+0,  0x1.a5503b23e255dp+0,
+      0x1.ae89f995ad3adp+0, 0x1.b7f76f2fb5e47p+0, 0x1.c199bdd85529cp+0, 0x1.cb720dcef9069p+0,
+      0x1.d5818dcfba487p+0, 0x1.dfc97337b9b5fp+0, 0x1.ea4afa2a490dap+0, 0x1.f50765b6e4540p+0};
+  std::vector<uint64_t> bits;
+  for (int i = 0; i < 32; ++i) bits.push_back(std::bit_cast<uint64_t>(exp2[i]) - (uint64_t(i) << 47));
+  return {constTable(m, "spmd.vecmath.pow.invc", ConstantDataArray::get(c, ArrayRef(invc))),
+          constTable(m, "spmd.vecmath.pow.logc", ConstantDataArray::get(c, ArrayRef(logc))),
+          constTable(m, "spmd.vecmath.pow.exp2", ConstantDataArray::get(c, ArrayRef(bits)))};
+}
+
+/// table[idx] (elements of type `elem`): a load for a scalar index, a gather for a
+/// vector of them.
+Value *load(IRBuilderBase &b, GlobalVariable *table, Type *elem, Value *idx) {
+  Value *p = b.CreateInBoundsGEP(elem, table, idx);
+  if (auto *vt = dyn_cast<VectorType>(idx->getType()))
+    return b.CreateMaskedGather(VectorType::get(elem, vt->getElementCount()), p, Align(8));
+  return b.CreateLoad(elem, p);
+}
+
+}  // namespace
+
 Value *emitPowF32(IRBuilderBase &b, Value *x, Value *y) {
-  Type *ty = x->getType(), *dty = like(x, b.getDoubleTy()), *ity = like(x, b.getInt32Ty());
-  Value *zero = fc(ty, 0.0), *one = fc(ty, 1.0), *inf = fc(ty, kInf);
+  Type *ty = x->getType(), *dty = like(x, b.getDoubleTy()), *ity = like(x, b.getInt32Ty()),
+       *lty = like(x, b.getInt64Ty());
+  PowTables tab = powTables(*b.GetInsertBlock()->getModule());
+  Value *zero = fc(ty, 0.0), *one = fc(ty, 1.0), *inf = fc(ty, kInf), *nan = fc(ty, kNaN);
+  Value *ix = b.CreateBitCast(x, ity), *iy = b.CreateBitCast(y, ity);
   Value *ax = fabs(b, x), *ay = fabs(b, y);
+  Value *xNeg = b.CreateICmpSLT(ix, ic(ity, 0)), *yNeg = b.CreateICmpSLT(iy, ic(ity, 0));
   // y's parity: every float with |y| >= 2^24 (and +-inf) is an even integer.
   Value *yInt = b.CreateFCmpOEQ(call(b, Intrinsic::floor, {y}), y);
   Value *small = b.CreateFCmpOLT(ay, fc(ty, 0x1p24));
   Value *yi = b.CreateFPToSI(b.CreateSelect(small, y, zero), ity);
   Value *yOdd = b.CreateAnd(b.CreateAnd(yInt, small), b.CreateTrunc(yi, like(x, b.getInt1Ty())));
-  // |x|^y = exp(y log|x|) in double; log 0 = -inf and log inf = inf by selects.
-  Value *axd = b.CreateFPExt(ax, dty);
-  Value *lx = logF64(b, b.CreateSelect(b.CreateFCmpOEQ(ax, inf), fc(dty, 1.0), axd));
-  lx = b.CreateSelect(b.CreateFCmpOEQ(ax, zero), fc(dty, -kInf), lx);
-  lx = b.CreateSelect(b.CreateFCmpOEQ(ax, inf), fc(dty, kInf), lx);
-  Value *v = expF64ToF32(b, b.CreateFMul(b.CreateFPExt(y, dty), lx));
-  Value *xNeg = b.CreateICmpSLT(b.CreateBitCast(x, ity), ic(ity, 0));  // -0 too
-  v = b.CreateSelect(b.CreateAnd(xNeg, yOdd), b.CreateFNeg(v), v);
-  // Special cases, later ones winning (C99 F.9.4.4, as JAX computes them).
-  Value *negFiniteNonInt = b.CreateAnd(
-      b.CreateAnd(b.CreateFCmpOLT(x, zero), b.CreateFCmpONE(ax, inf)), b.CreateNot(yInt));
-  v = b.CreateSelect(b.CreateOr(negFiniteNonInt, b.CreateFCmpUNO(x, y)), fc(ty, kNaN), v);
-  Value *minusOneInf = b.CreateAnd(b.CreateFCmpOEQ(x, fc(ty, -1.0)), b.CreateFCmpOEQ(ay, inf));
-  Value *isOne =
-      b.CreateOr(b.CreateOr(b.CreateFCmpOEQ(y, zero), b.CreateFCmpOEQ(x, one)), minusOneInf);
-  return b.CreateSelect(isOne, one, v);
+  Value *negResult = b.CreateAnd(xNeg, yOdd);
+
+  // log2|x| (a subnormal |x| scaled by 2^23 and its exponent field lowered by 23).
+  Value *iax = b.CreateBitCast(ax, ity);
+  Value *scaled = b.CreateSub(b.CreateBitCast(b.CreateFMul(ax, fc(ty, 0x1p23)), ity),
+                              ic(ity, 23 << 23));
+  iax = b.CreateSelect(b.CreateICmpULT(iax, ic(ity, 0x00800000)), scaled, iax);
+  Value *tmp = b.CreateSub(iax, ic(ity, 0x3f330000));
+  Value *i = b.CreateAnd(b.CreateLShr(tmp, ic(ity, 19)), ic(ity, 15));
+  Value *top = b.CreateAnd(tmp, ic(ity, int32_t(0xff800000)));
+  Value *z = b.CreateFPExt(b.CreateBitCast(b.CreateSub(iax, top), ty), dty);
+  Value *k = b.CreateSIToFP(b.CreateAShr(top, ic(ity, 23)), dty);
+  Value *invc = load(b, tab.invc, b.getDoubleTy(), i);
+  Value *logc = load(b, tab.logc, b.getDoubleTy(), i);
+  Value *r = fma(b, z, invc, fc(dty, -1.0));
+  Value *y0 = b.CreateFAdd(logc, k);
+  Value *r2 = b.CreateFMul(r, r);
+  Value *p = fma(b, fc(dty, 0x1.27616c9496e0bp-2), r, fc(dty, -0x1.71969a075c67ap-2));
+  Value *p2 = fma(b, fc(dty, 0x1.ec70a6ca7baddp-2), r, fc(dty, -0x1.7154748bef6c8p-1));
+  Value *r4 = b.CreateFMul(r2, r2);
+  Value *q = fma(b, fc(dty, 0x1.71547652ab82bp0), r, y0);
+  q = fma(b, p2, r2, q);
+  Value *log2x = fma(b, p, r4, q);
+  Value *ylogx = b.CreateFMul(b.CreateFPExt(y, dty), log2x);
+
+  // 2^ylogx, negated for a negative x and an odd y (by the sign bit of the scale).
+  const double shift = 0x1.8p52 / 32;
+  Value *kd = b.CreateFAdd(ylogx, fc(dty, shift));
+  Value *ki = b.CreateBitCast(kd, lty);
+  Value *rr = b.CreateFSub(ylogx, b.CreateFSub(kd, fc(dty, shift)));
+  Value *t = load(b, tab.exp2, b.getInt64Ty(), b.CreateTrunc(b.CreateAnd(ki, ic(lty, 31)), ity));
+  Value *ski = b.CreateAdd(ki, b.CreateShl(b.CreateZExt(negResult, lty), ic(lty, 16)));
+  Value *s = b.CreateBitCast(b.CreateAdd(t, b.CreateShl(ski, ic(lty, 47))), dty);
+  Value *e = fma(b, fc(dty, 0x1.c6af84b912394p-5), rr, fc(dty, 0x1.ebfce50fac4f3p-3));
+  Value *rr2 = b.CreateFMul(rr, rr);
+  Value *e2 = fma(b, fc(dty, 0x1.62e42ff0c52d6p-1), rr, fc(dty, 1.0));
+  Value *v = b.CreateFPTrunc(b.CreateFMul(fma(b, e, rr2, e2), s), ty);
+  // Overflow and underflow by ylogx alone (the table's scale would leave the range).
+  Value *signedInf = b.CreateSelect(negResult, b.CreateFNeg(inf), inf);
+  Value *signedZero = b.CreateSelect(negResult, b.CreateFNeg(zero), zero);
+  v = b.CreateSelect(b.CreateFCmpOGT(ylogx, fc(dty, 0x1.fffffffd1d571p+6)), signedInf, v);
+  v = b.CreateSelect(b.CreateFCmpOLE(ylogx, fc(dty, -150.0)), signedZero, v);
+
+  // Special cases, later ones winning (C99 F.9.4.4, in glibc's order).
+  // x < 0 finite and y not an integer: NaN.
+  v = b.CreateSelect(b.CreateAnd(b.CreateFCmpOLT(x, zero), b.CreateNot(yInt)), nan, v);
+  // x is +-0, +-inf or NaN (y finite and not 0): x^2 or 1/x^2, signed.
+  Value *xZeroInfNaN = b.CreateOr(b.CreateFCmpOEQ(ax, zero), b.CreateFCmpUGE(ax, inf));
+  Value *x2 = b.CreateFMul(x, x);
+  x2 = b.CreateSelect(negResult, b.CreateFNeg(x2), x2);
+  v = b.CreateSelect(xZeroInfNaN, b.CreateSelect(yNeg, b.CreateFDiv(one, x2), x2), v);
+  // y is +-0, +-inf or NaN: 1 for y = 0 or x = 1, NaN for a NaN, 1 for x = -1, 0 or inf
+  // as |x| < 1 and the sign of the infinite y say.
+  Value *yv = b.CreateSelect(b.CreateICmpEQ(b.CreateFCmpOLT(ax, one), b.CreateNot(yNeg)), zero,
+                             inf);
+  yv = b.CreateSelect(b.CreateFCmpOEQ(ax, one), one, yv);
+  yv = b.CreateSelect(b.CreateFCmpUNO(x, y), nan, yv);
+  yv = b.CreateSelect(b.CreateOr(b.CreateFCmpOEQ(y, zero), b.CreateFCmpOEQ(x, one)), one, yv);
+  Value *yZeroInfNaN = b.CreateOr(b.CreateFCmpOEQ(ay, zero), b.CreateFCmpUGE(ay, inf));
+  return b.CreateSelect(yZeroInfNaN, yv, v);
 }
 
 }  // namespace spmd::codegen

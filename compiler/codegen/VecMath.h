@@ -9,7 +9,8 @@
 //
 // Accuracy (tests/unit/codegen/test_vecmath.cpp checks it against long double libm
 // on ~1e5 inputs per function, special values included): within 2 ulp of the
-// correctly rounded result over the whole float range for exp, logistic, pow; tanh
+// correctly rounded result over the whole float range for exp, logistic, pow (which
+// is glibc's powf, bit for bit); tanh
 // is XLA's own rational approximation (bit for bit what JAX computes on CPU, a few
 // ulp from exact near |x| ~ 1e-3); sin, cos and tan are glibc's sinf, cosf and tanf
 // (VecMathTrig.cpp: within 1 ulp over the whole float range; Payne-Hanek reduction for
@@ -56,9 +57,10 @@ llvm::Value *emitTanF32(llvm::IRBuilderBase &b, llvm::Value *x, MathTarget t = M
 /// without it is right but slower.
 void registerVecMathPasses(llvm::PassBuilder &pb);
 
-/// pow(x, y) with C99's (and JAX's) special cases: exp(y * log|x|) evaluated in
-/// double precision (so the result is rounded once, within 1 ulp), negated for
-/// x < 0 and odd integer y, NaN for x < 0 finite and y not an integer.
+/// pow(x, y): glibc's powf, bit for bit (Note [glibc powf] in VecMath.cpp: a table-driven
+/// log2 and exp2 in double precision, within 0.82 ulp), with C99's special cases: negated
+/// for x < 0 and odd integer y, NaN for x < 0 finite and y not an integer. Adds its
+/// constant tables to the insertion point's module.
 llvm::Value *emitPowF32(llvm::IRBuilderBase &b, llvm::Value *x, llvm::Value *y);
 
 }  // namespace spmd::codegen

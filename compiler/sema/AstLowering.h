@@ -102,6 +102,10 @@ public:
   /// The array a value stands for (static numbers and lists become constants).
   ir::Atom toAtom(ValueP v, SrcRange loc, bool *weak = nullptr);
   ValueP toArray(ValueP v, SrcRange loc);
+  /// A static number or static (nested) list converted to dtype d as NumPy's scalar types
+  /// convert Python numbers (jnp.uint32([0, 4294967295]) holds both; a value d cannot
+  /// hold is an error at loc, as JAX raises); nullptr for any other value.
+  ValueP staticAs(ValueP v, ir::DType d, SrcRange loc);
   /// A `var` holding a list of numbers (`var w = [1.0, 2.0]`) is the array it spells once
   /// the var meets an array: in an assignment, or carried by a loop or a run-time `if`
   /// (Note [Vars of lists]). Any other value is returned as it is.

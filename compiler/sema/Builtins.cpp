@@ -124,6 +124,10 @@ BuiltinDef unaryKeep(Op op, bool identityOnInt) {
   return {{"x"}, 1, [op, identityOnInt](AstLowering &L, Bound &a, auto &, SrcRange) {
             ValueP v = arr(L, a[0]);
             L.rejectKeys(*v, a[0].loc, std::string(ir::name(op)) + "()");
+            // jnp.sign and jnp.round raise for bools (TypeError, ValueError).
+            if ((op == Op::Sign || op == Op::Round) && v->type().dtype == DType::Bool)
+              userError(a[0].loc, std::string(op == Op::Sign ? "sign" : "round") +
+                                      "() does not take bools; cast with i32(...) first");
             Atom x = v->atom;
             if (x.isLit)
               x = L.broadcast(x, {}),
@@ -171,20 +175,18 @@ Atom keepDims(AstLowering &L, Atom r, const ir::Shape &in, const std::vector<int
   return L.emit1(Op::Reshape, {r}, {{"new_sizes", Param::ints(s)}, {"dimensions", Param::none()}});
 }
 
-/// A static integer as a literal of dtype d, as NumPy's scalar constructors convert a
-/// Python int (np.uint32(4000000000) is fine, np.int32(2**31) an OverflowError).
+/// A static integer as a literal of dtype d, as jnp.full converts its fill value
+/// (lax.full's convert_element_type): wrapped to 32 bits for i32 and u32
+/// (jnp.full([2], -1, jnp.uint32) is 4294967295), rounded for f32 (2^24 + 1 becomes
+/// 2^24), != 0 for bool. The casts f32(x), u32(x), ... are stricter (AstLowering::staticAs).
 Atom staticIntAs(AstLowering &L, int64_t i, DType d, SrcRange loc) {
   if (d == DType::Key) userError(loc, "a number cannot be converted to a key; use key(seed)");
-  bool fits = d == DType::I32   ? i >= INT32_MIN && i <= INT32_MAX
-              : d == DType::U32 ? i >= 0 && i <= int64_t(UINT32_MAX)
-                                : true;
-  if (!fits)
-    userError(loc, "the integer " + std::to_string(i) + " does not fit in " + ir::name(d),
-              {{SrcRange{}, "as in JAX, where converting it raises OverflowError"}});
-  // An f32 literal holds the f32 value (2^24 + 1 rounds to 2^24), as jnp.float32(i).
-  return L.b().lit(d, d == DType::Bool  ? double(i != 0)
-                      : d == DType::F32 ? double(float(i))
-                                        : double(i));
+  double v = d == DType::Bool  ? double(i != 0)
+             : d == DType::F32 ? double(float(i))
+             : d == DType::I32 ? double(int32_t(uint32_t(uint64_t(i))))
+             : d == DType::U32 ? double(uint32_t(uint64_t(i)))
+                               : double(i);
+  return L.b().lit(d, v);
 }
 
 bool boolArg(AstLowering &L, const ArgV &a, bool dflt) {

@@ -21,11 +21,12 @@ void addArrayBuiltins(Table &m) {
                }};
   m["full"] = {{"shape", "value", "dtype"}, 2, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
                  bool weak;
-                 // A static integer with a dtype converts directly (full(s, 3000000000, u32)).
-                 if (a.has(2) && a[1].value->kind == Value::Int) {
-                   Atom v =
-                       staticIntAs(L, a[1].value->i, L.dtypeFrom(a[2].value, a[2].loc), a[1].loc);
-                   return Value::array(L.broadcast(v, L.staticShape(a[0], v.type().dtype)));
+                 // A static integer converts directly, wrapped as jnp.full wraps it
+                 // (full(s, 4294967295, u32); full(s, -1, u32) is 4294967295 too).
+                 if (a[1].value->kind == Value::Int) {
+                   DType d = a.has(2) ? L.dtypeFrom(a[2].value, a[2].loc) : DType::I32;
+                   Atom v = staticIntAs(L, a[1].value->i, d, a[1].loc);
+                   return Value::array(L.broadcast(v, L.staticShape(a[0], d)), !a.has(2));
                  }
                  Atom v = L.toAtom(a[1].value, a[1].loc, &weak);
                  if (a.has(2)) {
@@ -36,7 +37,8 @@ void addArrayBuiltins(Table &m) {
                  }
                  ir::Shape s = L.staticShape(a[0], v.type().dtype);
                  if (v.type().rank() != 0) userError(a[1].loc, "full() needs a scalar value");
-                 return Value::array(L.broadcast(v, s));
+                 // Weakly typed as its value without a dtype, as jnp.full.
+                 return Value::array(L.broadcast(v, s), weak && !a.has(2));
                }};
   m["arange"] = {
       {"start", "stop", "step", "dtype"}, 1, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {

@@ -67,23 +67,35 @@ std::string pyRepr(const Value &v) {
 }
 
 /// Appends the print segments for one argument of print().
-/// A static list of numbers, nested or not, holding a float or a bool: an array literal,
-/// which prints as NumPy prints the array (`[1.e-05 1.e+00]`). Lists of integers are
-/// static values (ranges, comprehensions, shapes) and print as Python prints them
-/// (spec sections 2 and 8).
-static bool arrayLiteral(const Value &v, bool &nonInt) {
+/// A list of numbers and arrays, nested or not, holding a float, a bool or an array: an
+/// array literal, which prints as NumPy prints the array (`[1.e-05 1.e+00]`, and
+/// `[nan nan]` for `[nan, nan]` with nan an array), when its elements stack (the same
+/// shape at every level). Lists of integers are static values (ranges, comprehensions,
+/// shapes) and print as Python prints them (spec sections 2 and 8).
+static bool arrayLiteral(const Value &v, bool &nonInt, ir::Shape &shape) {
   if (v.kind != Value::Tuple || !v.isList || v.elems.empty()) return false;
-  for (auto &e : v.elems) {
-    if (e->isNumber())
-      nonInt |= e->kind != Value::Int;
-    else if (!arrayLiteral(*e, nonInt))
+  for (size_t k = 0; k < v.elems.size(); ++k) {
+    const Value &e = *v.elems[k];
+    ir::Shape s;
+    if (e.isNumber()) {
+      nonInt |= e.kind != Value::Int;
+    } else if (e.kind == Value::Array) {
+      if (e.type().dtype == DType::Key) return false;
+      nonInt = true;
+      s = e.type().shape;
+    } else if (!arrayLiteral(e, nonInt, s)) {
       return false;
+    }
+    if (k == 0) shape = s;
+    else if (s != shape) return false;
   }
+  shape.insert(shape.begin(), int64_t(v.elems.size()));
   return true;
 }
 static bool arrayLiteral(const Value &v) {
   bool nonInt = false;
-  return arrayLiteral(v, nonInt) && nonInt;
+  ir::Shape shape;
+  return arrayLiteral(v, nonInt, shape) && nonInt;
 }
 
 /// Whether a static tuple or list holds an array literal (`(b, 2)` with b = [0.1, -0.2]):

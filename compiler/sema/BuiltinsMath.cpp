@@ -215,12 +215,9 @@ void addMathBuiltins(Table &m) {
                                                                   {"f64", DType::F64}}) {
     m[nm] = {{"x"}, 1, [d = d](AstLowering &L, Bound &a, auto &, SrcRange) {
                ValueP v = a[0].value;
+               // Static numbers and lists convert exactly: u32([0, 4294967295]).
+               if (ValueP s = L.staticAs(v, d, a[0].loc)) return s;
                if (v->kind == Value::Tuple) v = L.toArray(v, a[0].loc);
-               if (v->kind == Value::Int) return Value::array(staticIntAs(L, v->i, d, a[0].loc));
-               if (v->kind == Value::Float || v->kind == Value::Bool) {
-                 Atom x = L.castTo(L.toAtom(v, a[0].loc), d);
-                 return Value::array(x);
-               }
                ValueP av = arr(L, a[0]);
                if (av->type().dtype == DType::Key)
                  userError(a[0].loc, "keys cannot be cast; use key_data(k)");

@@ -37,6 +37,45 @@ static std::pair<double, double> pyFloatDivmod(double x, double y) {
   return {fd, mod};
 }
 
+/// Python's float ** float (CPython's float_pow), special cases in its order: x ** 0 is 1
+/// (even for NaN), 1 ** y is 1, +-inf exponents and bases by their rules, and errors
+/// where Python raises: 0 to a negative power (ZeroDivisionError), a negative base to a
+/// fractional power (a complex number in Python) and a finite result too large for a
+/// double (OverflowError; an underflow to 0 is no error).
+static double pyFloatPow(double x, double y, SrcRange loc) {
+  auto odd = [](double v) { return std::fmod(v, 2.0) == 1.0 || std::fmod(v, 2.0) == -1.0; };
+  if (y == 0) return 1.0;
+  if (std::isnan(x)) return x;
+  if (std::isnan(y)) return x == 1.0 ? 1.0 : y;
+  if (std::isinf(y)) {
+    double ax = std::fabs(x);
+    if (ax == 1.0) return 1.0;
+    return (y > 0) == (ax > 1.0) ? std::fabs(y) : 0.0;
+  }
+  if (std::isinf(x)) {
+    if (y > 0) return odd(y) ? x : std::fabs(x);
+    return odd(y) ? std::copysign(0.0, x) : 0.0;
+  }
+  if (x == 0) {
+    if (y < 0)
+      userError(loc, "zero to a negative power in a static expression",
+                {{SrcRange{}, "as in Python, where it raises ZeroDivisionError"}});
+    return odd(y) ? x : 0.0;
+  }
+  bool negate = false;
+  if (x < 0) {
+    if (y != std::floor(y))
+      userError(loc, "a negative number to a fractional power is complex, in a static expression");
+    x = -x;
+    negate = odd(y);
+  }
+  double r = x == 1.0 ? 1.0 : std::pow(x, y);
+  if (std::isinf(r))
+    userError(loc, "overflow in a static expression: the result is too large for a float",
+              {{SrcRange{}, "as in Python, where it raises OverflowError"}});
+  return negate ? -r : r;
+}
+
 static int64_t floorDiv(int64_t a, int64_t b) {
   int64_t q = a / b;
   if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
@@ -88,11 +127,7 @@ static ValueP foldStatic(BinOp op, const Value &a, const Value &b, SrcRange loc)
       }
       return Value::integer(r);
     }
-    // As Python: 0 ** -1 raises ZeroDivisionError; (-8) ** 0.5 is a complex number.
-    if (x == 0 && y < 0) userError(loc, "zero to a negative power in a static expression");
-    if (x < 0 && std::isfinite(y) && y != std::trunc(y))
-      userError(loc, "a negative number to a fractional power is complex, in a static expression");
-    return Value::floating(std::pow(x, y));
+    return Value::floating(pyFloatPow(x, y, loc));
   case BinOp::Eq: return Value::boolean(ints ? i == j : x == y);
   case BinOp::Ne: return Value::boolean(ints ? i != j : x != y);
   case BinOp::Lt: return Value::boolean(ints ? i < j : x < y);
@@ -178,7 +213,10 @@ ValueP AstLowering::binary(BinOp op, ValueP a, ValueP bv, SrcRange loc) {
   };
   switch (op) {
   case BinOp::Add: return Value::array(bin(Op::Add, x, y), weak);
-  case BinOp::Sub: return Value::array(bin(Op::Sub, x, y), weak);
+  case BinOp::Sub:
+    if (d == DType::Bool)  // jnp.subtract raises TypeError for two bools
+      userError(loc, "'-' does not take two bools; use '^' (or '!=') for their difference");
+    return Value::array(bin(Op::Sub, x, y), weak);
   case BinOp::Mul: {
     // A float times a bool array of the result's shape is a select, as XLA simplifies
     // mul(x, convert(pred)) and so JAX gives: 0 where the bool is false, even for -x, inf

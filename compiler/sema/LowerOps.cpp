@@ -4,6 +4,7 @@
 // explicit (unify, broadcast_in_dim), and the expression dispatcher. Operators live in
 // LowerArith.cpp, indexing in LowerIndex.cpp.
 #include "sema/AstLowering.h"
+#include "sema/BuiltinTable.h"
 
 #include <algorithm>
 #include <bit>
@@ -119,30 +120,24 @@ Atom AstLowering::constant(const std::vector<double> &data, DType d, const ir::S
       {{"value", Param::list(vals)}, {"dtype", Param::ofDType(d)}, {"shape", Param::ints(s)}});
 }
 
-/// Flattens a static nested list of numbers; returns false when it is not rectangular.
-static bool flattenStatic(const Value &v, std::vector<double> &data, ir::Shape &shape, size_t depth,
-                          bool &anyFloat, bool &allBool) {
+/// The numbers of a static nested list, in order, and its shape; false when it is not a
+/// rectangular list of numbers (NumPy's "inhomogeneous shape": `[1, [2]]`, `[[1], [2, 3]]`)
+/// or holds something else.
+static bool staticLeaves(const Value &v, std::vector<const Value *> &out, ir::Shape &shape,
+                         size_t depth) {
   if (v.kind == Value::Tuple) {
-    if (shape.size() == depth)
+    if (shape.size() == depth) {
+      if (!out.empty()) return false;  // a list where the first elements were numbers
       shape.push_back(int64_t(v.elems.size()));
-    else if (shape[depth] != int64_t(v.elems.size()))
+    } else if (shape[depth] != int64_t(v.elems.size())) {
       return false;
+    }
     for (auto &e : v.elems)
-      if (!flattenStatic(*e, data, shape, depth + 1, anyFloat, allBool)) return false;
+      if (!staticLeaves(*e, out, shape, depth + 1)) return false;
     return true;
   }
-  if (shape.size() != depth) return false;
-  if (v.kind == Value::Float) {
-    anyFloat = true;
-    allBool = false;
-    data.push_back(v.f);
-  } else if (v.kind == Value::Int) {
-    allBool = false;
-    data.push_back(double(v.i));
-  } else if (v.kind == Value::Bool)
-    data.push_back(double(v.i));
-  else
-    return false;
+  if (shape.size() != depth || !v.isNumber()) return false;
+  out.push_back(&v);
   return true;
 }
 
@@ -168,13 +163,18 @@ ValueP AstLowering::toArray(ValueP v, SrcRange loc) {
   if (v->kind == Value::Bool) return Value::array(b().lit(DType::Bool, double(v->i)), true);
   if (v->kind == Value::Tuple && !v->elems.empty()) {
     if (v->isStatic()) {
-      std::vector<double> data;
+      std::vector<const Value *> leaves;
       ir::Shape shape;
-      bool anyFloat = false, allBool = true;
-      if (flattenStatic(*v, data, shape, 0, anyFloat, allBool)) {
+      if (staticLeaves(*v, leaves, shape, 0)) {
+        bool anyFloat = false, allBool = true;
+        for (const Value *x : leaves)
+          anyFloat |= x->kind == Value::Float, allBool &= x->kind == Value::Bool;
         DType d = anyFloat ? DType::F32 : allBool ? DType::Bool : DType::I32;
-        if (d == DType::I32)
-          for (double x : data) checkFitsI32(int64_t(x), loc);
+        std::vector<double> data;
+        for (const Value *x : leaves) {
+          if (x->kind == Value::Int && d == DType::I32) checkFitsI32(x->i, loc);
+          data.push_back(x->kind == Value::Float ? x->f : double(x->i));
+        }
         return Value::array(constant(data, d, shape), false);
       }
       userError(loc, "this list is not a rectangular array of numbers");
@@ -201,6 +201,54 @@ ValueP AstLowering::toArray(ValueP v, SrcRange loc) {
     return Value::array(emit1(Op::Concatenate, parts, {{"dimension", Param::of(0)}}), false);
   }
   userError(loc, "expected an array, but this is a " + describe(*v));
+}
+
+/// One static number converted to dtype d as NumPy's scalar types convert a Python
+/// number (jnp.uint32(x) is jnp.array(x, dtype=uint32)): a float is truncated to an
+/// integer first; an integer that d cannot hold is an error (OverflowError in JAX, where
+/// a cast of an array would wrap), and so are NaN and infinities (ValueError,
+/// OverflowError); bool is x != 0.
+static double staticElementAs(const Value &v, DType d, SrcRange loc) {
+  if (d == DType::Key) userError(loc, "a number cannot be converted to a key; use key(seed)");
+  if (d == DType::Bool) return double(v.kind == Value::Float ? v.f != 0 : v.i != 0);
+  if (d == DType::F32) return v.kind == Value::Float ? double(float(v.f)) : double(float(v.i));
+  if (ir::isFloat(d)) return v.kind == Value::Float ? v.f : double(v.i);
+  int64_t i = v.i;
+  std::string what;
+  if (v.kind == Value::Float) {
+    if (std::isnan(v.f))
+      userError(loc, std::string("cannot convert NaN to an integer (") + ir::name(d) + ")",
+                {{SrcRange{}, "as in JAX, where converting it raises ValueError"}});
+    double t = std::trunc(v.f);
+    if (!(t >= -0x1p63 && t < 0x1p63))
+      userError(loc, "the number " + builtins::pyRepr(v) + " does not fit in " + ir::name(d),
+                {{SrcRange{}, "as in JAX, where converting it raises OverflowError"}});
+    i = int64_t(t);
+    what = " (from " + builtins::pyRepr(v) + ")";
+  }
+  bool fits = d == DType::I32 ? i >= INT32_MIN && i <= INT32_MAX : i >= 0 && i <= UINT32_MAX;
+  if (!fits)
+    userError(loc, "the integer " + std::to_string(i) + what + " does not fit in " + ir::name(d),
+              {{SrcRange{}, "as in JAX, where converting it raises OverflowError"}});
+  return double(i);
+}
+
+ValueP AstLowering::staticAs(ValueP v, DType d, SrcRange loc) {
+  std::vector<const Value *> leaves;
+  ir::Shape shape;
+  if (v->kind == Value::Tuple && !v->isStatic()) return nullptr;
+  if (!staticLeaves(*v, leaves, shape, 0)) {
+    if (v->kind == Value::Tuple && v->isStatic())
+      userError(loc, "this list is not a rectangular array of numbers");
+    return nullptr;
+  }
+  std::vector<double> data;
+  for (const Value *x : leaves) data.push_back(staticElementAs(*x, d, loc));
+  if (d == DType::Key) userError(loc, "a number cannot be converted to a key; use key(seed)");
+  if (data.empty()) return Value::array(emit1(Op::BroadcastInDim, {b().lit(d, 0)},
+                                              {{"shape", Param::ints(shape)},
+                                               {"broadcast_dimensions", Param::tuple({})}}));
+  return Value::array(constant(data, d, shape));
 }
 
 // Note [Vars of lists]

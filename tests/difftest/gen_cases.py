@@ -79,13 +79,25 @@ def gen_binop(p):
     for _ in range(rng.randint(1, 3)):
         op = rng.choice(BINOPS)
         lhs, rhs = (a, sb) if rng.random() < 0.7 else (sb, a)
+        lv = np.asarray(p.try_eval(lhs))
+        if op == "**" and lv.dtype.kind in "iu" and rng.random() < 0.6:
+            # Integer powers that overflow and wrap, and exponents past jnp.power's 6 bits.
+            dt = "u32" if lv.dtype.kind == "u" else "i32"
+            es = [abs(v) if dt == "u32" else v
+                  for v in (rng.randint(-3, 70) for _ in range(max(1, lv.size)))]
+            se = "%s([%s])" % (dt, ", ".join(map(str, es)))
+            je = "jnp.asarray(np.array([%s], dtype=%s))" % (
+                ", ".join(map(str, es)), "np.uint32" if dt == "u32" else "np.int32")
+            if lv.ndim != 1:
+                se = "reshape(%s, %s)" % (se, list(lv.shape))
+                je = "%s.reshape(%s)" % (je, tuple(lv.shape))
+            try:
+                rhs = p.bind(se, je)
+            except Reject:
+                continue
         s, j = binop(op, lhs, rhs)
         if xla_folds(p, op, lhs, rhs):
             continue
-        if op == "**":  # a negative integer power is an error in JAX, garbage in C
-            v = p.try_eval(j)
-            if np.issubdtype(v.dtype, np.integer):
-                continue
         try:
             r = p.bind(s, j)
         except Reject:
@@ -290,33 +302,63 @@ def gen_bool(p):
 
 
 def gen_cast(p):
-    """Casts of static values (literals, static arithmetic) and of arrays."""
+    """Casts of static values (literals, static arithmetic, static lists), which convert as
+    JAX's scalar types convert Python numbers (jnp.uint32([0, 4294967295]); an integer or
+    float the dtype cannot hold raises, so the program never has it), of arrays, and
+    full() with a static integer (wrapped, as jnp.full wraps it)."""
     rng = p.rng
+    ints = [0, 1, -1, 7, -13, 255, 65536, 2147483647, -2147483647, -2147483648, 2147483648,
+            4294967295, 4294967296, 16777217, 2**40]
+    floats = [0.0, -0.0, 0.5, -0.5, 1.5, 2.5, -2.7, 1e10, -1e10, 3e9, 4.5e9, 1e-30, 16777217.0,
+              2147483520.0, 2147483647.5, 4294967295.0, 3.4e38, 1e300, -1.0]
     for _ in range(rng.randint(2, 4)):
         dt = rng.choice(["f32", "i32", "u32", "bool"])
         k = rng.random()
-        if k < 0.35:
-            v = rng.choice([0, 1, -1, 7, -13, 255, 65536, 2147483647, -2147483647, 16777217])
-            if dt == "u32" and v < 0:
-                continue  # an error, as jnp.uint32(-1) (README.md, deliberate differences)
-            s, j = "%s(%d)" % (dt, v), "jnp.asarray(%d).astype(%s)" % (v, DT_JAX[dt])
-        elif k < 0.7:
-            v = rng.choice([0.0, -0.0, 0.5, -0.5, 1.5, 2.5, -2.7, 1e10, -1e10, 3e9, 4.5e9, 1e-30,
-                            16777217.0, 2147483520.0, 3.4e38])
-            s, j = "%s(%s)" % (dt, fmt_float(v)), "jnp.asarray(%r).astype(%s)" % (v, DT_JAX[dt])
-        elif k < 0.8:
+        if k < 0.25:
+            v = rng.choice(ints)
+            s, j = "%s(%d)" % (dt, v), "%s(%d)" % (DT_JAX[dt], v)
+        elif k < 0.5:
+            v = rng.choice(floats)
+            s, j = "%s(%r)" % (dt, v), "%s(%r)" % (DT_JAX[dt], v)
+        elif k < 0.55:
             v = rng.choice([True, False])
-            s, j = "%s(%s)" % (dt, "true" if v else "false"), "jnp.asarray(%r).astype(%s)" % (v, DT_JAX[dt])
-        elif k < 0.9:  # static integer arithmetic, then a cast
+            s, j = "%s(%s)" % (dt, "true" if v else "false"), "%s(%r)" % (DT_JAX[dt], v)
+        elif k < 0.65:  # static integer arithmetic, then a cast
             x, y = rng.randint(-50, 50), rng.randint(1, 9)
             op = rng.choice(["+", "*", "//", "%", "-"])
-            if dt == "u32" and eval("%d %s %d" % (x, op, y)) < 0:
-                continue  # as above: u32 of a negative static integer is an error
             s = "%s(%d %s %d)" % (dt, x, op, y)
-            j = "jnp.asarray(%d %s %d).astype(%s)" % (x, op, y, DT_JAX[dt])
+            j = "%s(%d %s %d)" % (DT_JAX[dt], x, op, y)
+        elif k < 0.8:  # a static list (nested, mixed kinds)
+            def pick():
+                r = rng.random()
+                return (rng.choice(floats) if r < 0.15 else rng.choice([True, False]) if r < 0.25
+                        else rng.choice(ints))
+            shape = rng.choice([[2], [3], [2, 2], [1, 3], [0], [2, 0]])
+            flat = [pick() for _ in range(int(np.prod(shape)))]
+
+            def nest(xs, sh):
+                if len(sh) == 1:
+                    return xs
+                m = len(xs) // sh[0]
+                return [nest(xs[i * m:(i + 1) * m], sh[1:]) for i in range(sh[0])]
+
+            def src(x):
+                if isinstance(x, list):
+                    return "[" + ", ".join(src(e) for e in x) + "]"
+                if isinstance(x, bool):
+                    return "true" if x else "false"
+                return repr(x)  # a static float is a Python float (a double)
+            lst = nest(flat, shape)
+            s, j = "%s(%s)" % (dt, src(lst)), "%s(%r)" % (DT_JAX[dt], lst)
+        elif k < 0.85:  # full with a static integer and a dtype (or none: i32, weak)
+            v = rng.choice(ints)
+            if rng.random() < 0.3:
+                s, j = "full([2], %d)" % v, "jnp.full([2], %d)" % v
+            else:
+                s, j = "full([2], %d, %s)" % (v, dt), "jnp.full([2], %d, %s)" % (v, DT_JAX[dt])
         else:
-            src = new_array(p, special=0.4)
-            s, j = "%s(%s)" % (dt, src), "(%s).astype(%s)" % (src, DT_JAX[dt])
+            src_ = new_array(p, special=0.4)
+            s, j = "%s(%s)" % (dt, src_), "(%s).astype(%s)" % (src_, DT_JAX[dt])
         try:
             r = p.bind(s, j)
         except Reject:
