@@ -45,14 +45,22 @@ void addArrayBuiltins(Table &m) {
         const Value *vs[3] = {a[0].value.get(), a.has(1) ? a[1].value.get() : nullptr,
                               a.has(2) ? a[2].value.get() : nullptr};
         bool isFloat = false;
+        // A scalar literal (`f32(n * 4)`, `i32(3)`) is as static as the number it holds,
+        // as jnp.arange(jnp.float32(32)) is concrete; its dtype picks the result's.
+        auto lit = [](const Value *v) {
+          return v->kind == Value::Array && v->atom.isLit && v->type().dtype != DType::Bool &&
+                 v->type().dtype != DType::Key;
+        };
         for (auto *v : vs) {
           if (!v) continue;
-          if (v->kind == Value::Float)
+          if (v->kind == Value::Float || (lit(v) && ir::isFloat(v->type().dtype)))
             isFloat = true;
-          else if (v->kind != Value::Int)
+          else if (v->kind != Value::Int && !lit(v))
             userError(loc, "arange() bounds must be numbers known at compile time");
         }
-        auto num = [](const Value *v) { return v->kind == Value::Float ? v->f : double(v->i); };
+        auto num = [&](const Value *v) {
+          return lit(v) ? v->atom.lit.asDouble() : v->kind == Value::Float ? v->f : double(v->i);
+        };
         double start = 0, stop, step = 1;
         // arange(stop), arange(start, stop), and the step (also as arange(stop, step=s)).
         if (vs[1]) {
