@@ -9,6 +9,7 @@
 // in which case each device writes its own slot and the launch stacks it over the mask
 // of both axes (spmd_launch_desc.out_axes). Collectives turn axis names into mask bits
 // (bit m = mesh axis m). in_axes/out_axes other than 0 are transposes on the host.
+#include "ir/Collectives.h"
 #include "codegen/LlvmEmitter.h"
 #include "ir/InPlace.h"
 
@@ -475,13 +476,17 @@ Value *LlvmEmitter::chunkMajor(const ir::Atom &x, int64_t axis, int64_t G) {
 const CollectiveReduction *collectiveReduction(Op op) {
   static const std::array<std::optional<CollectiveReduction>, ir::kNumOps> table = [] {
     std::array<std::optional<CollectiveReduction>, ir::kNumOps> t{};
-    auto set = [&](Op op, int32_t code, Op combiner) { t[size_t(op)] = {code, combiner}; };
-    set(Op::Psum, SPMD_REDUCE_SUM, Op::Add);
-    set(Op::Pmax, SPMD_REDUCE_MAX, Op::Max);
-    set(Op::Pmin, SPMD_REDUCE_MIN, Op::Min);
-    set(Op::ReduceScatter, SPMD_REDUCE_SUM, Op::Add);
-    for (Op op : {Op::AllGather, Op::Ppermute, Op::AllToAll, Op::AxisIndex})
-      t[size_t(op)] = CollectiveReduction{};  // moves data, combines nothing
+    // The runtime's code for each combiner of ir::collectiveInfo (the one table of what
+    // a collective does); a collective that only moves data has code -1.
+    auto code = [](Op combiner) {
+      return combiner == Op::Add   ? SPMD_REDUCE_SUM
+             : combiner == Op::Max ? SPMD_REDUCE_MAX
+                                   : SPMD_REDUCE_MIN;
+    };
+    for (int k = 0; k < ir::kNumOps; ++k)
+      if (const ir::CollectiveInfo *c = ir::collectiveInfo(Op(k)))
+        t[size_t(k)] = c->combines ? CollectiveReduction{code(c->combiner), c->combiner}
+                                   : CollectiveReduction{};
     return t;
   }();
   auto &r = table[size_t(op)];

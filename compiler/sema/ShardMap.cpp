@@ -25,6 +25,7 @@
 // also along its predicate's, a loop's carries until they stop growing). A result whose
 // output spec leaves out an axis along which it varies is a compile error at the spec,
 // naming the axis and where the variation came from.
+#include "ir/Collectives.h"
 #include "sema/AstLowering.h"
 
 #include <algorithm>
@@ -102,21 +103,19 @@ private:
     Vary all;
     for (auto &a : e.in) unite(all, of(a));
     std::vector<Vary> outs(e.out.size(), all);
+    if (const ir::CollectiveInfo *c = ir::collectiveInfo(e.op)) {
+      // psum, pmax, pmin, all_gather: the same on every member of the group; the others
+      // differ from member to member (ir/Collectives.h).
+      for (int k : axesOf(e))
+        if (c->invariant)
+          all.erase(k);
+        else
+          all.emplace(k, e.loc);
+      outs.assign(e.out.size(), all);
+      for (size_t k = 0; k < e.out.size(); ++k) vars[e.out[k].id] = outs[k];
+      return;
+    }
     switch (e.op) {
-    case Op::Psum:
-    case Op::Pmax:
-    case Op::Pmin:
-    case Op::AllGather:
-      for (int k : axesOf(e)) all.erase(k);
-      outs.assign(e.out.size(), all);
-      break;
-    case Op::Ppermute:
-    case Op::AllToAll:
-    case Op::ReduceScatter:
-    case Op::AxisIndex:
-      for (int k : axesOf(e)) all.emplace(k, e.loc);
-      outs.assign(e.out.size(), all);
-      break;
     case Op::Pmap:
     case Op::Vmap:
       for (size_t k = 0; k < e.regions[0].invars.size() && k < e.in.size(); ++k)

@@ -10,6 +10,7 @@
 // reduces the vmap's part here and leaves a collective over the rest; every other
 // collective over the vmap's axis together with other axes becomes one collective over
 // the other axes plus local work (BatchMixedAxes.cpp, Note [Mixed axis tuples]).
+#include "ir/Collectives.h"
 #include "transforms/BatchRules.h"
 
 namespace spmd::transforms::batching {
@@ -87,7 +88,7 @@ std::vector<BVal> batchAllReduce(Batcher &bt, const Eqn &e, const std::vector<BV
   if (e.op == Op::Psum)
     r = sumOverBatch(bt, ins[0]);
   else if (ins[0].batched())
-    r = bt.b.reduce(e.op == Op::Pmax ? Op::ReduceMax : Op::ReduceMin, r, {ins[0].bdim});
+    r = bt.b.reduce(collectiveInfo(e.op)->localReduce, r, {ins[0].bdim});
   if (!s.rest.empty()) {
     Params p = e.params;
     p["axes"] = s.restParam();
