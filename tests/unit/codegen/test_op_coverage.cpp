@@ -7,6 +7,7 @@
 // and the tests' reference interpreter (tests/unit/ir/RefEval*.cpp). An op added to Ops.def
 // without one of them fails here, naming the op and the missing rule, instead of in a
 // user's run (or in a test that happens to use it).
+#include "Harness.h"
 #include "RefEval.h"
 #include "codegen/LlvmEmitter.h"
 #include "ir/TypeRules.h"
@@ -123,4 +124,90 @@ TEST_CASE("the reference interpreter has a rule for every op", "[coverage]") {
       INFO(o.name << " is listed as not interpreted: " << kNotInterpreted.at(o.name));
       CHECK_FALSE(testing::refEvalHasRule(o.op));
     }
+}
+
+namespace {
+
+/// The dtype an elementwise op is tried on here: the bitwise ops are on ints.
+ir::DType dtypeFor(ir::Op op) {
+  using ir::Op;
+  switch (op) {
+  case Op::Not:
+  case Op::And:
+  case Op::Or:
+  case Op::Xor:
+  case Op::ShiftLeft:
+  case Op::ShiftRightLogical: return ir::DType::I32;
+  default: return ir::DType::F32;
+  }
+}
+
+/// `op` applied to `x` (and copies of it) with the params it needs, in builder `b`.
+ir::Var applyOp(ir::Builder &b, ir::Op op, ir::Var x) {
+  using ir::Op;
+  using ir::Param;
+  switch (ir::info(op).category) {
+  case ir::OpCategory::Unary: {
+    ir::Params p;
+    if (op == Op::IntegerPow) p["y"] = Param::of(3);
+    if (op == Op::Convert || op == Op::BitcastConvert)
+      p["new_dtype"] = Param::ofDType(ir::DType::I32);
+    return b.emit1(op, {x}, p);
+  }
+  case ir::OpCategory::Ternary: return b.emit1(op, {x, x, x});
+  case ir::OpCategory::Select:
+    return b.emit1(op, {b.binary(Op::Lt, x, b.lit(x.type.dtype, 3)), x, x});
+  default: return b.binary(op, x, x);
+  }
+}
+
+bool elementwise(ir::Op op) {
+  switch (ir::info(op).category) {
+  case ir::OpCategory::Unary:
+  case ir::OpCategory::Binary:
+  case ir::OpCategory::Compare:
+  case ir::OpCategory::Select:
+  case ir::OpCategory::Ternary: return true;
+  default: return false;
+  }
+}
+
+}  // namespace
+
+// The emitter tables above hold one entry for every elementwise op; its scalar code is a
+// case of LlvmEmitter::unaryOp/binaryOp (or the select/fma code). Compile each elementwise
+// op on the host and inside a pmap (CPU kernels and the GPU's PTX), so that a missing case
+// fails here rather than as an internal error in a user's run.
+TEST_CASE("every elementwise op has scalar code on the host and in kernels", "[coverage]") {
+  using namespace spmd::testing;
+  std::vector<std::string> failed;
+  for (auto &o : allOps()) {
+    if (!elementwise(o.op)) continue;
+    ir::DType d = dtypeFor(o.op);
+    Prog p;
+    ir::Var x = p.b.emit1(ir::Op::Iota, {},
+                          {{"dtype", ir::Param::ofDType(d)},
+                           {"shape", ir::Param::ints({2, 8})},
+                           {"dimension", ir::Param::of(1)}});
+    p.print(applyOp(p.b, o.op, x));
+    ir::Jaxpr body;
+    ir::Builder bb(p.m, body);
+    body.invars = {p.m.newVar(ir::Type{d, {8}})};
+    body.outvars = {applyOp(bb, o.op, body.invars[0])};
+    ir::Params pp{{"axis_name", ir::Param::ofStr("i")},
+                  {"axis_size", ir::Param::of(2)},
+                  {"in_axes", ir::Param::tuple({ir::Param::of(0)})},
+                  {"out_axes", ir::Param::ints({0})}};
+    p.print(p.b.emit(ir::Op::Pmap, {x}, pp, {body}).at(0));
+    try {
+      codegen::emitLLVM(p.m, {});
+      codegen::Options split;
+      split.backend = codegen::Backend::CpuSplit;
+      codegen::emitLLVM(p.m, split);
+      codegen::emitPTX(p.m, {});
+    } catch (const std::exception &e) {
+      failed.push_back(std::string(o.name) + ": " + e.what());
+    }
+  }
+  CHECK(failed == std::vector<std::string>{});
 }
