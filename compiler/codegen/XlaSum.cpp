@@ -10,8 +10,8 @@
 //    innermost, a dimension's tile is min(extent, 32768 / (the product of the inner
 //    tiles)) (at least 1). When a reduced dimension is split, each tile is first reduced
 //    on its own into a partial (starting from 0), then the partials are reduced as a new
-//    input (tiled the same way; tiles of a reduced dimension then add into the output
-//    one after the other). A tile is reduced by one of two kernels:
+//    input, whole (its reduced dimensions are not tiled again). A tile is reduced by one
+//    of two kernels:
 //    - k1 (a contiguous run of k elements, a row or a run of whole rows): 16 lanes;
 //      each block of 64 elements is summed as four vectors of 16, local = (((0 + v0) +
 //      v1) + v2) + v3 (a short block is padded with 0.0); the block sums go into a
@@ -356,6 +356,17 @@ bool emitXlaOrderReduce(LlvmEmitter &L, const ir::Eqn &e) {
   // A plain buffer is read directly, by linear index; a fused value through elemAt.
   bool plain = !x.isLit && !L.fs->fused.count(x.var.id) && !L.fs->scalars.count(x.var.id);
   Value *base = plain ? L.fs->buf.at(x.var.id) : nullptr;
+  if (!plain && !x.isLit) {
+    // A fused input is computed once into a buffer: the kernels read it in vectors (and
+    // do not inline its computation at every one of their many reads).
+    base = L.fs->kernel ? L.allocBytes(numel * 4)
+                        : b.CreateCall(L.rt("spmd_host_alloc"), {L.fs->host, L.c64(numel * 4)});
+    if (!L.fs->kernel) heap.push_back(base);
+    L.loopNest(in, [&](const std::vector<Value *> &idx) {
+      L.store(DType::F32, L.elemAt(x, idx), base, L.linearIndex(idx, in));
+    });
+    plain = true;
+  }
   ir::Shape sq = s.shape;
   auto elemLin = [&](Value *lin) -> Value * {  // element at a row-major linear index
     if (plain) return L.load(DType::F32, base, lin);
@@ -437,12 +448,11 @@ bool emitXlaOrderReduce(LlvmEmitter &L, const ir::Eqn &e) {
             });
           });
         }
-        // The partials [nR, nC] (a 1-D run when nC == 1), tiled again; tiles of
-        // whole rows add into the output in turn.
-        int64_t t0 = std::min(kTileArea, nC), t1 = nC == 1 ? 1 : std::max<int64_t>(1, std::min(kTileArea / t0, nR));
-        int64_t run = nC == 1 ? std::min(kTileArea, nR) : t1 * nC, total = nR * nC;
+        // The partials [nR, nC] as a new input: one k1 over all of them (the second
+        // reduce's reduced dimensions are not tiled).
+        int64_t total = nR * nC;
         Value *acc = E.slot(E.f, init);
-        E.tiles(total, run, [&](Value *p0, int64_t k) {
+        E.tiles(total, total, [&](Value *p0, int64_t k) {
           Value *v = E.k1(k, [&](Value *i, int64_t valid) {
             Value *vv = E.zero16();
             Value *i0 = b.CreateAdd(p0, i);
@@ -461,7 +471,6 @@ bool emitXlaOrderReduce(LlvmEmitter &L, const ir::Eqn &e) {
     // A reduced axis with C > 1 inner elements: columns, by the kn kernel.
     int64_t sR = C > kTileArea ? 1 : std::max<int64_t>(1, std::min(kTileArea / C, R));
     int64_t nR = ceilDiv(R, sR);
-    int64_t t0 = std::min(kTileArea, C), t1 = std::max<int64_t>(1, std::min(kTileArea / t0, nR));
     Value *parts = nR > 1 ? E.scratch(nR * kLanes, heap) : nullptr;
     auto v16At = [&](Value *p, Value *i) {
       return b.CreateAlignedLoad(E.v16, b.CreateInBoundsGEP(E.f, p, b.CreateMul(i, L.c64(kLanes))),
@@ -481,11 +490,9 @@ bool emitXlaOrderReduce(LlvmEmitter &L, const ir::Eqn &e) {
             Value *p = E.kn(k, E.zero16(), [&](Value *rr) { return row(b.CreateAdd(r0, rr)); });
             b.CreateAlignedStore(p, b.CreateInBoundsGEP(E.f, parts, b.CreateMul(b.CreateUDiv(r0, L.c64(sR)), L.c64(kLanes))), Align(4));
           });
-          Value *acc = E.slot(E.v16, E.zero16());
-          E.tiles(nR, t1, [&](Value *p0, int64_t k) {
-            b.CreateStore(E.kn(k, E.ld(E.v16, acc), [&](Value *rr) { return v16At(parts, b.CreateAdd(p0, rr)); }), acc);
-          });
-          res = E.ld(E.v16, acc);
+          // The partials as a new input: one kn over all of them (the second reduce's
+          // reduced dimension is not tiled).
+          res = E.kn(nR, E.zero16(), [&](Value *rr) { return v16At(parts, rr); });
         }
         // The output is init (0) plus the kernel's sum: x0 started at 0 above.
         for (int64_t q = 0; q < kLanes; ++q) {
