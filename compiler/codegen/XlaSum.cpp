@@ -41,9 +41,19 @@
 //    compiles for; kVf below is the table measured on an AVX-512 machine (XLA asks LLVM
 //    for 256-bit vectors). On a machine without AVX-512, or with another LLVM, jax
 //    itself gives other bits for these few shapes.
-// Reductions of other shapes (several reduced axes that are not the whole array, or
-// more than 2 dimensions summed whole below 4096 elements) are not in XLA's order yet:
-// emitReduce's own order (Note [Cascade]) is used for them.
+//    A 3-D [a, b, c] with every side at most 32 is summed slab by slab, each [b, c] as
+//    the 2-D case from the sum so far.
+// Known differences: below 4096 elements, a 2-D array summed whole whose windows of
+// 32 x 32 are padded by exactly one element on a side (a side of 32k - 1: [30, 63],
+// [95, 3]) or not at all along the rows ([128, 4]): LLVM reorders those windows (it
+// moves a conditionally padded last column after the rows, or vectorises the window's
+// row loop), and they are summed here in plain row-major order (5 of 160 random shapes
+// [a, b] with a side over 32). Reductions of other shapes (several reduced axes that
+// are not the whole array; 3-D below 4096 with a side over 32; 4-D and more below 4096;
+// more than 2 dimensions at 4096 or more whose trailing ones exceed 32768 elements)
+// are not in XLA's order yet: emitReduce's own order (Note [Cascade]) is used for them.
+// Also, XLA moves a slice of a reduce's result before the reduce inside one jit (a pmap
+// body): JAX then sums fewer elements, in that smaller reduce's order.
 #include "codegen/XlaSum.h"
 
 #include <llvm/IR/Intrinsics.h>
