@@ -6,6 +6,7 @@
 // row-major); dot_general is brought to a batched [B,M,K] x [B,K,N] product by
 // transposes when needed and runs as a cache-blocked i-k-j loop (Note [Dot]).
 #include "codegen/LlvmEmitter.h"
+#include "codegen/XlaSum.h"
 
 #include <llvm/IR/Intrinsics.h>
 
@@ -131,6 +132,8 @@ Op reduceCombiner(Op op) {
 }
 
 void LlvmEmitter::emitReduce(const ir::Eqn &e) {
+  // f32 sums and products in XLA:CPU's order where it is known (Note [XLA sum order]).
+  if (emitXlaOrderReduce(*this, e)) return;
   const ir::Atom &x = e.in[0];
   const ir::Shape &in = x.type().shape;
   const ir::Type &ot = e.out[0].type;

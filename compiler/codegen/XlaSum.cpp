@@ -1,0 +1,597 @@
+// ===- XlaSum.cpp - float sums in XLA:CPU's order --------------------------===//
+//
+// Note [XLA sum order]: every order of additions gives different bits, and JAX's are
+// XLA:CPU's (jaxlib 0.10.2, measured on an x86-64 CPU with AVX-512 against
+// jax.jit(jnp.sum) for random data, bit for bit). XLA sends a float32 sum down one of
+// two roads, chosen by the size of its input:
+//
+// 1. Inputs of at least 4096 elements go to YNNPACK (XLA's ynn_fusion, for reduce with
+//    add; not for multiply). YNNPACK tiles the input: dimension by dimension from the
+//    innermost, a dimension's tile is min(extent, 32768 / (the product of the inner
+//    tiles)) (at least 1). When a reduced dimension is split, each tile is first reduced
+//    on its own into a partial (starting from 0), then the partials are reduced as a new
+//    input, whole (its reduced dimensions are not tiled again). A tile is reduced by one
+//    of two kernels:
+//    - k1 (a contiguous run of k elements, a row or a run of whole rows): 16 lanes;
+//      each block of 64 elements is summed as four vectors of 16, local = (((0 + v0) +
+//      v1) + v2) + v3 (a short block is padded with 0.0); the block sums go into a
+//      tree of accumulators: acc0 += local; every 64 elements (every 256 within the
+//      4-block unrolled part, which sums four locals into acc0 first) acc1 += acc0; every
+//      1024 elements acc1 is added into acc2 by Kahan summation (an error that is not
+//      finite is dropped); at the end acc1 += acc0 and one more Kahan step. The result is
+//      out + hsum(0 + acc2), hsum adding the upper half of the lanes onto the lower half
+//      until one lane is left.
+//    - kn (a reduced dimension that is not innermost: columns): for each column, rows
+//      four at a time, local = (((0 + r0) + r1) + r2) + r3, into the same tree with a
+//      clock counting rows (acc1 every 16 rows, Kahan into acc2 every 256); with at most
+//      4 rows, out + local directly. The result is out + acc2.
+//    The lane count, 16, is YNNPACK's "consistent arithmetic" width for f32 and does not
+//    depend on the CPU: YNNPACK gives the same bits on AVX2, AVX-512 and Arm.
+// 2. Smaller inputs (and every product) go to XLA's own loop emitter. First a reduced
+//    dimension longer than 32 is cut into windows of 32 (reduce_window, "SAME" padding:
+//    (ceil(n/32)*32 - n) / 2 pad elements before the first element), each window summed
+//    in order from the initial value; repeated until every reduced dimension is at most
+//    32 long. Then the reduce runs as loops, each output starting at the initial value
+//    and adding its elements in row-major order; LLVM unrolls the innermost loop and
+//    vectorises the next one. Only when that next loop is itself a reduced dimension (a
+//    2-D [a, b] summed whole) does that reorder the additions: rows r = l (mod VF) go
+//    into lane l (lane 0 starting at the initial value, the others at -0.0), the lanes
+//    meet by halving (as hsum), and the rows left over (a mod VF) follow one by one. VF
+//    (2, 4 or 8, or no vectorisation) comes from LLVM's cost model for the machine XLA
+//    compiles for; kVf below is the table measured on an AVX-512 machine (XLA asks LLVM
+//    for 256-bit vectors). On a machine without AVX-512, or with another LLVM, jax
+//    itself gives other bits for these few shapes.
+//    A 3-D [a, b, c] with every side at most 32 is summed slab by slab, each [b, c] as
+//    the 2-D case from the sum so far.
+// Known differences: below 4096 elements, a 2-D array summed whole whose windows of
+// 32 x 32 are padded by exactly one element on a side (a side of 32k - 1: [30, 63],
+// [95, 3]) or not at all along the rows ([128, 4]): LLVM reorders those windows (it
+// moves a conditionally padded last column after the rows, or vectorises the window's
+// row loop), and they are summed here in plain row-major order (5 of 160 random shapes
+// [a, b] with a side over 32). Reductions of other shapes (several reduced axes that
+// are not the whole array; 3-D below 4096 with a side over 32; 4-D and more below 4096;
+// more than 2 dimensions at 4096 or more whose trailing ones exceed 32768 elements)
+// are not in XLA's order yet: emitReduce's own order (Note [Cascade]) is used for them.
+// Also, XLA moves a slice of a reduce's result before the reduce inside one jit (a pmap
+// body): JAX then sums fewer elements, in that smaller reduce's order.
+#include "codegen/XlaSum.h"
+
+#include <llvm/IR/Intrinsics.h>
+
+#include <algorithm>
+
+namespace spmd::codegen {
+
+using namespace llvm;
+using ir::DType;
+using ir::Op;
+
+namespace {
+
+constexpr int64_t kLanes = 16;         // YNNPACK's consistent f32 width
+constexpr int64_t kTileArea = 32768;   // YNNPACK's tile, in f32 elements
+constexpr int64_t kYnnMinElems = 4096; // XLA sends reductions this big to YNNPACK
+constexpr int64_t kWindow = 32;        // XLA's TreeReductionRewriter window
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/// VF of LLVM's vectorisation of the row loop of a whole-array sum of [a, b], both in
+/// 2..32 (XLA:CPU, AVX-512 host): row a - 2, column b - 2; '0' when not vectorised.
+const char *const kVf[31] = {
+#include "codegen/XlaSumVf.inc"
+};
+
+struct Emit {
+  LlvmEmitter &L;
+  IRBuilder<> &b;
+  Op comb;
+  Type *f;
+  FixedVectorType *v16;
+
+  explicit Emit(LlvmEmitter &l, Op c)
+      : L(l), b(l.b), comb(c), f(l.b.getFloatTy()), v16(FixedVectorType::get(f, kLanes)) {}
+
+  Value *cf(float x) { return ConstantFP::get(f, x); }
+  Value *zero16() { return ConstantFP::get(v16, 0.0); }
+  Value *op(Value *x, Value *y) { return comb == Op::Add ? b.CreateFAdd(x, y) : b.CreateFMul(x, y); }
+  Value *slot(Type *t, Value *init) {
+    Value *p = L.entryAlloca(t);
+    b.CreateStore(init, p);
+    return p;
+  }
+  Value *ld(Type *t, Value *p) { return b.CreateLoad(t, p); }
+
+  /// A loop lo <= i < hi (static bounds).
+  void loop(int64_t lo, int64_t hi, const std::function<void(Value *)> &body) {
+    if (hi <= lo) return;
+    if (hi - lo == 1) return body(L.c64(lo));
+    Function *fn = b.GetInsertBlock()->getParent();
+    BasicBlock *pre = b.GetInsertBlock();
+    BasicBlock *head = BasicBlock::Create(L.ctx, "x.head", fn),
+               *bodyB = BasicBlock::Create(L.ctx, "x.body", fn),
+               *exit = BasicBlock::Create(L.ctx, "x.end", fn);
+    b.CreateBr(head);
+    b.SetInsertPoint(head);
+    PHINode *i = b.CreatePHI(L.i64(), 2, "i");
+    i->addIncoming(L.c64(lo), pre);
+    b.CreateCondBr(b.CreateICmpSLT(i, L.c64(hi)), bodyB, exit);
+    b.SetInsertPoint(bodyB);
+    body(i);
+    i->addIncoming(b.CreateAdd(i, L.c64(1)), b.GetInsertBlock());
+    b.CreateBr(head);
+    b.SetInsertPoint(exit);
+  }
+  void ifThen(Value *cond, const std::function<void()> &then) {
+    Function *fn = b.GetInsertBlock()->getParent();
+    BasicBlock *t = BasicBlock::Create(L.ctx, "x.then", fn),
+               *cont = BasicBlock::Create(L.ctx, "x.endif", fn);
+    b.CreateCondBr(cond, t, cont);
+    b.SetInsertPoint(t);
+    then();
+    b.CreateBr(cont);
+    b.SetInsertPoint(cont);
+  }
+  /// Tiles of `tile` over [0, n) in order: body(start, size) with a static size.
+  void tiles(int64_t n, int64_t tile, const std::function<void(Value *, int64_t)> &body) {
+    int64_t full = n / tile, rest = n - full * tile;
+    loop(0, full, [&](Value *t) { body(b.CreateMul(t, L.c64(tile)), tile); });
+    if (rest) body(L.c64(full * tile), rest);
+  }
+
+  // ---- YNNPACK --------------------------------------------------------------------
+
+  /// hsum: the upper half of the lanes onto the lower half, until one is left.
+  Value *hsum(Value *v) {
+    for (int64_t w = kLanes / 2; w >= 1; w /= 2) {
+      SmallVector<int, 16> lo, hi;
+      for (int64_t q = 0; q < w; ++q) lo.push_back(int(q)), hi.push_back(int(q + w));
+      v = b.CreateFAdd(b.CreateShuffleVector(v, lo), b.CreateShuffleVector(v, hi));
+    }
+    return b.CreateExtractElement(v, uint64_t(0));
+  }
+  /// acc2 += a by Kahan summation with error err (vectors in slots); a := 0.
+  void kahan(Value *aS, Value *accS, Value *errS) {
+    Value *a = ld(v16, aS), *acc = ld(v16, accS), *err = ld(v16, errS);
+    Value *y = b.CreateFSub(a, err);
+    Value *t = b.CreateFAdd(acc, y);
+    Value *e = b.CreateFSub(b.CreateFSub(t, acc), y);
+    Value *fin = b.CreateFCmpOLT(b.CreateUnaryIntrinsic(Intrinsic::fabs, e),
+                                 ConstantFP::getInfinity(v16));
+    b.CreateStore(b.CreateSelect(fin, e, zero16()), errS);
+    b.CreateStore(t, accS);
+    b.CreateStore(zero16(), aS);
+  }
+  /// The tree of accumulators after `clock` (0: the final flush).
+  void accumulate(Value *clock, Value *acc0, Value *acc1, Value *acc2, Value *err) {
+    b.CreateStore(b.CreateFAdd(ld(v16, acc1), ld(v16, acc0)), acc1);
+    b.CreateStore(zero16(), acc0);
+    ifThen(b.CreateICmpEQ(b.CreateAnd(clock, L.c64(255)), L.c64(0)),
+           [&] { kahan(acc1, acc2, err); });
+  }
+
+  /// YNNPACK's k1 kernel over elements 0 <= i < k: hsum(0 + acc2). vec(i0, valid): the
+  /// 16 elements from i0, those at or past i0 + valid (valid < 16) as 0.0.
+  Value *k1(int64_t k, const std::function<Value *(Value *, int64_t)> &vec) {
+    Value *acc0 = slot(v16, zero16()), *acc1 = slot(v16, zero16()), *acc2 = slot(v16, zero16()),
+          *err = slot(v16, zero16());
+    auto block = [&](Value *base, int64_t valid) {  // local over 64 elements
+      Value *local = zero16();
+      for (int64_t j = 0; j < 4; ++j) {
+        int64_t v = std::clamp<int64_t>(valid - 16 * j, 0, 16);
+        local = b.CreateFAdd(local, v ? vec(b.CreateAdd(base, L.c64(16 * j)), v) : zero16());
+      }
+      b.CreateStore(b.CreateFAdd(ld(v16, acc0), local), acc0);
+    };
+    int64_t n256 = k / 256, n64 = (k - n256 * 256) / 64, rest = k % 64;
+    loop(0, n256, [&](Value *t) {
+      Value *base = b.CreateMul(t, L.c64(256));
+      for (int64_t q = 0; q < 4; ++q) block(b.CreateAdd(base, L.c64(64 * q)), 64);
+      accumulate(b.CreateMul(b.CreateAdd(t, L.c64(1)), L.c64(64)), acc0, acc1, acc2, err);
+    });
+    loop(0, n64, [&](Value *t) {
+      block(b.CreateAdd(L.c64(n256 * 256), b.CreateMul(t, L.c64(64))), 64);
+      Value *clock = b.CreateAdd(L.c64(n256 * 64), b.CreateMul(b.CreateAdd(t, L.c64(1)), L.c64(16)));
+      accumulate(clock, acc0, acc1, acc2, err);
+    });
+    if (rest) block(L.c64(n256 * 256 + n64 * 64), rest);
+    accumulate(L.c64(0), acc0, acc1, acc2, err);
+    return hsum(b.CreateFAdd(zero16(), ld(v16, acc2)));
+  }
+
+  /// YNNPACK's kn kernel for 16 columns over rows 0 <= r < k: x0 + acc2. row(r): the 16
+  /// columns of row r.
+  Value *kn(int64_t k, Value *x0, const std::function<Value *(Value *)> &row) {
+    auto local = [&](Value *r0, int64_t rows) {
+      Value *acc = zero16();
+      for (int64_t j = 0; j < 4; ++j)
+        acc = b.CreateFAdd(acc, j < rows ? row(b.CreateAdd(r0, L.c64(j))) : zero16());
+      return acc;
+    };
+    if (k <= 4) return b.CreateFAdd(x0, local(L.c64(0), k));
+    Value *acc0 = slot(v16, zero16()), *acc1 = slot(v16, zero16()), *acc2 = slot(v16, zero16()),
+          *err = slot(v16, zero16());
+    loop(0, k / 4, [&](Value *g) {
+      b.CreateStore(b.CreateFAdd(ld(v16, acc0), local(b.CreateMul(g, L.c64(4)), 4)), acc0);
+      Value *clock = b.CreateMul(b.CreateAdd(g, L.c64(1)), L.c64(4));
+      ifThen(b.CreateICmpEQ(b.CreateAnd(clock, L.c64(15)), L.c64(0)),
+             [&] { accumulate(clock, acc0, acc1, acc2, err); });
+    });
+    if (k % 4)
+      b.CreateStore(b.CreateFAdd(ld(v16, acc0), local(L.c64(k / 4 * 4), k % 4)), acc0);
+    accumulate(L.c64(0), acc0, acc1, acc2, err);
+    return b.CreateFAdd(x0, ld(v16, acc2));
+  }
+
+  // ---- XLA's loop emitter ------------------------------------------------------------
+
+  /// init, then elements 0 <= i < n one by one.
+  Value *seq(Value *init, int64_t n, const std::function<Value *(Value *)> &elem) {
+    if (n <= 8) {
+      for (int64_t i = 0; i < n; ++i) init = op(init, elem(L.c64(i)));
+      return init;
+    }
+    Value *acc = slot(f, init);
+    loop(0, n, [&](Value *i) { b.CreateStore(op(ld(f, acc), elem(i)), acc); });
+    return ld(f, acc);
+  }
+  /// The fold of a whole [a, c] (2 <= a, c <= 32) from `init` as LLVM vectorises XLA's
+  /// loops: with the VF of kVf, rows r = l (mod VF) into lane l (lane 0 from init, the
+  /// others from -0.0), each row in order; halving; the leftover rows in order.
+  Value *slab(Value *init, int64_t a, int64_t c, const std::function<Value *(Value *, Value *)> &el) {
+    int vf = kVf[a - 2][c - 2] - '0';
+    if (vf == 0)
+      return seq(init, a * c, [&](Value *k) {
+        return el(b.CreateUDiv(k, L.c64(c)), b.CreateURem(k, L.c64(c)));
+      });
+    std::vector<Value *> lane(static_cast<size_t>(vf), nullptr);
+    int64_t main = a / vf * vf;
+    for (int l = 0; l < vf; ++l) {
+      Value *acc = l == 0 ? init : cf(-0.0f);
+      for (int64_t i = l; i < main; i += vf)
+        for (int64_t j = 0; j < c; ++j) acc = op(acc, el(L.c64(i), L.c64(j)));
+      lane[size_t(l)] = acc;
+    }
+    for (int w = vf / 2; w >= 1; w /= 2)
+      for (int q = 0; q < w; ++q) lane[size_t(q)] = op(lane[size_t(q)], lane[size_t(q + w)]);
+    Value *out = lane[0];
+    for (int64_t i = main; i < a; ++i)
+      for (int64_t j = 0; j < c; ++j) out = op(out, el(L.c64(i), L.c64(j)));
+    return out;
+  }
+  /// The windows of 32 of an axis of n > 32 (SAME padding): the window j covers
+  /// [first(j), last(j)).
+  static int64_t padLo(int64_t n) { return (ceilDiv(n, kWindow) * kWindow - n) / 2; }
+
+  /// A scratch array of n floats (heap when large).
+  Value *scratch(int64_t n, std::vector<Value *> &heap) {
+    if (n <= 4096) return L.entryAlloca(ArrayType::get(f, uint64_t(n)));
+    if (L.fs->kernel) return L.allocBytes(n * 4);  // hoisted: one per launch
+    Value *p = b.CreateCall(L.rt("spmd_host_alloc"), {L.fs->host, L.c64(n * 4)});
+    heap.push_back(p);
+    return p;
+  }
+  Value *at(Value *base, Value *i) { return b.CreateInBoundsGEP(f, base, i); }
+
+  /// The 1-D fold of XLA's loop emitter: windows of 32 while longer than 32, then in order.
+  Value *tree1(Value *init, int64_t n, const std::function<Value *(Value *)> &elem,
+               std::vector<Value *> &heap) {
+    if (n <= kWindow) return seq(init, n, elem);
+    int64_t out = ceilDiv(n, kWindow), lo = padLo(n);
+    Value *w = scratch(out, heap);
+    loop(0, out, [&](Value *j) {
+      // elements max(0, 32j - lo) .. min(n, 32j - lo + 32)
+      Value *first = b.CreateSub(b.CreateMul(j, L.c64(kWindow)), L.c64(lo));
+      Value *acc = slot(f, init);
+      for (int64_t q = 0; q < kWindow; ++q) {
+        Value *i = b.CreateAdd(first, L.c64(q));
+        Value *in = b.CreateAnd(b.CreateICmpSGE(i, L.c64(0)), b.CreateICmpSLT(i, L.c64(n)));
+        ifThen(in, [&] { b.CreateStore(op(ld(f, acc), elem(i)), acc); });
+      }
+      b.CreateStore(ld(f, acc), at(w, j));
+    });
+    return tree1(init, out, [&](Value *j) { return ld(f, at(w, j)); }, heap);
+  }
+};
+
+/// Squeezes size-1 dimensions: the shape, which of its axes are reduced, and the
+/// original index for a squeezed one.
+struct Squeezed {
+  ir::Shape shape;
+  std::vector<bool> red;
+  std::vector<int> orig;  // squeezed axis -> original axis
+  size_t rank0 = 0;
+};
+
+}  // namespace
+
+bool emitXlaOrderReduce(LlvmEmitter &L, const ir::Eqn &e) {
+  const ir::Atom &x = e.in[0];
+  const ir::Shape &in = x.type().shape;
+  const ir::Type &ot = e.out[0].type;
+  if (ot.dtype != DType::F32 || x.type().dtype != DType::F32) return false;
+  if (e.op != Op::ReduceSum && e.op != Op::ReduceProd) return false;
+  Op comb = e.op == Op::ReduceSum ? Op::Add : Op::Mul;
+  std::vector<bool> red0(in.size(), false);
+  for (auto a : e.intsParam("axes")) red0[size_t(a)] = true;
+  Squeezed s;
+  s.rank0 = in.size();
+  for (size_t k = 0; k < in.size(); ++k)
+    if (in[k] != 1) s.shape.push_back(in[k]), s.red.push_back(red0[k]), s.orig.push_back(int(k));
+  size_t r = s.shape.size();
+  size_t nRed = size_t(std::count(s.red.begin(), s.red.end(), true));
+  if (nRed == 0) return false;
+  int64_t numel = x.type().numel();
+  bool ynn = comb == Op::Add && numel >= kYnnMinElems;
+  // The cases of Note [XLA sum order].
+  enum Kind { Full, Axis } kind;
+  size_t axis = 0;
+  if (nRed == r) {
+    kind = Full;
+    // Below 4096 elements: 3-D with every side at most 32 (no windows), by slabs.
+    if (r > 2 && !ynn && (r > 3 || s.shape[0] > kWindow || s.shape[1] > kWindow || s.shape[2] > kWindow))
+      return false;
+  } else if (nRed == 1) {
+    kind = Axis;
+    axis = size_t(std::find(s.red.begin(), s.red.end(), true) - s.red.begin());
+  } else {
+    return false;
+  }
+  // Window buffers of a reduced axis are allocated per output: keep them on the stack.
+  if (!ynn && kind == Axis && s.shape[axis] > kWindow * 4096) return false;
+  int64_t A = 1, R = 1, C = 1;  // [A, R, C]: outer kept, reduced, inner (kept or reduced)
+  if (kind == Full) {
+    R = r >= 2 ? s.shape[0] : 1;
+    for (size_t k = r >= 2 ? 1 : 0; k < r; ++k) C *= s.shape[k];
+    if (r > 2 && C > kTileArea) return false;  // tiles of several runs: not modelled
+  } else {
+    for (size_t k = 0; k < axis; ++k) A *= s.shape[k];
+    R = s.shape[axis];
+    for (size_t k = axis + 1; k < r; ++k) C *= s.shape[k];
+  }
+
+  if (!ynn && kind == Full && r == 3 && comb != Op::Add && kVf[s.shape[1] - 2][s.shape[2] - 2] != '0')
+    return false;
+  if (!ynn && kind == Full && r == 2 && comb != Op::Add) {
+    // The VF table is for sums: a product that LLVM would vectorise is not modelled.
+    int64_t a = R, c = C;
+    while (a > kWindow || c > kWindow) a = ceilDiv(a, std::min(a, kWindow)), c = ceilDiv(c, std::min(c, kWindow));
+    if (a >= 2 && c >= 2 && kVf[a - 2][c - 2] != '0') return false;
+  }
+
+  Emit E(L, comb);
+  auto &b = L.b;
+  Value *dst = L.defBuffer(e.out[0]);
+  Value *init = E.cf(comb == Op::Add ? 0.0f : 1.0f);
+  std::vector<Value *> heap;
+  // A plain buffer is read directly, by linear index; a fused value through elemAt.
+  bool plain = !x.isLit && !L.fs->fused.count(x.var.id) && !L.fs->scalars.count(x.var.id);
+  Value *base = plain ? L.fs->buf.at(x.var.id) : nullptr;
+  if (!plain && !x.isLit) {
+    // A fused input is computed once into a buffer: the kernels read it in vectors (and
+    // do not inline its computation at every one of their many reads).
+    base = L.fs->kernel ? L.allocBytes(numel * 4)
+                        : b.CreateCall(L.rt("spmd_host_alloc"), {L.fs->host, L.c64(numel * 4)});
+    if (!L.fs->kernel) heap.push_back(base);
+    L.loopNest(in, [&](const std::vector<Value *> &idx) {
+      L.store(DType::F32, L.elemAt(x, idx), base, L.linearIndex(idx, in));
+    });
+    plain = true;
+  }
+  ir::Shape sq = s.shape;
+  auto elemLin = [&](Value *lin) -> Value * {  // element at a row-major linear index
+    if (plain) return L.load(DType::F32, base, lin);
+    std::vector<Value *> si = L.delinearize(lin, sq), full(s.rank0, L.c64(0));
+    for (size_t k = 0; k < r; ++k) full[size_t(s.orig[k])] = si[k];
+    return L.elemAt(x, full);
+  };
+  // 16 consecutive elements from linear index i0; lanes at or past `valid` are 0.0.
+  auto vecLin = [&](Value *i0, int64_t valid) -> Value * {
+    if (plain && valid == kLanes)
+      return b.CreateAlignedLoad(E.v16, b.CreateInBoundsGEP(E.f, base, i0), Align(4));
+    Value *v = E.zero16();
+    for (int64_t q = 0; q < valid; ++q)
+      v = b.CreateInsertElement(v, elemLin(b.CreateAdd(i0, L.c64(q))), uint64_t(q));
+    return v;
+  };
+  // 16 columns c0.. of a row starting at linear index rowLin (C columns; lanes past C
+  // repeat column C - 1, their results unused).
+  auto rowVec = [&](Value *rowLin, Value *c0, bool full) -> Value * {
+    if (plain && full)
+      return b.CreateAlignedLoad(E.v16, b.CreateInBoundsGEP(E.f, base, b.CreateAdd(rowLin, c0)),
+                                 Align(4));
+    Value *v = E.zero16();
+    for (int64_t q = 0; q < kLanes; ++q) {
+      Value *c = b.CreateAdd(c0, L.c64(q));
+      c = b.CreateSelect(b.CreateICmpSLT(c, L.c64(C)), c, L.c64(C - 1));
+      v = b.CreateInsertElement(v, elemLin(b.CreateAdd(rowLin, c)), uint64_t(q));
+    }
+    return v;
+  };
+
+  if (ynn && (kind == Full || C == 1)) {
+    // Rows of C (Full: R rows of C; a reduced last axis: A rows of R).
+    int64_t rows = kind == Full ? R : A, len = kind == Full ? C : R;
+    int64_t s0 = std::min(kTileArea, len), s1 = std::max<int64_t>(1, std::min(kTileArea / s0, rows));
+    auto k1At = [&](Value *start, int64_t k) {
+      return E.k1(k, [&](Value *i, int64_t valid) { return vecLin(b.CreateAdd(start, i), valid); });
+    };
+    if (kind == Axis) {
+      // Each row alone: one k1 when it fits a tile, else partials of 32768 then a k1.
+      int64_t nC = ceilDiv(len, s0);
+      Value *parts = nC > 1 ? E.scratch(nC, heap) : nullptr;
+      E.loop(0, rows, [&](Value *row) {
+        Value *rowLin = b.CreateMul(row, L.c64(len));
+        if (nC == 1) return L.store(DType::F32, b.CreateFAdd(init, k1At(rowLin, len)), dst, row);
+        E.tiles(len, s0, [&](Value *c0, int64_t k) {
+          Value *p = b.CreateFAdd(init, k1At(b.CreateAdd(rowLin, c0), k));
+          b.CreateStore(p, E.at(parts, b.CreateUDiv(c0, L.c64(s0))));
+        });
+        Value *v = E.k1(nC, [&](Value *i, int64_t valid) {
+          Value *vv = E.zero16();
+          for (int64_t q = 0; q < valid; ++q)
+            vv = b.CreateInsertElement(vv, E.ld(E.f, E.at(parts, b.CreateAdd(i, L.c64(q)))),
+                                       uint64_t(q));
+          return vv;
+        });
+        L.store(DType::F32, b.CreateFAdd(init, v), dst, row);
+      });
+    } else {
+      // The whole array: partials over tiles of s1 rows (or of row pieces of s0), then
+      // the partials as a new input.
+      int64_t nR = ceilDiv(rows, s1), nC = ceilDiv(len, s0);
+      Value *out;
+      if (nR * nC == 1) {
+        out = b.CreateFAdd(init, k1At(L.c64(0), rows * len));
+      } else {
+        Value *parts = E.scratch(nR * nC, heap);
+        if (nC == 1) {
+          E.tiles(rows, s1, [&](Value *r0, int64_t k) {
+            Value *p = b.CreateFAdd(init, k1At(b.CreateMul(r0, L.c64(len)), k * len));
+            b.CreateStore(p, E.at(parts, b.CreateUDiv(r0, L.c64(s1))));
+          });
+        } else {
+          E.loop(0, rows, [&](Value *row) {
+            E.tiles(len, s0, [&](Value *c0, int64_t k) {
+              Value *p = b.CreateFAdd(init, k1At(b.CreateAdd(b.CreateMul(row, L.c64(len)), c0), k));
+              Value *j = b.CreateAdd(b.CreateMul(row, L.c64(nC)), b.CreateUDiv(c0, L.c64(s0)));
+              b.CreateStore(p, E.at(parts, j));
+            });
+          });
+        }
+        // The partials [nR, nC] as a new input: one k1 over all of them (the second
+        // reduce's reduced dimensions are not tiled).
+        int64_t total = nR * nC;
+        Value *acc = E.slot(E.f, init);
+        E.tiles(total, total, [&](Value *p0, int64_t k) {
+          Value *v = E.k1(k, [&](Value *i, int64_t valid) {
+            Value *vv = E.zero16();
+            Value *i0 = b.CreateAdd(p0, i);
+            for (int64_t q = 0; q < valid; ++q)
+              vv = b.CreateInsertElement(vv, E.ld(E.f, E.at(parts, b.CreateAdd(i0, L.c64(q)))),
+                                         uint64_t(q));
+            return vv;
+          });
+          b.CreateStore(b.CreateFAdd(E.ld(E.f, acc), v), acc);
+        });
+        out = E.ld(E.f, acc);
+      }
+      L.store(DType::F32, out, dst, L.c64(0));
+    }
+  } else if (ynn) {
+    // A reduced axis with C > 1 inner elements: columns, by the kn kernel.
+    int64_t sR = C > kTileArea ? 1 : std::max<int64_t>(1, std::min(kTileArea / C, R));
+    int64_t nR = ceilDiv(R, sR);
+    Value *parts = nR > 1 ? E.scratch(nR * kLanes, heap) : nullptr;
+    auto v16At = [&](Value *p, Value *i) {
+      return b.CreateAlignedLoad(E.v16, b.CreateInBoundsGEP(E.f, p, b.CreateMul(i, L.c64(kLanes))),
+                                 Align(4));
+    };
+    E.loop(0, A, [&](Value *a) {
+      Value *slab = b.CreateMul(a, L.c64(R * C));
+      auto group = [&](Value *c0, bool full) {
+        auto row = [&](Value *rr) {
+          return rowVec(b.CreateAdd(slab, b.CreateMul(rr, L.c64(C))), c0, full);
+        };
+        Value *res;
+        if (nR == 1) {
+          res = E.kn(R, E.zero16(), row);
+        } else {
+          E.tiles(R, sR, [&](Value *r0, int64_t k) {
+            Value *p = E.kn(k, E.zero16(), [&](Value *rr) { return row(b.CreateAdd(r0, rr)); });
+            b.CreateAlignedStore(p, b.CreateInBoundsGEP(E.f, parts, b.CreateMul(b.CreateUDiv(r0, L.c64(sR)), L.c64(kLanes))), Align(4));
+          });
+          // The partials as a new input: one kn over all of them (the second reduce's
+          // reduced dimension is not tiled).
+          res = E.kn(nR, E.zero16(), [&](Value *rr) { return v16At(parts, rr); });
+        }
+        // The output is init (0) plus the kernel's sum: x0 started at 0 above.
+        for (int64_t q = 0; q < kLanes; ++q) {
+          Value *c = b.CreateAdd(c0, L.c64(q));
+          E.ifThen(b.CreateICmpSLT(c, L.c64(C)), [&] {
+            L.store(DType::F32, b.CreateExtractElement(res, uint64_t(q)), dst,
+                    b.CreateAdd(b.CreateMul(a, L.c64(C)), c));
+          });
+        }
+      };
+      E.loop(0, C / kLanes, [&](Value *g) { group(b.CreateMul(g, L.c64(kLanes)), true); });
+      if (C % kLanes) group(L.c64(C / kLanes * kLanes), false);
+    });
+  } else if (kind == Axis) {
+    // One output per (a, c): windows along the axis, each in order.
+    E.loop(0, A, [&](Value *a) {
+      E.loop(0, C, [&](Value *c) {
+        Value *first = b.CreateAdd(b.CreateMul(a, L.c64(R * C)), c);
+        Value *v = E.tree1(init, R, [&](Value *i) {
+          return elemLin(b.CreateAdd(first, b.CreateMul(i, L.c64(C))));
+        }, heap);
+        L.store(DType::F32, v, dst, b.CreateAdd(b.CreateMul(a, L.c64(C)), c));
+      });
+    });
+  } else if (r == 3) {
+    // [a, b, c], sides at most 32: the slabs [b, c] in turn, each from the sum so far.
+    int64_t nb = s.shape[1], nc = s.shape[2];
+    Value *acc = E.slot(E.f, init);
+    E.loop(0, s.shape[0], [&](Value *i) {
+      Value *first = b.CreateMul(i, L.c64(nb * nc));
+      b.CreateStore(E.slab(E.ld(E.f, acc), nb, nc, [&](Value *j, Value *k) {
+        return elemLin(b.CreateAdd(first, b.CreateAdd(b.CreateMul(j, L.c64(nc)), k)));
+      }), acc);
+    });
+    L.store(DType::F32, E.ld(E.f, acc), dst, L.c64(0));
+  } else if (r == 1 || R == 1) {
+    L.store(DType::F32, E.tree1(init, R * C, elemLin, heap), dst, L.c64(0));
+  } else {
+    // A 2-D [R, C] summed whole: windows of 32 x 32 while a side is longer than 32.
+    int64_t a = R, c = C;
+    std::function<Value *(Value *, Value *)> el = [&](Value *i, Value *j) {
+      return elemLin(b.CreateAdd(b.CreateMul(i, L.c64(C)), j));
+    };
+    std::vector<std::function<Value *(Value *, Value *)>> keep;  // owns the chain
+    while (a > kWindow || c > kWindow) {
+      int64_t wa = std::min(a, kWindow), wc = std::min(c, kWindow);
+      int64_t oa = ceilDiv(a, wa), oc = ceilDiv(c, wc);
+      int64_t la = a > kWindow ? Emit::padLo(a) : 0, lc = c > kWindow ? Emit::padLo(c) : 0;
+      Value *w = E.scratch(oa * oc, heap);
+      auto prev = el;
+      int64_t pa = a, pc = c;
+      E.loop(0, oa, [&](Value *i) {
+        E.loop(0, oc, [&](Value *j) {
+          Value *acc = E.slot(E.f, init);
+          Value *fi = b.CreateSub(b.CreateMul(i, L.c64(wa)), L.c64(la));
+          Value *fj = b.CreateSub(b.CreateMul(j, L.c64(wc)), L.c64(lc));
+          E.loop(0, wa, [&](Value *di) {
+            Value *ii = b.CreateAdd(fi, di);
+            Value *inI = b.CreateAnd(b.CreateICmpSGE(ii, L.c64(0)), b.CreateICmpSLT(ii, L.c64(pa)));
+            E.ifThen(inI, [&] {
+              E.loop(0, wc, [&](Value *dj) {
+                Value *jj = b.CreateAdd(fj, dj);
+                Value *inJ = b.CreateAnd(b.CreateICmpSGE(jj, L.c64(0)), b.CreateICmpSLT(jj, L.c64(pc)));
+                E.ifThen(inJ, [&] { b.CreateStore(E.op(E.ld(E.f, acc), prev(ii, jj)), acc); });
+              });
+            });
+          });
+          b.CreateStore(E.ld(E.f, acc), E.at(w, b.CreateAdd(b.CreateMul(i, L.c64(oc)), j)));
+        });
+      });
+      a = oa, c = oc;
+      int64_t cc = oc;
+      el = [&E, &b, &L, w, cc](Value *i, Value *j) {
+        return E.ld(E.f, E.at(w, b.CreateAdd(b.CreateMul(i, L.c64(cc)), j)));
+      };
+    }
+    Value *out;
+    if (a == 1 || c == 1) {
+      int64_t cc = c;
+      out = E.seq(init, a * c, [&](Value *k) {
+        return cc == 1 ? el(k, L.c64(0)) : el(L.c64(0), k);
+      });
+    } else {
+      out = E.slab(init, a, c, el);
+    }
+    L.store(DType::F32, out, dst, L.c64(0));
+  }
+  for (Value *p : heap) b.CreateCall(L.rt("spmd_host_free"), {L.fs->host, p});
+  return true;
+}
+
+}  // namespace spmd::codegen
