@@ -238,7 +238,10 @@ struct Emit {
   /// loops: with the VF of kVf, rows r = l (mod VF) into lane l (lane 0 from init, the
   /// others from -0.0), each row in order; halving; the leftover rows in order.
   Value *slab(Value *init, int64_t a, int64_t c, const std::function<Value *(Value *, Value *)> &el) {
-    int vf = kVf[a - 2][c - 2] - '0';
+    // kVf covers 2 <= a, c <= 32; a slab of one row or column, or an empty one (a side of
+    // 0 or 1 in a 3-D array), is summed in order.
+    bool measured = a >= 2 && c >= 2 && a <= 32 && c <= 32;
+    int vf = measured ? kVf[a - 2][c - 2] - '0' : 0;
     if (vf == 0)
       return seq(init, a * c, [&](Value *k) {
         return el(b.CreateUDiv(k, L.c64(c)), b.CreateURem(k, L.c64(c)));
@@ -349,7 +352,8 @@ bool emitXlaOrderReduce(LlvmEmitter &L, const ir::Eqn &e) {
     for (size_t k = axis + 1; k < r; ++k) C *= s.shape[k];
   }
 
-  if (!ynn && kind == Full && r == 3 && comb != Op::Add && kVf[s.shape[1] - 2][s.shape[2] - 2] != '0')
+  if (!ynn && kind == Full && r == 3 && comb != Op::Add && s.shape[1] >= 2 && s.shape[2] >= 2 &&
+      s.shape[1] <= 32 && s.shape[2] <= 32 && kVf[s.shape[1] - 2][s.shape[2] - 2] != '0')
     return false;
   if (!ynn && kind == Full && r == 2 && comb != Op::Add) {
     // The VF table is for sums: a product that LLVM would vectorise is not modelled.

@@ -56,6 +56,7 @@ wait_for '^>>>' 9
 t send-keys -t repl 'v + 41' Enter
 wait_for '^42$' 2
 t send-keys -t repl ':quit' Enter
-for _ in $(seq 50); do [ -s "$dir/history" ] && grep -q '101' "$dir/history" && break; sleep 0.1; done
+# The REPL writes its history as it quits: wait for the whole line, not a part of it.
+for _ in $(seq 100); do grep -Eq 'x( |\\040)\+( |\\040)101\.0' "$dir/history" 2>/dev/null && break; sleep 0.1; done
 grep -Eq 'x( |\\040)\+( |\\040)101\.0' "$dir/history" || { echo "FAIL: history file lacks the edited line"; cat "$dir/history"; exit 1; }
 echo ok
