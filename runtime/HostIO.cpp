@@ -98,9 +98,12 @@ void spmd_print_end(spmd_host *h) { writeLine(h); }
 
 void spmd_assert_close(spmd_host *h, const void *a, const void *b, int32_t dtype, int64_t n,
                        double rtol, double atol, const char *where) {
-  DenormalMode ieee(false);  // compare as NumPy does (Note [Denormals])
-  if (closeFailure(a, b, dtype, n, rtol, atol, where).empty()) return;
-  h->errors.record(closeFailure(a, b, dtype, n, rtol, atol, where));
+  {  // unwindHost longjmps: nothing with a destructor may be alive when it is called
+    DenormalMode ieee(false);  // compare as NumPy does (Note [Denormals])
+    std::string failure = closeFailure(a, b, dtype, n, rtol, atol, where);
+    if (failure.empty()) return;
+    h->errors.record(failure);
+  }
   unwindHost(h);
 }
 

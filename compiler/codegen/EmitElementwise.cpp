@@ -30,14 +30,7 @@ using ir::OpCategory;
 bool LlvmEmitter::indexable(const ir::Eqn &e) { return e.out.size() == 1 && indexableOp(e.op); }
 
 bool LlvmEmitter::indexableOp(ir::Op op) {
-  switch (ir::info(op).category) {
-  case OpCategory::Unary:
-  case OpCategory::Binary:
-  case OpCategory::Compare:
-  case OpCategory::Select:
-  case OpCategory::Ternary: return true;
-  default: break;
-  }
+  if (ir::isElementwise(op)) return true;
   switch (op) {
   case Op::BroadcastInDim:
   case Op::Iota:

@@ -17,6 +17,17 @@ static const OpInfo kOpInfo[] = {
 
 const OpInfo &info(Op op) { return kOpInfo[int(op)]; }
 
+bool isElementwise(Op op) {
+  switch (info(op).category) {
+  case OpCategory::Unary:
+  case OpCategory::Binary:
+  case OpCategory::Compare:
+  case OpCategory::Select:
+  case OpCategory::Ternary: return true;
+  default: return false;
+  }
+}
+
 const char *name(DType d) {
   switch (d) {
 // clang-format off

@@ -52,6 +52,9 @@ struct OpInfo {
 };
 const OpInfo &info(Op op);
 inline const char *name(Op op) { return info(op).name; }
+/// An op that maps its operands' elements one to one (unary, binary, compare, select,
+/// ternary): batching, fusion into index-driven loops and buffer donation all ask this.
+bool isElementwise(Op op);
 constexpr int kNumOps = 0
 // clang-format off
 #define SPMD_OP(E, name, arity, cat) +1

@@ -50,17 +50,6 @@ namespace spmd::ir {
 
 namespace {
 
-bool elementwise(Op op) {
-  switch (info(op).category) {
-  case OpCategory::Unary:
-  case OpCategory::Binary:
-  case OpCategory::Compare:
-  case OpCategory::Select:
-  case OpCategory::Ternary: return true;
-  default: return false;
-  }
-}
-
 bool materialised(Op op) {
   switch (info(op).category) {
   case OpCategory::Reduce:
@@ -96,7 +85,7 @@ bool canWriteOver(const Jaxpr &body, const Var &x, const Atom &y) {
     }
   if (at == body.eqns.size()) return false;
   const Eqn &E = body.eqns[at];
-  if (!elementwise(E.op) || E.out.size() != 1) return false;  // 3
+  if (!isElementwise(E.op) || E.out.size() != 1) return false;  // 3
   std::unordered_set<int> D{x.id};
   for (size_t k = 0; k < body.eqns.size(); ++k) {
     const Eqn &e = body.eqns[k];
@@ -131,7 +120,7 @@ bool canWriteOver(const Jaxpr &body, const Var &x, const Atom &y) {
     if (auto m = same.find(a.var.id); m != same.end()) return m->second;
     const Eqn *d = def.at(a.var.id);
     bool ok = noX(noX, a);
-    if (!ok && elementwise(d->op) && d->out.size() == 1 && d->out[0].type.shape == x.type.shape) {
+    if (!ok && isElementwise(d->op) && d->out.size() == 1 && d->out[0].type.shape == x.type.shape) {
       ok = true;
       for (auto &b : d->in) ok = ok && self(self, b);
     }

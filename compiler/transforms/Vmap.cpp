@@ -266,11 +266,8 @@ static const std::array<BatchRule, kNumOps> &ruleTable() {
   static const std::array<BatchRule, kNumOps> table = [] {
     std::array<BatchRule, kNumOps> t{};
     for (int k = 0; k < kNumOps; ++k) {
-      auto c = info(Op(k)).category;
-      if (c == OpCategory::Unary || c == OpCategory::Binary || c == OpCategory::Compare ||
-          c == OpCategory::Select || c == OpCategory::Ternary)
-        t[k] = batchElementwise;
-      if (c == OpCategory::Reduce) t[k] = batchReduce;
+      if (isElementwise(Op(k))) t[k] = batchElementwise;
+      if (info(Op(k)).category == OpCategory::Reduce) t[k] = batchReduce;
     }
     auto set = [&](Op op, BatchRule r) { t[size_t(op)] = r; };
     set(Op::BroadcastInDim, batchBroadcastInDim);

@@ -161,17 +161,6 @@ ir::Var applyOp(ir::Builder &b, ir::Op op, ir::Var x) {
   }
 }
 
-bool elementwise(ir::Op op) {
-  switch (ir::info(op).category) {
-  case ir::OpCategory::Unary:
-  case ir::OpCategory::Binary:
-  case ir::OpCategory::Compare:
-  case ir::OpCategory::Select:
-  case ir::OpCategory::Ternary: return true;
-  default: return false;
-  }
-}
-
 }  // namespace
 
 // The emitter tables above hold one entry for every elementwise op; its scalar code is a
@@ -182,7 +171,7 @@ TEST_CASE("every elementwise op has scalar code on the host and in kernels", "[c
   using namespace spmd::testing;
   std::vector<std::string> failed;
   for (auto &o : allOps()) {
-    if (!elementwise(o.op)) continue;
+    if (!ir::isElementwise(o.op)) continue;
     ir::DType d = dtypeFor(o.op);
     Prog p;
     ir::Var x = p.b.emit1(ir::Op::Iota, {},
