@@ -54,11 +54,17 @@
 // are not in XLA's order yet: emitReduce's own order (Note [Cascade]) is used for them.
 // Also, XLA moves a slice of a reduce's result before the reduce inside one jit (a pmap
 // body): JAX then sums fewer elements, in that smaller reduce's order.
+// A fused input (an elementwise expression, never materialised: Note [Fusion]) of the
+// YNNPACK road is computed into one tile-sized scratch buffer just before the kernel
+// reads it: each run for k1, each tile of rows for kn (with C <= 4096 columns). The
+// additions are the same; the whole expression is never in memory (tests/stats/
+// fused_sum.spmd: 40 MiB peak instead of 128).
 #include "codegen/XlaSum.h"
 
 #include <llvm/IR/Intrinsics.h>
 
 #include <algorithm>
+#include <numeric>
 
 namespace spmd::codegen {
 
@@ -370,7 +376,46 @@ bool emitXlaOrderReduce(LlvmEmitter &L, const ir::Eqn &e) {
   // A plain buffer is read directly, by linear index; a fused value through elemAt.
   bool plain = !x.isLit && !L.fs->fused.count(x.var.id) && !L.fs->scalars.count(x.var.id);
   Value *base = plain ? L.fs->buf.at(x.var.id) : nullptr;
-  if (!plain && !x.isLit) {
+  ir::Shape sq = s.shape;
+  // YNNPACK's k1 kernel reads contiguous runs of at most one tile (32768 elements). A
+  // fused input is computed a run at a time into one tile-sized scratch buffer just
+  // before the run is summed, never whole: sum(x * x) or a vmapped sum(sin(x * v))
+  // would otherwise write and read the whole product (bench/pool_map: 400 MB of page
+  // faults, 5x the time).
+  bool tiled = !plain && !x.isLit && ynn && (kind == Full || C == 1);
+  // The same for kn (a reduced axis with C > 1 inner elements): a tile of sR rows at a
+  // time, each column group's partial kept, while those partials stay small (C <= 4096:
+  // they are about numel * C / 32768 floats).
+  bool tiledCols = !plain && !x.isLit && ynn && !tiled && kind == Axis && C <= 4096;
+  // fillRun(lin0, n, align): elements lin0 .. lin0 + n - 1 (row-major over sq) of x into
+  // the tile; align divides lin0, so rows of the last axis are whole when it allows.
+  auto fillRun = [&](Value *lin0, int64_t n, int64_t align) {
+    std::vector<Value *> full(s.rank0, L.c64(0));
+    auto put = [&](Value *i) { L.store(DType::F32, L.elemAt(x, full), base, i); };
+    int64_t last = sq[r - 1];
+    if (r == 1) {
+      E.loop(0, n, [&](Value *i) { full[size_t(s.orig[0])] = b.CreateAdd(lin0, i), put(i); });
+    } else if (align % last == 0 && n % last == 0) {
+      ir::Shape outer(sq.begin(), sq.end() - 1);
+      Value *row0 = b.CreateUDiv(lin0, L.c64(last));
+      E.loop(0, n / last, [&](Value *q) {
+        std::vector<Value *> oi = L.delinearize(b.CreateAdd(row0, q), outer);
+        for (size_t k = 0; k + 1 < r; ++k) full[size_t(s.orig[k])] = oi[k];
+        Value *off = b.CreateMul(q, L.c64(last));
+        E.loop(0, last, [&](Value *j) { full[size_t(s.orig[r - 1])] = j, put(b.CreateAdd(off, j)); });
+      });
+    } else {
+      E.loop(0, n, [&](Value *i) {
+        std::vector<Value *> si = L.delinearize(b.CreateAdd(lin0, i), sq);
+        for (size_t k = 0; k < r; ++k) full[size_t(s.orig[k])] = si[k];
+        put(i);
+      });
+    }
+  };
+  if (tiled || tiledCols) {
+    base = E.scratch(std::min(numel, kTileArea), heap);
+    plain = true;
+  } else if (!plain && !x.isLit) {
     // A fused input is computed once into a buffer: the kernels read it in vectors (and
     // do not inline its computation at every one of their many reads).
     base = L.fs->kernel ? L.allocBytes(numel * 4)
@@ -381,7 +426,6 @@ bool emitXlaOrderReduce(LlvmEmitter &L, const ir::Eqn &e) {
     });
     plain = true;
   }
-  ir::Shape sq = s.shape;
   auto elemLin = [&](Value *lin) -> Value * {  // element at a row-major linear index
     if (plain) return L.load(DType::F32, base, lin);
     std::vector<Value *> si = L.delinearize(lin, sq), full(s.rank0, L.c64(0));
@@ -416,18 +460,22 @@ bool emitXlaOrderReduce(LlvmEmitter &L, const ir::Eqn &e) {
     // Rows of C (Full: R rows of C; a reduced last axis: A rows of R).
     int64_t rows = kind == Full ? R : A, len = kind == Full ? C : R;
     int64_t s0 = std::min(kTileArea, len), s1 = std::max<int64_t>(1, std::min(kTileArea / s0, rows));
-    auto k1At = [&](Value *start, int64_t k) {
+    // A run of k elements from start (align divides start); a fused input's run is
+    // computed into the tile first.
+    auto k1At = [&](Value *start, int64_t k, int64_t align) {
+      if (tiled) fillRun(start, k, align), start = L.c64(0);
       return E.k1(k, [&](Value *i, int64_t valid) { return vecLin(b.CreateAdd(start, i), valid); });
     };
+    int64_t pieceAlign = std::gcd(len, s0);  // of row * len + c0, c0 a multiple of s0
     if (kind == Axis) {
       // Each row alone: one k1 when it fits a tile, else partials of 32768 then a k1.
       int64_t nC = ceilDiv(len, s0);
       Value *parts = nC > 1 ? E.scratch(nC, heap) : nullptr;
       E.loop(0, rows, [&](Value *row) {
         Value *rowLin = b.CreateMul(row, L.c64(len));
-        if (nC == 1) return L.store(DType::F32, b.CreateFAdd(init, k1At(rowLin, len)), dst, row);
+        if (nC == 1) return L.store(DType::F32, b.CreateFAdd(init, k1At(rowLin, len, len)), dst, row);
         E.tiles(len, s0, [&](Value *c0, int64_t k) {
-          Value *p = b.CreateFAdd(init, k1At(b.CreateAdd(rowLin, c0), k));
+          Value *p = b.CreateFAdd(init, k1At(b.CreateAdd(rowLin, c0), k, pieceAlign));
           b.CreateStore(p, E.at(parts, b.CreateUDiv(c0, L.c64(s0))));
         });
         Value *v = E.k1(nC, [&](Value *i, int64_t valid) {
@@ -445,18 +493,18 @@ bool emitXlaOrderReduce(LlvmEmitter &L, const ir::Eqn &e) {
       int64_t nR = ceilDiv(rows, s1), nC = ceilDiv(len, s0);
       Value *out;
       if (nR * nC == 1) {
-        out = b.CreateFAdd(init, k1At(L.c64(0), rows * len));
+        out = b.CreateFAdd(init, k1At(L.c64(0), rows * len, rows * len));
       } else {
         Value *parts = E.scratch(nR * nC, heap);
         if (nC == 1) {
           E.tiles(rows, s1, [&](Value *r0, int64_t k) {
-            Value *p = b.CreateFAdd(init, k1At(b.CreateMul(r0, L.c64(len)), k * len));
+            Value *p = b.CreateFAdd(init, k1At(b.CreateMul(r0, L.c64(len)), k * len, len));
             b.CreateStore(p, E.at(parts, b.CreateUDiv(r0, L.c64(s1))));
           });
         } else {
           E.loop(0, rows, [&](Value *row) {
             E.tiles(len, s0, [&](Value *c0, int64_t k) {
-              Value *p = b.CreateFAdd(init, k1At(b.CreateAdd(b.CreateMul(row, L.c64(len)), c0), k));
+              Value *p = b.CreateFAdd(init, k1At(b.CreateAdd(b.CreateMul(row, L.c64(len)), c0), k, pieceAlign));
               Value *j = b.CreateAdd(b.CreateMul(row, L.c64(nC)), b.CreateUDiv(c0, L.c64(s0)));
               b.CreateStore(p, E.at(parts, j));
             });
@@ -481,6 +529,45 @@ bool emitXlaOrderReduce(LlvmEmitter &L, const ir::Eqn &e) {
       }
       L.store(DType::F32, out, dst, L.c64(0));
     }
+  } else if (tiledCols) {
+    // kn over a fused input: per slab, the tiles of sR rows in turn, each computed into
+    // the tile buffer and summed for every column group; then each group's partials (the
+    // same additions as the branch below, which keeps the groups outermost).
+    int64_t sR = std::max<int64_t>(1, std::min(kTileArea / C, R)), nR = ceilDiv(R, sR);
+    int64_t G = ceilDiv(C, kLanes);
+    Value *parts = nR > 1 ? E.scratch(nR * G * kLanes, heap) : nullptr;
+    auto storeLanes = [&](Value *a, Value *c0, Value *res) {
+      for (int64_t q = 0; q < kLanes; ++q) {
+        Value *c = b.CreateAdd(c0, L.c64(q));
+        E.ifThen(b.CreateICmpSLT(c, L.c64(C)), [&] {
+          L.store(DType::F32, b.CreateExtractElement(res, uint64_t(q)), dst,
+                  b.CreateAdd(b.CreateMul(a, L.c64(C)), c));
+        });
+      }
+    };
+    auto partAt = [&](Value *tile, Value *g) {
+      return b.CreateInBoundsGEP(E.f, parts, b.CreateMul(b.CreateAdd(b.CreateMul(tile, L.c64(G)), g), L.c64(kLanes)));
+    };
+    E.loop(0, A, [&](Value *a) {
+      Value *slab = b.CreateMul(a, L.c64(R * C));
+      E.tiles(R, sR, [&](Value *r0, int64_t k) {
+        fillRun(b.CreateAdd(slab, b.CreateMul(r0, L.c64(C))), k * C, C);
+        Value *tile = b.CreateUDiv(r0, L.c64(sR));
+        auto group = [&](Value *g, bool full) {
+          Value *c0 = b.CreateMul(g, L.c64(kLanes));
+          Value *p = E.kn(k, E.zero16(), [&](Value *rr) { return rowVec(b.CreateMul(rr, L.c64(C)), c0, full); });
+          if (nR == 1) return storeLanes(a, c0, p);
+          b.CreateAlignedStore(p, partAt(tile, g), Align(4));
+        };
+        E.loop(0, C / kLanes, [&](Value *g) { group(g, true); });
+        if (C % kLanes) group(L.c64(C / kLanes), false);
+      });
+      if (nR > 1)
+        E.loop(0, G, [&](Value *g) {
+          Value *res = E.kn(nR, E.zero16(), [&](Value *rr) { return b.CreateAlignedLoad(E.v16, partAt(rr, g), Align(4)); });
+          storeLanes(a, b.CreateMul(g, L.c64(kLanes)), res);
+        });
+    });
   } else if (ynn) {
     // A reduced axis with C > 1 inner elements: columns, by the kn kernel.
     int64_t sR = C > kTileArea ? 1 : std::max<int64_t>(1, std::min(kTileArea / C, R));

@@ -48,5 +48,13 @@ if [[ ${DEVICES:-cpu:8} == cpu* && ${DEVICES:-} != *split* ]]; then
     echo "donate.spmd: peak in use '$p0' (want 4.0 MiB), with xs live '$p1' (want 8.0 MiB)"; fail=1
   fi
 fi
+# fused_sum.spmd: sums of elementwise expressions compute their input a tile at a time
+# (Note [XLA sum order]): x (32 MiB) plus one 1 MiB scratch block per device. Only on
+# CPU devices without --split-kernels.
+if [[ ${DEVICES:-cpu:8} == cpu:8 ]]; then
+  got=$("$bin" --devices cpu:8 --stats "$dir/fused_sum.spmd" 2>&1 >/dev/null |
+    sed -n 's/^memory: .*peak in use: \([0-9.]* [A-Za-z]*\).*/\1/p')
+  [ "$got" == "40.0 MiB" ] || { echo "fused_sum.spmd: peak in use '$got' (want 40.0 MiB)"; fail=1; }
+fi
 [ $fail -eq 0 ] && echo ok
 exit $fail
