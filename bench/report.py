@@ -188,8 +188,10 @@ def write_markdown(results, md, png, py, raw):
              "only checks that everything runs.", "", "## Machine", ""]
     lines += machine_lines(results)
     lines += ["", "## What is timed", "",
-              "- **spmdrun wall**: the whole `spmdrun --devices cpu:8 --stats FILE` process "
-              "(start, parse, compile with LLVM, run, print), median over runs.",
+              "- **spmdrun wall**: the whole `spmdrun --devices cpu:8 --stats --no-cache FILE` "
+              "process (start, parse, compile with LLVM, run, print), median over runs; "
+              "`--no-cache` so that every run compiles, as JAX's first call does (the cached "
+              "compile is in the last table).",
               "- **spmdrun run**: the `run` phase of `--stats` (everything after the JIT). For "
               "micro_psum, the psum kernel's own total from `--stats`.",
               "- **JAX 1st call**: the whole workload from its first call (trace + compile + run) "
