@@ -2,9 +2,10 @@
 //
 // The back half of code generation: the module from LlvmEmitter is verified, optimised
 // with the new pass manager at -O0..3 for the target machine (the host CPU, with its
-// own features, or nvptx64 sm_90), then either JIT compiled with ORC LLJIT (runtime
-// functions are resolved from the running process, which links with -rdynamic) or
-// printed as PTX. Kernels that call libdevice math functions get libdevice linked in.
+// own features and its loops left rolled, Note [Rolled loops]; or nvptx64 sm_90), then
+// either JIT compiled with ORC LLJIT (runtime functions are resolved from the running
+// process, which links with -rdynamic) or printed as PTX. Kernels that call libdevice
+// math functions get libdevice linked in.
 #include "codegen/Codegen.h"
 #include "codegen/LlvmEmitter.h"
 #include "codegen/ObjectCache.h"
