@@ -2,9 +2,10 @@
 //
 // The back half of code generation: the module from LlvmEmitter is verified, optimised
 // with the new pass manager at -O0..3 for the target machine (the host CPU, with its
-// own features, or nvptx64 sm_90), then either JIT compiled with ORC LLJIT (runtime
-// functions are resolved from the running process, which links with -rdynamic) or
-// printed as PTX. Kernels that call libdevice math functions get libdevice linked in.
+// own features and its loops left rolled, Note [Rolled loops]; or nvptx64 sm_90), then
+// either JIT compiled with ORC LLJIT (runtime functions are resolved from the running
+// process, which links with -rdynamic) or printed as PTX. Kernels that call libdevice
+// math functions get libdevice linked in.
 #include "codegen/Codegen.h"
 #include "codegen/LlvmEmitter.h"
 #include "codegen/ObjectCache.h"
@@ -85,8 +86,20 @@ static orc::JITTargetMachineBuilder hostBuilder(int o) {
   return jtmb;
 }
 
-/// Runs LLVM's default pipeline at level `o` for `tm`.
-static void optimize(Module &m, TargetMachine *tm, int o) {
+// Note [Rolled loops]: host code is optimised without LLVM's loop unrolling (full,
+// partial and runtime) and without interleaving in the loop vectoriser. The emitter's
+// loops have constant trip counts, so at O2/O3 LLVM unrolled every short one in full
+// and then vectorised and interleaved the rest: train_mlp_wide's IR grew 4.5x through
+// the pipeline (4,939 lines in, 17,558 out with opt-19 -O3) and LLVM's optimisation and
+// machine code generation spent about twice as long on it as on the rolled loops, with
+// no run time gained (bench/notes.md, 2026-11-23, compile time). Vectorisation (loop
+// and SLP) is kept. Float sums keep their bits: the emitter writes them in a fixed order
+// of its own (Note [XLA sum order], Note [Cascade]); only emitReduce's combines allow
+// reassociation, where the lanes LLVM picks could matter, and every golden test
+// (xla_sum_order among them) and the spec examples print the same with or without
+// these options. GPU kernels keep LLVM's default pipeline (not measured here).
+/// Runs LLVM's default pipeline at level `o` for `tm`; `host`: Note [Rolled loops].
+static void optimize(Module &m, TargetMachine *tm, int o, bool host) {
   LoopAnalysisManager lam;
   FunctionAnalysisManager fam;
   CGSCCAnalysisManager cgam;
@@ -94,6 +107,10 @@ static void optimize(Module &m, TargetMachine *tm, int o) {
   PipelineTuningOptions pto;
   pto.LoopVectorization = o >= 2;
   pto.SLPVectorization = o >= 2;
+  if (host) {
+    pto.LoopUnrolling = false;
+    pto.LoopInterleaving = false;
+  }
   PassBuilder pb(tm, pto);
   registerVecMathPasses(pb);
   pb.registerModuleAnalyses(mam);
@@ -150,7 +167,7 @@ static std::unique_ptr<Module> hostModule(LLVMContext &ctx, const ir::Module &m,
     }
   }
   verifyOrDie(*mod);
-  optimize(*mod, tm.get(), o.optLevel);
+  optimize(*mod, tm.get(), o.optLevel, true);
   return mod;
 }
 
@@ -218,7 +235,7 @@ static std::string ptxOf(Module &kernels, int optLevel) {
   mod->setDataLayout(tm->createDataLayout());
   linkLibdevice(*mod);
   verifyOrDie(*mod);
-  optimize(*mod, tm.get(), optLevel);
+  optimize(*mod, tm.get(), optLevel, false);
   for (auto it = mod->begin(); it != mod->end();) {
     Function &f = *it++;
     if (f.isDeclaration() && f.use_empty()) f.eraseFromParent();
