@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstring>
 #include <cstdlib>
 #include <iomanip>
 #include <map>
@@ -332,8 +333,50 @@ private:
 
 }  // namespace
 
+namespace {
+
+/// SPMD_MPI_STAGE=1 (for tests): CPU devices whose collectives across processes go
+/// through separate staging buffers, as GPUs' do on the MPI path (Note [GPUs across
+/// processes] in GpuLink.h), so that the staging steps run in CI, where there is no GPU.
+/// The result buffers start as garbage: a byte the exchange fails to write shows.
+class CpuStagingLink final : public GpuLink {
+public:
+  CpuStagingLink(int64_t first, int perRank) : first_(first), in_(perRank), out_(perRank) {}
+  bool nccl() const override { return false; }
+  std::string pathText() const override {
+    return "MPI through host staging buffers (SPMD_MPI_STAGE=1)";
+  }
+  std::unique_ptr<GroupLink> makeGroup(const std::vector<int> &) override { return nullptr; }
+  bool settle(int64_t) override { return true; }
+  const void *stageIn(int64_t dev, const void *in, int64_t bytes) override {
+    std::vector<char> &b = in_[size_t(dev - first_)];
+    b.assign(size_t(std::max<int64_t>(bytes, 1)), 0);
+    std::memcpy(b.data(), in, size_t(bytes));
+    return b.data();
+  }
+  void *stageOut(int64_t dev, int64_t bytes) override {
+    std::vector<char> &b = out_[size_t(dev - first_)];
+    b.assign(size_t(std::max<int64_t>(bytes, 1)), char(0xA5));
+    return b.data();
+  }
+  bool unstage(int64_t dev, void *out, int64_t bytes) override {
+    std::memcpy(out, out_[size_t(dev - first_)].data(), size_t(bytes));
+    return true;
+  }
+
+private:
+  int64_t first_;
+  std::vector<std::vector<char>> in_, out_;  ///< by local device
+};
+
+}  // namespace
+
 std::unique_ptr<Backend> makeMpiBackend(int perRank) {
-  return std::make_unique<MpiBackend>(perRank, GpuParts{});
+  const char *stage = std::getenv("SPMD_MPI_STAGE");
+  GpuParts parts;
+  if (stage && std::string(stage) == "1")
+    parts.link = std::make_unique<CpuStagingLink>(int64_t(mpi::rank()) * perRank, perRank);
+  return std::make_unique<MpiBackend>(perRank, std::move(parts));
 }
 
 std::unique_ptr<Backend> makeMpiBackend(int perRank, GpuParts gpu) {

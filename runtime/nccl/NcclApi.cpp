@@ -82,7 +82,12 @@ NcclApi *tryLoad(const std::string &path, std::string &why) {
     return nullptr;
   }
   api->path = path;
-  return api.release();  // lives as long as the process, like the library
+  // Kept for the process's lifetime, like the library (and reachable: no leak reported).
+  static std::mutex mu;
+  static std::vector<std::unique_ptr<NcclApi>> loaded;
+  std::lock_guard<std::mutex> lock(mu);
+  loaded.push_back(std::move(api));
+  return loaded.back().get();
 }
 
 }  // namespace

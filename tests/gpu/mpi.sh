@@ -57,9 +57,10 @@ for name in "${names[@]}"; do
   echo $? >"$tmp/ref.$i.rc"
 done
 
-# runcase LABEL P K ENV...: every program under `env ENV... mpirun -np P --devices cuda:K`.
+# runcase LABEL WANT P K ENV...: every program under `env ENV... mpirun -np P --devices
+# cuda:K`; WANT is what --stats must say after "across processes: ".
 runcase() {
-  local label=$1 P=$2 K=$3; shift 3
+  local label=$1 want=$2 P=$3 K=$4; shift 4
   local envs=("$@") name i=0
   for name in "${names[@]}"; do
     local dir="$src/tests/${name%%/*}" file="${name#*/}.spmd"
@@ -76,15 +77,20 @@ runcase() {
       pass=$((pass + 1))
     fi
   done
-  # The path this case took, from --stats (rank 0's standard error).
-  (cd "$src/tests/golden" && env "${envs[@]}" timeout 300 "${mpi[@]}" -np $P "$bin" $(dev $K) --stats all_to_all.spmd) \
-    >/dev/null 2>"$tmp/stats"
-  echo "$label (-np $P cuda:$K ${envs[*]}): ${#names[@]} programs"
+  # The path this case took, and the bytes that crossed processes, from --stats (rank 0's
+  # standard error) of a program whose groups span the ranks.
+  (cd "$src/tests/mpi" && env "${envs[@]}" timeout 300 "${mpi[@]}" -np $P "$bin" $(dev $K) --stats \
+      $(extra mpi/spanning) spanning.spmd) >/dev/null 2>"$tmp/stats"
+  echo "$label (-np $P $(dev $K | sed "s/--devices //") ${envs[*]}): ${#names[@]} programs"
   grep -E '^devices:|^across processes:|^(psum|all_gather|ppermute|all_to_all|psum_scatter) ' "$tmp/stats" | sed 's/^/    /'
+  # The path must be the one this case is for (CPU devices in split mode have none).
+  if [ "$mode" != split ] && ! grep -q "^across processes: $want" "$tmp/stats"; then
+    fail "$label: --stats does not say 'across processes: $want'"; head -3 "$tmp/stats"
+  fi
 }
-runcase nccl1 1 8 SPMD_MPI_ALL_GROUPS=1
-runcase host2 2 4 SPMD_MPI_ALL_GROUPS=0
-runcase host2all 2 4 SPMD_MPI_ALL_GROUPS=1
-runcase host1 1 8 SPMD_MPI_ALL_GROUPS=1 SPMD_NCCL=0
+runcase nccl1 "NCCL [0-9.]* (one GPU per rank)" 1 8 SPMD_MPI_ALL_GROUPS=1
+runcase host2 "MPI through pinned host buffers (ranks 0 and 1 share GPU" 2 4 SPMD_MPI_ALL_GROUPS=0
+runcase host2all "MPI through pinned host buffers (ranks 0 and 1 share GPU" 2 4 SPMD_MPI_ALL_GROUPS=1
+runcase host1 "MPI through pinned host buffers (SPMD_NCCL=0)" 1 8 SPMD_MPI_ALL_GROUPS=1 SPMD_NCCL=0
 echo "$pass passed, $failn failed"
 [ $failn -eq 0 ]

@@ -29,6 +29,10 @@ foreach(pk "1;8" "2;4")
   set_tests_properties(mpi_allgroups_${P}x${K} PROPERTIES LABELS mpi SKIP_RETURN_CODE 77 TIMEOUT 600
                        ENVIRONMENT SPMD_MPI_ALL_GROUPS=1)
 endforeach()
+# ... and through separate staging buffers, as GPUs on the MPI path (SPMD_MPI_STAGE=1).
+add_test(NAME mpi_staged_2x4 COMMAND ${MPI_CHECK} ${SPMDRUN} ${CMAKE_SOURCE_DIR} programs 2 4 ${MPI_CORE})
+set_tests_properties(mpi_staged_2x4 PROPERTIES LABELS mpi SKIP_RETURN_CODE 77 TIMEOUT 600
+                     ENVIRONMENT "SPMD_MPI_ALL_GROUPS=1;SPMD_MPI_STAGE=1")
 foreach(mode faults stats interrupt nogpu)
   add_test(NAME mpi_${mode} COMMAND ${MPI_CHECK} ${SPMDRUN} ${CMAKE_SOURCE_DIR} ${mode})
   set_tests_properties(mpi_${mode} PROPERTIES LABELS mpi SKIP_RETURN_CODE 77 TIMEOUT 300)
