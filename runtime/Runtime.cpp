@@ -66,9 +66,6 @@ Host::~Host() {
 }
 
 std::unique_ptr<Host> Host::create(const DeviceSpec &spec) {
-  if (spec.kind == "cuda" && mpi::active())
-    throw std::runtime_error(
-        "GPUs across processes (NCCL) are not built yet; under mpirun use --devices cpu:N");
   if (spec.kind == "cuda") {
     std::string why;
     if (cudaDeviceCount(why) == 0)
@@ -76,7 +73,10 @@ std::unique_ptr<Host> Host::create(const DeviceSpec &spec) {
                                "); run with --devices cpu or --devices cpu:N");
     std::unique_ptr<Host> host(new Host());
     try {
-      host->state_->backend = makeCudaBackend(spec.count);
+      // Under mpirun: K devices per rank on one GPU each (--devices cuda: one device), the
+      // GPUs of different ranks linked by NCCL or MPI (Note [GPUs across processes]).
+      host->state_->backend = mpi::active() ? makeCudaMpiBackend(spec.count > 0 ? spec.count : 1)
+                                            : makeCudaBackend(spec.count);
     } catch (const std::system_error &e) {
       throw std::runtime_error("cannot start the CUDA device threads (" + std::string(e.what()) +
                                ")");

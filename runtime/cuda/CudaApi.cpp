@@ -53,6 +53,7 @@ CudaApi *loadDriver(std::string &why) {
   SPMD_RESOLVE(cuStreamCreate, "cuStreamCreate");
   SPMD_RESOLVE(cuStreamDestroy, "cuStreamDestroy_v2");
   SPMD_RESOLVE(cuStreamSynchronize, "cuStreamSynchronize");
+  SPMD_RESOLVE(cuStreamQuery, "cuStreamQuery");
   SPMD_RESOLVE(cuStreamWaitEvent, "cuStreamWaitEvent");
   SPMD_RESOLVE(cuEventCreate, "cuEventCreate");
   SPMD_RESOLVE(cuEventRecord, "cuEventRecord");
@@ -94,6 +95,7 @@ CudaApi *loadDriver(std::string &why) {
   SPMD_OPTIONAL(cuMemPoolSetAccess, "cuMemPoolSetAccess");
   SPMD_OPTIONAL(cuDeviceCanAccessPeer, "cuDeviceCanAccessPeer");
   SPMD_OPTIONAL(cuCtxEnablePeerAccess, "cuCtxEnablePeerAccess");
+  SPMD_OPTIONAL(cuDeviceGetPCIBusId, "cuDeviceGetPCIBusId");
 #undef SPMD_OPTIONAL
   CUresult r = api.cuInit(0);
   if (r != CUDA_SUCCESS) {

@@ -38,6 +38,7 @@ struct CUmemAccessDesc {
 
 constexpr CUresult CUDA_SUCCESS = 0;
 constexpr CUresult CUDA_ERROR_OUT_OF_MEMORY = 2;
+constexpr CUresult CUDA_ERROR_NOT_READY = 600;
 constexpr unsigned CU_STREAM_NON_BLOCKING = 0x1;
 constexpr unsigned CU_EVENT_DISABLE_TIMING = 0x2;
 constexpr unsigned CU_MEMHOSTALLOC_PORTABLE = 0x1;
@@ -72,6 +73,7 @@ struct CudaApi {
   CUresult (*cuStreamCreate)(CUstream *stream, unsigned flags);
   CUresult (*cuStreamDestroy)(CUstream stream);
   CUresult (*cuStreamSynchronize)(CUstream stream);
+  CUresult (*cuStreamQuery)(CUstream stream);
   CUresult (*cuStreamWaitEvent)(CUstream stream, CUevent event, unsigned flags);
   CUresult (*cuEventCreate)(CUevent *event, unsigned flags);
   CUresult (*cuEventRecord)(CUevent event, CUstream stream);
@@ -109,6 +111,7 @@ struct CudaApi {
   CUresult (*cuMemPoolSetAccess)(CUmemoryPool pool, const CUmemAccessDesc *map, size_t count);
   CUresult (*cuDeviceCanAccessPeer)(int *can, CUdevice dev, CUdevice peer);
   CUresult (*cuCtxEnablePeerAccess)(CUcontext peer, unsigned flags);
+  CUresult (*cuDeviceGetPCIBusId)(char *id, int len, CUdevice dev);
 };
 
 /// The driver API, loaded and initialised (cuInit) on first use; null when there is

@@ -39,23 +39,38 @@ void check(const CudaApi &api, CUresult r, const std::string &what) {
 }  // namespace
 
 CudaBackend::CudaBackend(const CudaApi &api, int count) : shared_(api) {
+  int gpus = 0;
+  check(api, api.cuDeviceGetCount(&gpus), "counting the GPUs");
+  if (gpus <= 0) throw std::runtime_error("the NVIDIA driver sees no GPU");
+  int n = count > 0 ? count : gpus;
+  // Logical device i runs on GPU i*G/N: blocks of consecutive devices share a GPU,
+  // and with fewer devices than GPUs only the GPUs in use are set up.
+  std::vector<int> gpuOf(n);
+  for (int i = 0; i < n; ++i) gpuOf[i] = int(int64_t(i) * gpus / n);
+  setUp(gpuOf, 0, n);
+}
+
+CudaBackend::CudaBackend(const CudaApi &api, int count, int ordinal, int firstIndex,
+                         int meshDevices)
+    : shared_(api) {
+  setUp(std::vector<int>(size_t(count), ordinal), firstIndex, meshDevices);
+}
+
+void CudaBackend::setUp(const std::vector<int> &gpuOf, int firstIndex, int meshDevices) {
+  const CudaApi &api = shared_.api;
   try {
-    int gpus = 0;
-    check(api, api.cuDeviceGetCount(&gpus), "counting the GPUs");
-    if (gpus <= 0) throw std::runtime_error("the NVIDIA driver sees no GPU");
-    int n = count > 0 ? count : gpus;
-    // Logical device i runs on GPU i*G/N: blocks of consecutive devices share a GPU,
-    // and with fewer devices than GPUs only the GPUs in use are set up.
-    std::vector<int> gpuOf(n);
-    for (int i = 0; i < n; ++i) gpuOf[i] = int(int64_t(i) * gpus / n);
+    int n = int(gpuOf.size());
     for (int i = 0; i < n; ++i)
       if (i == 0 || gpuOf[i] != gpuOf[i - 1]) addGpu(gpuOf[i]);
     connectGpus();
-    std::vector<CudaDevice *> raw;
+    // The communicator sees every device of the job by global index (null: another
+    // process's); it only ever touches groups inside this process.
+    std::vector<CudaDevice *> raw(size_t(meshDevices), nullptr);
     for (int i = 0, g = -1; i < n; ++i) {
       if (i == 0 || gpuOf[i] != gpuOf[i - 1]) ++g;
-      devices_.push_back(std::make_unique<CudaDevice>(shared_, i, *shared_.gpus[g], done_));
-      raw.push_back(devices_.back().get());
+      devices_.push_back(
+          std::make_unique<CudaDevice>(shared_, firstIndex + i, *shared_.gpus[g], done_));
+      raw[size_t(firstIndex + i)] = devices_.back().get();
     }
     comm_ = std::make_unique<CudaCommunicator>(api, std::move(raw));
   } catch (...) {

@@ -23,6 +23,10 @@ public:
   /// `count` logical devices (0: one per GPU) on the driver `api`. Throws
   /// std::runtime_error naming the CUDA error when a GPU cannot be set up.
   CudaBackend(const CudaApi &api, int count);
+  /// Under mpirun (Note [GPUs across processes] in mpi/GpuLink.h): `count` logical
+  /// devices, all on GPU `ordinal`, whose global indices are firstIndex .. firstIndex +
+  /// count - 1 of the job's `meshDevices`; device(i) is local device i.
+  CudaBackend(const CudaApi &api, int count, int ordinal, int firstIndex, int meshDevices);
   ~CudaBackend() override;
 
   int deviceCount() const override { return int(devices_.size()); }
@@ -37,7 +41,13 @@ public:
   void release(void *host, int64_t bytes) override;
   void alias(void *dst, const void *src, int64_t bytes) override;
 
+  /// Local device i (its global index is firstIndex + i).
+  CudaDevice &cudaDevice(int i) { return *devices_[i]; }
+  Gpu &gpu(int i) { return *shared_.gpus[i]; }
+
 private:
+  /// The constructors' work: `count` devices, device i on GPU gpuOf[i] (ascending).
+  void setUp(const std::vector<int> &gpuOf, int firstIndex, int meshDevices);
   /// Sets up GPU `ordinal`: primary context, release stream, memory pool.
   void addGpu(int ordinal);
   /// Lets the GPUs read each other's memory where the hardware allows (optional).

@@ -1,6 +1,7 @@
 // ===- Mpi.cpp - loading Open MPI, start-up checks, deadlines ----------------===//
 #include "mpi/Mpi.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -114,6 +115,11 @@ int localSize() {
   const char *v = env("OMPI_COMM_WORLD_LOCAL_SIZE");
   int n = v ? std::atoi(v) : 1;
   return n > 0 ? n : 1;
+}
+
+int localRank() {
+  const char *v = env("OMPI_COMM_WORLD_LOCAL_RANK");
+  return v ? std::max(std::atoi(v), 0) : rank();
 }
 
 std::string checkSameStart(const std::vector<std::pair<std::string, std::string>> &fields) {

@@ -72,6 +72,9 @@ int rank();
 int size();
 /// The ranks on this node (for the default number of CPU devices), at least 1.
 int localSize();
+/// This rank's index among the ranks of its node (OMPI_COMM_WORLD_LOCAL_RANK; rank()
+/// when the launcher does not say), for the GPU it uses.
+int localRank();
 const Api &api();
 /// Seconds any wait for another rank may take before the run is aborted.
 double collectiveTimeout();

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstring>
 #include <cstdlib>
 #include <iomanip>
 #include <map>
@@ -69,11 +70,14 @@ struct Shards {
 
 class MpiBackend final : public Backend {
 public:
-  explicit MpiBackend(int perRank)
-      : rank_(mpi::rank()), ranks_(mpi::size()), perRank_(perRank),
-        comm_(rank_, ranks_, perRank, stats_) {
+  MpiBackend(int perRank, GpuParts gpu)
+      : rank_(mpi::rank()), ranks_(mpi::size()), perRank_(perRank), gpu_(std::move(gpu.backend)),
+        link_(std::move(gpu.link)),
+        comm_(rank_, ranks_, perRank, stats_, gpu_ ? &gpu_->communicator() : nullptr,
+              link_.get()) {
     const mpi::Api &a = mpi::api();
     a.Comm_dup(a.world, &hostComm_);
+    if (gpu_) return;
     devices_.reserve(perRank);
     for (int i = 0; i < perRank; ++i)
       devices_.push_back(std::make_unique<CpuDevice>(rank_ * perRank + i, done_, kernels_));
@@ -81,16 +85,22 @@ public:
 
   int deviceCount() const override { return ranks_ * perRank_; }
   std::string describe() const override {
-    return std::to_string(ranks_ * perRank_) + " CPU devices (" + std::to_string(ranks_) +
-           " MPI process" + (ranks_ == 1 ? "" : "es") + " of " + std::to_string(perRank_) +
-           " thread" + (perRank_ == 1 ? "" : "s") + ")";
+    std::string procs = std::to_string(ranks_) + " MPI process" + (ranks_ == 1 ? "" : "es");
+    if (gpu_)
+      return std::to_string(ranks_ * perRank_) + " CUDA devices (" + procs + ", each " +
+             gpu_->describe() + "; across processes: " + link_->pathText() + ")";
+    return std::to_string(ranks_ * perRank_) + " CPU devices (" + procs + " of " +
+           std::to_string(perRank_) + " thread" + (perRank_ == 1 ? "" : "s") + ")";
   }
   Device &device(int index) override {
     int local = index - rank_ * perRank_;
-    if (local >= 0 && local < perRank_) return *devices_[local];
+    if (local >= 0 && local < perRank_) return gpu_ ? gpu_->device(local) : *devices_[local];
     return remote_;
   }
   Communicator &communicator() override { return comm_; }
+  void loadKernels(const std::string &ptx) override {
+    if (gpu_) gpu_->loadKernels(ptx);
+  }
   void loadHostKernels(const std::vector<std::pair<std::string, void *>> &kernels) override {
     {
       std::lock_guard<std::mutex> lock(kernels_.mu);
@@ -100,7 +110,9 @@ public:
     kernels_.generation.fetch_add(1);
   }
 
-  bool gather(void *host, int64_t bytes, std::string &) override {
+  bool gather(void *host, int64_t bytes, std::string &why) override {
+    // GPU devices: this rank's shards come to host memory first (and are dropped there).
+    if (gpu_ && !gpu_->gather(host, bytes, why)) return false;
     char *lo = static_cast<char *>(host);
     auto it = shards_.lower_bound(lo);
     while (it != shards_.end() && it->first < lo + bytes) {
@@ -110,12 +122,14 @@ public:
     return true;
   }
   void release(void *host, int64_t bytes) override {
+    if (gpu_) gpu_->release(host, bytes);
     char *lo = static_cast<char *>(host);
     auto it = shards_.lower_bound(lo);
     while (it != shards_.end() && it->first < lo + bytes) it = shards_.erase(it);
   }
   void alias(void *dst, const void *src, int64_t bytes) override {
-    release(dst, bytes);
+    if (gpu_) gpu_->alias(dst, src, bytes);  // releases dst's own GPU shards first
+    releaseRecords(dst, bytes);
     const char *lo = static_cast<const char *>(src);
     std::vector<std::pair<char *, Shards>> copies;
     for (auto it = shards_.lower_bound(const_cast<char *>(lo));
@@ -151,6 +165,11 @@ public:
       }
     }
     for (char *base : needed) {
+      std::string why;
+      if (gpu_ && !gpu_->gather(base, shards_[base].bytes, why)) {
+        errors.record(why);
+        return false;
+      }
       gatherShards(base, shards_[base]);
       shards_.erase(base);
     }
@@ -174,7 +193,7 @@ public:
         else
           sh.pieces.push_back({r, off, each});
       }
-      release(base, sh.bytes);
+      releaseRecords(base, sh.bytes);
       auto before = shards_.lower_bound(base);  // an older record that reaches into the range
       if (before != shards_.begin() &&
           std::prev(before)->first + std::prev(before)->second.bytes > base)
@@ -237,6 +256,10 @@ public:
     std::ostringstream os;
     os << "MPI: " << ranks_ << " processes x " << perRank_
        << " devices; bytes summed over all processes:\n";
+    if (link_)
+      os << "across processes: " << link_->pathText()
+         << (link_->nccl() ? "; psum and psum_scatter: MPI through pinned host buffers" : "")
+         << "\n";
     os << std::left << std::setw(14) << "collective" << std::right << std::setw(14)
        << "device calls" << std::setw(18) << "within process" << std::setw(18) << "across processes"
        << "\n";
@@ -254,6 +277,12 @@ public:
 
 private:
   int owner(int64_t dev) const { return int(dev / perRank_); }
+  /// Forgets which rank wrote the bytes of the records that start in the range.
+  void releaseRecords(void *host, int64_t bytes) {
+    char *lo = static_cast<char *>(host);
+    auto it = shards_.lower_bound(lo);
+    while (it != shards_.end() && it->first < lo + bytes) it = shards_.erase(it);
+  }
 
   std::vector<int64_t> allgather(const std::vector<int64_t> &mine) {
     const mpi::Api &a = mpi::api();
@@ -286,6 +315,9 @@ private:
   }
 
   int rank_, ranks_, perRank_;
+  // GPU devices (null for CPU devices); before comm_, which uses both and goes first.
+  std::unique_ptr<Backend> gpu_;
+  std::unique_ptr<GpuLink> link_;
   MpiCollectiveStats stats_[int(CollectiveKind::Count)];
   int64_t hostGathers_ = 0, hostAcross_ = 0;
   mpi::Comm hostComm_ = nullptr;
@@ -301,8 +333,54 @@ private:
 
 }  // namespace
 
+namespace {
+
+/// SPMD_MPI_STAGE=1 (for tests): CPU devices whose collectives across processes go
+/// through separate staging buffers, as GPUs' do on the MPI path (Note [GPUs across
+/// processes] in GpuLink.h), so that the staging steps run in CI, where there is no GPU.
+/// The result buffers start as garbage: a byte the exchange fails to write shows.
+class CpuStagingLink final : public GpuLink {
+public:
+  CpuStagingLink(int64_t first, int perRank) : first_(first), in_(perRank), out_(perRank) {}
+  bool nccl() const override { return false; }
+  std::string pathText() const override {
+    return "MPI through host staging buffers (SPMD_MPI_STAGE=1)";
+  }
+  std::unique_ptr<GroupLink> makeGroup(const std::vector<int> &) override { return nullptr; }
+  bool settle(int64_t) override { return true; }
+  const void *stageIn(int64_t dev, const void *in, int64_t bytes) override {
+    std::vector<char> &b = in_[size_t(dev - first_)];
+    b.assign(size_t(std::max<int64_t>(bytes, 1)), 0);
+    std::memcpy(b.data(), in, size_t(bytes));
+    return b.data();
+  }
+  void *stageOut(int64_t dev, int64_t bytes) override {
+    std::vector<char> &b = out_[size_t(dev - first_)];
+    b.assign(size_t(std::max<int64_t>(bytes, 1)), char(0xA5));
+    return b.data();
+  }
+  bool unstage(int64_t dev, void *out, int64_t bytes) override {
+    std::memcpy(out, out_[size_t(dev - first_)].data(), size_t(bytes));
+    return true;
+  }
+
+private:
+  int64_t first_;
+  std::vector<std::vector<char>> in_, out_;  ///< by local device
+};
+
+}  // namespace
+
 std::unique_ptr<Backend> makeMpiBackend(int perRank) {
-  return std::make_unique<MpiBackend>(perRank);
+  const char *stage = std::getenv("SPMD_MPI_STAGE");
+  GpuParts parts;
+  if (stage && std::string(stage) == "1")
+    parts.link = std::make_unique<CpuStagingLink>(int64_t(mpi::rank()) * perRank, perRank);
+  return std::make_unique<MpiBackend>(perRank, std::move(parts));
+}
+
+std::unique_ptr<Backend> makeMpiBackend(int perRank, GpuParts gpu) {
+  return std::make_unique<MpiBackend>(perRank, std::move(gpu));
 }
 
 }  // namespace spmd::rt

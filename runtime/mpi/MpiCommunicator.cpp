@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdlib>
 #include <cstring>
 
 namespace spmd::rt {
@@ -56,8 +57,11 @@ const char *collectiveName(CollectiveKind k) {
   return "?";
 }
 
-MpiCommunicator::MpiCommunicator(int rank, int ranks, int perRank, MpiCollectiveStats *stats)
-    : rank_(rank), ranks_(ranks), perRank_(perRank), stats_(stats), local_(ranks * perRank) {
+MpiCommunicator::MpiCommunicator(int rank, int ranks, int perRank, MpiCollectiveStats *stats,
+                                 Communicator *local, GpuLink *gpu)
+    : rank_(rank), ranks_(ranks), perRank_(perRank), stats_(stats),
+      ownLocal_(local ? nullptr : std::make_unique<CpuCommunicator>(ranks * perRank)),
+      local_(local ? local : ownLocal_.get()), gpu_(gpu) {
   const mpi::Api &a = mpi::api();
   a.Comm_dup(a.world, &abortComm_);
 }
@@ -79,6 +83,10 @@ MpiCommunicator::MeshState MpiCommunicator::makeMeshState(const Mesh &mesh) {
   st.slots.resize(size_t(1) << mesh.rank);
   mpi::Group world = nullptr;
   a.Comm_group(a.world, &world);
+  // SPMD_MPI_ALL_GROUPS=1 (for tests): every group of more than one member takes the
+  // cross-process path, even inside one process, so that `mpirun -np 1` exercises it.
+  const char *all = std::getenv("SPMD_MPI_ALL_GROUPS");
+  size_t minRanks = all && std::string(all) == "1" ? 1 : 2;
   // Every rank walks the groups in the same order and joins the communicators of those it
   // has members in: MPI_Comm_create_group is collective over the group's ranks only, and
   // a common order keeps those calls from waiting on each other in a cycle.
@@ -98,8 +106,12 @@ MpiCommunicator::MeshState MpiCommunicator::makeMeshState(const Mesh &mesh) {
         }
       }
       segLo.push_back(gsize);
+      if (ranks.size() < minRanks || gsize < 2) continue;
+      // Collective over every rank when NCCL is up (ncclCommSplit), hence before the
+      // test of membership.
+      std::unique_ptr<GroupLink> link = gpu_ ? gpu_->makeGroup(ranks) : nullptr;
       auto me = std::find(ranks.begin(), ranks.end(), rank_);
-      if (ranks.size() < 2 || me == ranks.end()) continue;
+      if (me == ranks.end()) continue;
       auto s = std::make_unique<Slot>();
       s->ranks = ranks;
       s->segLo = segLo;
@@ -107,6 +119,7 @@ MpiCommunicator::MeshState MpiCommunicator::makeMeshState(const Mesh &mesh) {
       s->size = gsize;
       s->localCount = segLo[s->me + 1] - segLo[s->me];
       s->pub.resize(s->localCount);
+      s->link = std::move(link);
       mpi::Group g = nullptr;
       a.Group_incl(world, int(ranks.size()), ranks.data(), &g);
       a.Comm_create_group(a.world, g, 0, &s->comm);
@@ -120,7 +133,7 @@ MpiCommunicator::MeshState MpiCommunicator::makeMeshState(const Mesh &mesh) {
 
 void MpiCommunicator::begin(const Mesh &mesh) {
   aborted_.store(false);
-  local_.begin(mesh);
+  local_->begin(mesh);
   mesh_ = mesh;
   std::vector<int64_t> key(mesh.shape.begin(), mesh.shape.begin() + mesh.rank);
   auto it = meshes_.find(key);
@@ -137,7 +150,7 @@ void MpiCommunicator::begin(const Mesh &mesh) {
 
 void MpiCommunicator::abort() {
   aborted_.store(true);
-  local_.abort();
+  local_->abort();
   if (cur_)
     for (auto &groups : cur_->slots)
       for (auto &s : groups)
@@ -453,10 +466,42 @@ bool MpiCommunicator::leadReduceScatter(Slot &s, int64_t count, DType dt, RedOp 
   return true;
 }
 
-// The entry points: groups inside this process go to the CPU communicator; the others
+// The entry points: groups inside this process go to the local communicator; the others
 // meet locally, and the last member to arrive leads the exchange between processes.
 // `within` is what each device receives from the other members of its process, by the
 // same formula as the CPU communicator's bytesMoved.
+
+template <typename Lead>
+bool MpiCommunicator::meet(Slot &s, int64_t dev, int64_t li, const void *in, int64_t inBytes,
+                           void *out, int64_t outBytes, bool direct, Lead lead) {
+  Published p{in, out};
+  if (gpu_ && direct) {
+    if (!gpu_->settle(dev)) return false;
+  } else if (gpu_) {
+    p.in = gpu_->stageIn(dev, in, inBytes);
+    p.out = p.in ? gpu_->stageOut(dev, outBytes) : nullptr;
+    if (!p.out) return false;
+  }
+  Role role = arrive(s, li, p);
+  if (role == Role::Leader) {
+    bool ok = lead();
+    release(s, ok);
+    role = ok ? Role::Done : Role::Aborted;
+  }
+  if (role == Role::Aborted) return false;
+  if (gpu_ && !direct) return gpu_->unstage(dev, out, outBytes);
+  return true;
+}
+
+LinkGroup MpiCommunicator::linkGroup(Slot &s, const char *what, std::string &whatText) {
+  whatText = std::string(what) + " in " + launch_;
+  LinkGroup g{s.segLo, s.me, s.size, {}, {}, whatText.c_str(), [this] { return stopped(); }};
+  for (auto &p : s.pub) {
+    g.ins.push_back(p.in);
+    g.outs.push_back(p.out);
+  }
+  return g;
+}
 
 bool MpiCommunicator::allreduce(int64_t dev, const void *in, void *out, int64_t count, DType dt,
                                 RedOp op, uint32_t axes, int64_t &bytesMoved) {
@@ -464,19 +509,16 @@ bool MpiCommunicator::allreduce(int64_t dev, const void *in, void *out, int64_t 
   Slot *s = slotOf(dev, axes, li);
   if (!s) {
     int64_t before = bytesMoved;
-    bool ok = local_.allreduce(dev, in, out, count, dt, op, axes, bytesMoved);
+    bool ok = local_->allreduce(dev, in, out, count, dt, op, axes, bytesMoved);
     tally(CollectiveKind::Psum, bytesMoved - before, 0);
     return ok;
   }
   trace::Span span("psum (allreduce, across processes)", "collective", trace::kDevicePid, int(dev));
-  Role role = arrive(*s, li, {in, out});
-  if (role == Role::Leader) {
-    bool ok = count == 0 || leadAllreduce(*s, count, dt, op);
-    release(*s, ok);
-    role = ok ? Role::Done : Role::Aborted;
-  }
-  if (role == Role::Aborted) return false;
   int64_t esize = dtypeSize(int32_t(dt));
+  // Always through host memory: the chain keeps replica order (Note [GPUs across processes]).
+  if (!meet(*s, dev, li, in, count * esize, out, count * esize, false,
+            [&] { return count == 0 || leadAllreduce(*s, count, dt, op); }))
+    return false;
   bytesMoved += 2 * (s->size - 1) * count * esize / s->size;
   tally(CollectiveKind::Psum, 2 * (s->localCount - 1) * count * esize / s->size, 0);
   return true;
@@ -488,18 +530,21 @@ bool MpiCommunicator::allGather(int64_t dev, const void *in, void *out, int64_t 
   Slot *s = slotOf(dev, axes, li);
   if (!s) {
     int64_t before = bytesMoved;
-    bool ok = local_.allGather(dev, in, out, bytes, axes, bytesMoved);
+    bool ok = local_->allGather(dev, in, out, bytes, axes, bytesMoved);
     tally(CollectiveKind::AllGather, bytesMoved - before, 0);
     return ok;
   }
   trace::Span span("all_gather (across processes)", "collective", trace::kDevicePid, int(dev));
-  Role role = arrive(*s, li, {in, out});
-  if (role == Role::Leader) {
-    bool ok = leadAllGather(*s, bytes);
-    release(*s, ok);
-    role = ok ? Role::Done : Role::Aborted;
-  }
-  if (role == Role::Aborted) return false;
+  bool direct = s->link != nullptr;
+  if (!meet(*s, dev, li, in, bytes, out, s->size * bytes, direct, [&] {
+        if (!direct) return leadAllGather(*s, bytes);
+        std::string w;
+        int64_t across = 0;
+        bool ok = s->link->allGather(linkGroup(*s, "all_gather", w), bytes, across);
+        stats_[int(CollectiveKind::AllGather)].across.fetch_add(across, std::memory_order_relaxed);
+        return ok;
+      }))
+    return false;
   bytesMoved += (s->size - 1) * bytes;
   tally(CollectiveKind::AllGather, (s->localCount - 1) * bytes, 0);
   return true;
@@ -511,18 +556,26 @@ bool MpiCommunicator::ppermute(int64_t dev, const void *in, void *out, int64_t b
   Slot *s = slotOf(dev, axes, li);
   if (!s) {
     int64_t before = bytesMoved;
-    bool ok = local_.ppermute(dev, in, out, bytes, axes, npairs, pairs, bytesMoved);
+    bool ok = local_->ppermute(dev, in, out, bytes, axes, npairs, pairs, bytesMoved);
     tally(CollectiveKind::Ppermute, bytesMoved - before, 0);
     return ok;
   }
   trace::Span span("ppermute (across processes)", "collective", trace::kDevicePid, int(dev));
-  Role role = arrive(*s, li, {in, out});
-  if (role == Role::Leader) {
-    bool ok = leadPpermute(*s, bytes, npairs, pairs);
-    release(*s, ok);
-    role = ok ? Role::Done : Role::Aborted;
-  }
-  if (role == Role::Aborted) return false;
+  bool direct = s->link != nullptr;
+  if (!meet(*s, dev, li, in, bytes, out, bytes, direct, [&] {
+        if (!direct) return leadPpermute(*s, bytes, npairs, pairs);
+        std::vector<int64_t> source(s->size, -1);  // the last pair naming a destination wins
+        for (int32_t p = 0; p < npairs; ++p)
+          if (pairs[2 * p + 1] >= 0 && pairs[2 * p + 1] < s->size && pairs[2 * p] >= 0 &&
+              pairs[2 * p] < s->size)
+            source[pairs[2 * p + 1]] = pairs[2 * p];
+        std::string w;
+        int64_t across = 0;
+        bool ok = s->link->ppermute(linkGroup(*s, "ppermute", w), bytes, source, across);
+        stats_[int(CollectiveKind::Ppermute)].across.fetch_add(across, std::memory_order_relaxed);
+        return ok;
+      }))
+    return false;
   int64_t me = s->segLo[s->me] + li, source = -1;
   for (int32_t p = 0; p < npairs; ++p)
     if (pairs[2 * p + 1] == me && pairs[2 * p] >= 0 && pairs[2 * p] < s->size)
@@ -543,18 +596,22 @@ bool MpiCommunicator::allToAll(int64_t dev, const void *in, void *out, int64_t c
   Slot *s = slotOf(dev, axes, li);
   if (!s) {
     int64_t before = bytesMoved;
-    bool ok = local_.allToAll(dev, in, out, chunkBytes, axes, bytesMoved);
+    bool ok = local_->allToAll(dev, in, out, chunkBytes, axes, bytesMoved);
     tally(CollectiveKind::AllToAll, bytesMoved - before, 0);
     return ok;
   }
   trace::Span span("all_to_all (across processes)", "collective", trace::kDevicePid, int(dev));
-  Role role = arrive(*s, li, {in, out});
-  if (role == Role::Leader) {
-    bool ok = leadAllToAll(*s, chunkBytes);
-    release(*s, ok);
-    role = ok ? Role::Done : Role::Aborted;
-  }
-  if (role == Role::Aborted) return false;
+  bool direct = s->link != nullptr;
+  int64_t total = s->size * chunkBytes;
+  if (!meet(*s, dev, li, in, total, out, total, direct, [&] {
+        if (!direct) return leadAllToAll(*s, chunkBytes);
+        std::string w;
+        int64_t across = 0;
+        bool ok = s->link->allToAll(linkGroup(*s, "all_to_all", w), chunkBytes, across);
+        stats_[int(CollectiveKind::AllToAll)].across.fetch_add(across, std::memory_order_relaxed);
+        return ok;
+      }))
+    return false;
   bytesMoved += (s->size - 1) * chunkBytes;
   tally(CollectiveKind::AllToAll, (s->localCount - 1) * chunkBytes, 0);
   return true;
@@ -566,19 +623,15 @@ bool MpiCommunicator::reduceScatter(int64_t dev, const void *in, void *out, int6
   Slot *s = slotOf(dev, axes, li);
   if (!s) {
     int64_t before = bytesMoved;
-    bool ok = local_.reduceScatter(dev, in, out, count_, dt, op, axes, bytesMoved);
+    bool ok = local_->reduceScatter(dev, in, out, count_, dt, op, axes, bytesMoved);
     tally(CollectiveKind::PsumScatter, bytesMoved - before, 0);
     return ok;
   }
   trace::Span span("psum_scatter (across processes)", "collective", trace::kDevicePid, int(dev));
-  Role role = arrive(*s, li, {in, out});
-  if (role == Role::Leader) {
-    bool ok = leadReduceScatter(*s, count_, dt, op);
-    release(*s, ok);
-    role = ok ? Role::Done : Role::Aborted;
-  }
-  if (role == Role::Aborted) return false;
   int64_t esize = dtypeSize(int32_t(dt));
+  if (!meet(*s, dev, li, in, s->size * count_ * esize, out, count_ * esize, false,
+            [&] { return leadReduceScatter(*s, count_, dt, op); }))
+    return false;
   bytesMoved += (s->size - 1) * count_ * esize;
   tally(CollectiveKind::PsumScatter, (s->localCount - 1) * count_ * esize, 0);
   return true;

@@ -11,6 +11,7 @@
 
 #include "Device.h"
 #include "cpu/CpuCommunicator.h"
+#include "mpi/GpuLink.h"
 #include "mpi/Mpi.h"
 
 #include <atomic>
@@ -35,8 +36,12 @@ const char *collectiveName(CollectiveKind k);
 class MpiCommunicator final : public Communicator {
 public:
   /// Rank `rank` of `ranks`, each with `perRank` devices (flat device d lives on rank
-  /// d / perRank); `stats` is updated by every collective.
-  MpiCommunicator(int rank, int ranks, int perRank, MpiCollectiveStats *stats);
+  /// d / perRank); `stats` is updated by every collective. CPU devices: `local` and
+  /// `gpu` null (a CpuCommunicator is made). GPUs: `local` is the CUDA communicator of
+  /// this rank's devices and `gpu` their link (Note [GPUs across processes]); both
+  /// outlive this object.
+  MpiCommunicator(int rank, int ranks, int perRank, MpiCollectiveStats *stats,
+                  Communicator *local = nullptr, GpuLink *gpu = nullptr);
   ~MpiCommunicator() override;
 
   /// The launch about to begin: its name (messages), a sequence number that every rank
@@ -83,6 +88,7 @@ private:
     // Buffers for MPI, owned here so that a send or receive still in flight after an
     // abort never touches a device's memory.
     std::vector<char> a, b, c;
+    std::unique_ptr<GroupLink> link;  ///< the group's NCCL communicator, when NCCL is up
   };
   struct MeshState {
     std::vector<std::vector<std::unique_ptr<Slot>>> slots;  ///< [canonical mask][group id]
@@ -106,6 +112,15 @@ private:
   bool chainFold(Slot &s, const std::vector<const char *> &srcs, int64_t count, DType dt, RedOp op,
                  const char *what, int64_t &across);
   void tally(CollectiveKind k, int64_t within, int64_t across);
+  /// Steps 1 and 3 of Note [Cross-process collectives] for member `dev` (local index
+  /// `li`) of `s`, with `lead` as step 2. GPU devices stage `in` (`inBytes`) and `out`
+  /// (`outBytes`) through host memory unless `direct` (the NCCL path: the leader reads
+  /// and writes device memory; the members only settle their streams first).
+  template <typename Lead>
+  bool meet(Slot &s, int64_t dev, int64_t li, const void *in, int64_t inBytes, void *out,
+            int64_t outBytes, bool direct, Lead lead);
+  /// The LinkGroup of `s` for its leader on the NCCL path.
+  LinkGroup linkGroup(Slot &s, const char *what, std::string &whatText);
 
   bool leadAllreduce(Slot &s, int64_t count, DType dt, RedOp op);
   bool leadAllGather(Slot &s, int64_t bytes);
@@ -115,7 +130,9 @@ private:
 
   int rank_, ranks_, perRank_;
   MpiCollectiveStats *stats_;
-  CpuCommunicator local_;
+  std::unique_ptr<CpuCommunicator> ownLocal_;  ///< CPU devices' (null with GPUs)
+  Communicator *local_;                        ///< groups inside this process
+  GpuLink *gpu_;                               ///< null for CPU devices
   mpi::Comm abortComm_ = nullptr;
   Mesh mesh_;
   std::map<std::vector<int64_t>, MeshState> meshes_;

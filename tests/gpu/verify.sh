@@ -5,6 +5,9 @@
 #   test_cuda.log     the runtime's unit tests (tests/unit/cuda), when TEST_CUDA is given
 #   gpu_check.log     tests/gpu/check.sh: every program on cuda:N against cpu:N
 #   memcheck.log      compute-sanitizer memcheck of generated kernels on a few programs
+#   mpi.log           tests/gpu/mpi.sh: GPUs under mpirun, -np 1 through a one-rank NCCL
+#                     communicator and -np 2 sharing the GPU through MPI via host memory,
+#                     against cuda:8 (same bits) and cpu:8; the --stats path lines
 #   timings.txt       whole-process times and --stats of rule30 and normalize (64M)
 #                     on cuda:1, cuda:8 and cpu:8
 set -u
@@ -25,6 +28,9 @@ if [ -x "$san" ]; then
   done
   grep -E "ERROR SUMMARY" "$out/memcheck.log" | sort | uniq -c
 fi
+bash "$src/tests/gpu/mpi.sh" "$bin" "$src" > "$out/mpi.log" 2>&1
+echo "gpu mpi: rc=$? $(tail -1 "$out/mpi.log")"
+grep -E '^FAIL|^SKIP|^[a-z0-9]+ \(-np|^    ' "$out/mpi.log" | head -40
 # Whole-process wall time (s) and the --stats transfer line of one run.
 timed() {
   local dev=$1; shift

@@ -12,6 +12,10 @@
 #                           message; different --arg, --devices or scripts stop at start-up.
 #   stats                   a sharded chain across ranks moves no bytes through rank 0
 #                           until the final read (--stats).
+#   nogpu                   --devices cuda:K under mpirun on a machine without a GPU: the
+#                           "no usable CUDA GPU" error and exit 1, in bounded time (skipped,
+#                           77, where a CUDA driver is installed: tests/gpu/verify.sh runs
+#                           GPUs under mpirun there).
 #   interrupt               Ctrl-C: SIGINT to mpirun ends the job (mpirun's own doing); to
 #                           one rank, stopped at a host poll point or inside a launch, or
 #                           to every rank: the job ends long before --collective-timeout
@@ -180,8 +184,29 @@ interrupt() {
   done
 }
 
+nogpu() {
+  if ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1'; then
+    echo "SKIP: a CUDA driver is installed (tests/gpu/verify.sh covers GPUs under mpirun)"; exit 77
+  fi
+  cd "$root/tests/golden"
+  local P dev t0 t1
+  for P in 1 2 3; do
+    for dev in cuda:4 cuda; do
+      t0=$(date +%s)
+      timeout 60 "${mpi[@]}" -np $P "$bin" --devices $dev collectives.spmd >"$tmp/out" 2>"$tmp/err"; rc=$?
+      t1=$(date +%s)
+      if [ $rc -ne 1 ] || [ -s "$tmp/out" ] ||
+         ! grep -q "^error: no usable CUDA GPU (.*); run with --devices cpu or --devices cpu:N" "$tmp/err"; then
+        bad "-np $P --devices $dev without a GPU: exit $rc after $((t1 - t0)) s"; head -3 "$tmp/err"
+      fi
+    done
+  done
+  echo "no GPU: $(grep -m1 '^error' "$tmp/err")"
+}
+
 case $mode in
   programs) programs "$@" ;;
+  nogpu) nogpu ;;
   interrupt) interrupt ;;
   faults) faults ;;
   stats) stats ;;
