@@ -67,6 +67,107 @@ DotShape dotShape(const ir::Eqn &e) {
   g.rhsPerm.insert(g.rhsPerm.end(), rf.begin(), rf.end());
   return g;
 }
+
+// Note [XLA dot order]: JAX's f32 products on CPU are summed in XLA:CPU's order where that
+// order is fixed by XLA itself (jaxlib 0.10.2; measured bit for bit against
+// jax.jit(jnp.matmul), tests/conformance/sweep_dot.py):
+// - vector . vector: XLA rewrites it as multiply and reduce (AlgebraicSimplifier). Over
+//   more than 32 elements the products are rounded and summed in the order of Note [XLA
+//   sum order]; the front end lowers `@` of two such f32 vectors the same way
+//   (LowerArith.cpp). Up to 32 elements the multiply fuses into the reduce's loop and the
+//   backend contracts each step: one FMA chain from 0, k in order (emitted here, also
+//   per batch and for free dimensions all of size 1, which XLA drops).
+// - matrix . vector and vector . matrix (no batch): XLA's own tiled gemv emitters
+//   (tiled_dot_emitter.cc), with vectors of 8 floats (xla_cpu_prefer_vector_width=256)
+//   and fused multiply-adds (the backend contracts them on any CPU with FMA):
+//   * A @ x (XLA's row-major gemv, A [M, K] with k contiguous): rows in tiles of 8;
+//     per row, 8 lanes, lane l an FMA chain over k = l (mod 8) for k below K - K % 8; the rest of k an in-order FMA chain from 0 (s); the result is
+//     hsum(lanes) + s, hsum being ((l0+l1)+(l2+l3))+((l4+l5)+(l6+l7)) for a full tile
+//     of 8 rows (XLA's AVX horizontal sums) and ((l0+l4)+(l2+l6))+((l1+l5)+(l3+l7))
+//     (halving) for the last, partial tile;
+//   * x @ B (XLA's column-major gemv, B [K, N]): each output one FMA chain over k in
+//     order, from 0.
+//   Both depend on the CPU only through FMA and the 256-bit preference, the same on every
+//   x86-64 CPU with AVX2 and FMA; without FMA (or on other architectures) JAX's own bits
+//   differ. Known differences: a matrix operand that is a transpose computed in the same
+//   jit is fused into the dot by XLA (a loop fusion, summed elementwise, another order;
+//   here the transpose is a buffer and the gemv order is used); the last N mod 8
+//   outputs of vector . matrix (XLA's scalar epilogue) now and then differ by an ulp
+//   (1 element of 593 in one of 30 random shapes; not understood yet); a product whose
+//   free dimensions are all 1 over more than 32 elements ([1, k] @ [k]) is XLA's
+//   multiply and sum but is folded here by Note [Cascade].
+// - matrix-vector products with a batch: a dot that XLA emits itself, not modelled yet.
+// - everything else (matrix . matrix, batched matrix products): XLA hands the dot to
+//   YNNPACK, which picks a micro-kernel per CPU (and per shape) from its cost model; XLA enables YNNPACK's consistent-arithmetic mode only
+//   with xla_cpu_enable_platform_dependent_math=false, and its default is true. So JAX's
+//   summation order there depends on the CPU model (the k split and the number of
+//   partial sums of the chosen kernel, bench/notes.md) and is not reproduced: these stay
+//   in Note [Dot] / Note [BLIS order], agreeing with JAX to the last ulp or two.
+/// out[r] = sum_k R[r, k] v[k] for r < rows, R row-major: XLA's row-major gemv order.
+void gemvRows(LlvmEmitter &L, Value *R, Value *v, Value *out, int64_t rows, int64_t K) {
+  auto &b = L.b;
+  Type *f = b.getFloatTy();
+  auto *v8 = FixedVectorType::get(f, 8);
+  const int64_t K8 = K / 8 * 8;
+  auto fma = [&](Value *x, Value *y, Value *z) {
+    return b.CreateIntrinsic(Intrinsic::fma, {z->getType()}, {x, y, z});
+  };
+  auto tile = [&](Value *r0, int64_t n) {
+    std::vector<Value *> acc, s, row;
+    for (int64_t i = 0; i < n; ++i) {
+      acc.push_back(L.entryAlloca(v8));
+      s.push_back(L.entryAlloca(f));
+      b.CreateStore(Constant::getNullValue(v8), acc.back());
+      b.CreateStore(ConstantFP::get(f, 0.0), s.back());
+      row.push_back(b.CreateMul(b.CreateAdd(r0, L.c64(i)), L.c64(K)));
+    }
+    if (K8)
+      L.loop(K8 / 8, [&](Value *kt) {
+        Value *k = b.CreateMul(kt, L.c64(8));
+        Value *vb = b.CreateAlignedLoad(v8, b.CreateInBoundsGEP(f, v, k), Align(4));
+        for (int64_t i = 0; i < n; ++i) {
+          Value *a = b.CreateAlignedLoad(v8, b.CreateInBoundsGEP(f, R, b.CreateAdd(row[i], k)),
+                                         Align(4));
+          b.CreateStore(fma(a, vb, b.CreateLoad(v8, acc[i])), acc[i]);
+        }
+      });
+    if (K > K8)
+      L.loop(K - K8, [&](Value *kk) {
+        Value *k = b.CreateAdd(kk, L.c64(K8));
+        Value *vk = L.load(DType::F32, v, k);
+        for (int64_t i = 0; i < n; ++i)
+          b.CreateStore(fma(L.load(DType::F32, R, b.CreateAdd(row[i], k)), vk,
+                            b.CreateLoad(f, s[i])),
+                        s[i]);
+      });
+    for (int64_t i = 0; i < n; ++i) {
+      Value *x = b.CreateLoad(v8, acc[i]);
+      auto l = [&](int q) { return b.CreateExtractElement(x, uint64_t(q)); };
+      auto add = [&](Value *p, Value *q) { return b.CreateFAdd(p, q); };
+      Value *h = n == 8 ? add(add(add(l(0), l(1)), add(l(2), l(3))), add(add(l(4), l(5)), add(l(6), l(7))))
+                        : add(add(add(l(0), l(4)), add(l(2), l(6))), add(add(l(1), l(5)), add(l(3), l(7))));
+      L.store(DType::F32, add(h, b.CreateLoad(f, s[i])), out, b.CreateAdd(r0, L.c64(i)));
+    }
+  };
+  if (rows / 8) L.loop(rows / 8, [&](Value *t) { tile(b.CreateMul(t, L.c64(8)), 8); });
+  if (rows % 8) tile(L.c64(rows / 8 * 8), rows % 8);
+}
+
+/// out[j] = sum_k x[k] Mt[k, j] for j < cols, each an in-order FMA chain from 0: XLA's
+/// column-major gemv order.
+void gemvCols(LlvmEmitter &L, Value *Mt, Value *x, Value *out, int64_t cols, int64_t K) {
+  auto &b = L.b;
+  Type *f = b.getFloatTy();
+  L.loop(cols, [&](Value *j) { L.store(DType::F32, ConstantFP::get(f, 0.0), out, j); });
+  L.loop(K, [&](Value *k) {
+    Value *xk = L.load(DType::F32, x, k), *r = b.CreateMul(k, L.c64(cols));
+    L.loop(cols, [&](Value *j) {
+      Value *m = L.load(DType::F32, Mt, b.CreateAdd(r, j));
+      L.store(DType::F32,
+              b.CreateIntrinsic(Intrinsic::fma, {f}, {xk, m, L.load(DType::F32, out, j)}), out, j);
+    });
+  });
+}
 }  // namespace
 
 // Note [Dot]: C[b] = A[b] (M x K) * B[b] (K x N), all row-major. The j loop is innermost
@@ -77,7 +178,9 @@ DotShape dotShape(const ir::Eqn &e) {
 // a product with one column (N = 1) folds each output by Note [Cascade].
 // Products of at least this many multiply-adds (per batch) in CPU code go to BLIS
 // (spmd_cpu_gemm); smaller ones, integer ones and matrix-vector ones (N = 1) stay in the
-// loop nest below. Both sum in the same order, so this is a matter of speed only.
+// loop nest below. Both sum in the same order, so this is a matter of speed only. (f32
+// matrix-vector products without a batch take XLA's gemv order instead, Note [XLA dot
+// order].)
 constexpr int64_t kBlasMinWork = 32 * 32 * 32;
 
 void LlvmEmitter::emitDot(const ir::Eqn &e) {
@@ -98,6 +201,37 @@ void LlvmEmitter::emitDot(const ir::Eqn &e) {
   };
   const std::vector<int64_t> &lp = g.lhsPerm, &rp = g.rhsPerm;
   bool fl = ir::isFloat(d);
+  if (target == Target::Host && d == DType::F32 && M == 1 && N == 1 && K > 0 && K <= 32) {
+    // A short vector . vector (per batch): one FMA chain (Note [XLA dot order]).
+    bool ownA, ownB;
+    Value *A = canon(e.in[0], lp, ownA), *Bv = canon(e.in[1], rp, ownB), *C = defBuffer(e.out[0]);
+    loop(B, [&](Value *bi) {
+      Value *o = b.CreateMul(bi, c64(K));
+      gemvCols(*this, b.CreateInBoundsGEP(b.getFloatTy(), Bv, o),
+               b.CreateInBoundsGEP(b.getFloatTy(), A, o), b.CreateInBoundsGEP(b.getFloatTy(), C, bi),
+               1, K);
+    });
+    if (ownA) freeBuffer(A);
+    if (ownB) freeBuffer(Bv);
+    return;
+  }
+  if (target == Target::Host && d == DType::F32 && B == 1 && (M == 1) != (N == 1) && K > 0) {
+    // A matrix-vector product in XLA's gemv order (Note [XLA dot order]): A @ x by rows,
+    // x @ B by columns.
+    bool matLhs = N == 1;
+    const ir::Atom &mat = e.in[matLhs ? 0 : 1], &vec = e.in[matLhs ? 1 : 0];
+    const std::vector<int64_t> &mp = matLhs ? lp : rp, &vp = matLhs ? rp : lp;
+    bool ownM = false, ownV = false, kInner = matLhs;
+    Value *Mat = canon(mat, mp, ownM);
+    Value *V = canon(vec, vp, ownV), *C = defBuffer(e.out[0]);
+    if (kInner)
+      gemvRows(*this, Mat, V, C, matLhs ? M : N, K);
+    else
+      gemvCols(*this, Mat, V, C, matLhs ? M : N, K);
+    if (ownM) freeBuffer(Mat);
+    if (ownV) freeBuffer(V);
+    return;
+  }
   if (target == Target::Host && fl && N > 1 && M * N * K >= kBlasMinWork) {
     // BLIS (spmd_cpu_gemm), the same sums in the same order (Note [BLIS order] in
     // runtime/cpu/CpuGemm.cpp); a transposed operand is read in place.
