@@ -10,8 +10,9 @@
 // clear them again while they run, so a denormal that is stored, such as the literal
 // `1e-40`, prints as NumPy prints it. LLVM is not told the mode ("denormal-fp-math"):
 // its folding of constants is only partly aware of it, and mixing the two modes broke
-// the explicit flushes of log and the PRNG (Threefry emitter) on literal inputs; so
-// arithmetic on literals alone that LLVM folds at compile time is IEEE's.
+// the explicit flushes of log and the PRNG (Threefry emitter) on literal inputs; instead
+// the code generator hides literal sources from LLVM's folder, so arithmetic on literals
+// alone runs, and flushes, at run time (Note [Folding literals] in EmitElementwise.cpp).
 // CUDA code does not flush (XLA's GPU default, xla_gpu_ftz=false), nor does the host
 // of a CUDA run.
 #pragma once

@@ -305,6 +305,7 @@ void LlvmEmitter::emitConstant(const ir::Eqn &e) {
   auto *aty = ArrayType::get(memTy(t.dtype), uint64_t(n));
   auto *g = new GlobalVariable(*mod, aty, true, GlobalValue::PrivateLinkage,
                                ConstantArray::get(aty, elems), "const");
+  escapeGlobal(g);  // Note [Folding literals]
   auto it = fs->buf.find(e.out[0].id);
   if (it != fs->buf.end())
     memcpy(it->second, g, t.bytes());

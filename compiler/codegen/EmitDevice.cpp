@@ -42,6 +42,8 @@
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
 
+#include <cmath>
+
 #include <algorithm>
 #include <set>
 
@@ -355,7 +357,7 @@ Value *LlvmEmitter::kernelElem(const ir::Eqn &e, const std::vector<Value *> &idx
     auto *aty = ArrayType::get(memTy(ot.dtype), uint64_t(elems.size()));
     auto *g = new GlobalVariable(*mod, aty, true, GlobalValue::PrivateLinkage,
                                  ConstantArray::get(aty, elems), "const");
-    return load(ot.dtype, g, linearIndex(idx, ot.shape));
+    return load(ot.dtype, opaque(g), linearIndex(idx, ot.shape));  // Note [Folding literals]
   }
   default: break;
   }
@@ -518,7 +520,22 @@ void LlvmEmitter::deviceCollective(const ir::Eqn &e) {
     launchKernel(std::string(ir::name(e.op)) + "_fold", n, {}, {blocks, dst},
                  [&](Value *i, const std::vector<Value *> &kx) {
                    Value *acc = load(d, kx[0], i);
-                   for (int64_t j = 1; j < G; ++j)
+                   bool xlaMax = ir::isFloat(d) && (comb == Op::Max || comb == Op::Min);
+                   if (xlaMax) {
+                     // Note [Collective max] (runtime/cpu/Reduce.h): NaN skipped, the
+                     // earlier member wins ties, denormals flushed (x * 1.0, on CPUs).
+                     Value *one = opaque(constOf(d, 1.0));
+                     Value *idn = constOf(d, comb == Op::Max ? -INFINITY : INFINITY);
+                     acc = b.CreateFMul(acc, one);
+                     acc = b.CreateSelect(b.CreateFCmpUNO(acc, acc), idn, acc);
+                     for (int64_t j = 1; j < G; ++j) {
+                       Value *x = b.CreateFMul(load(d, kx[0], b.CreateAdd(i, c64(j * n))), one);
+                       Value *better = comb == Op::Max ? b.CreateFCmpOGT(x, acc)
+                                                       : b.CreateFCmpOLT(x, acc);
+                       acc = b.CreateSelect(better, x, acc);
+                     }
+                   }
+                   for (int64_t j = 1; j < G && !xlaMax; ++j)
                      acc = binaryOp(comb, d, acc, load(d, kx[0], b.CreateAdd(i, c64(j * n))));
                    store(d, acc, kx[1], i);
                  });

@@ -16,6 +16,7 @@
 #include "codegen/ThreefryEmit.h"
 #include "codegen/VecMath.h"
 
+#include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/Intrinsics.h>
 
 #include <cmath>
@@ -123,13 +124,72 @@ Value *LlvmEmitter::elemAt(const ir::Atom &a, const std::vector<Value *> &idx) {
   return load(t.dtype, base, t.rank() == 0 ? c64(0) : linearIndex(idx, t.shape));
 }
 
+// Note [Folding literals]: CPU code runs with denormals flushed (Note [Denormals] in
+// runtime/Denormals.h), but LLVM folds arithmetic on constants in IEEE arithmetic, so a
+// computation on literals alone (`exp([-100.0])`, `[1e-39] * 0.25`, `arange(3.0) * 1e-39`
+// once the loop is unrolled) would keep a denormal result that JAX, which runs every op
+// at run time, flushes to 0. Telling LLVM the mode ("denormal-fp-math") is no cure (its
+// folder only partly honours it, and that broke the explicit flushes of log and the PRNG
+// on literal inputs). Instead, the sources of array values that LLVM could see through
+// are made opaque, so their arithmetic runs at run time under FTZ/DAZ like any other:
+// a literal broadcast, selected or read by a unary op (or by a binary op whose operands
+// are both literals), iota's index, and the globals that hold constant arrays and literals that
+// are copied. Data movement keeps the bits (a stored `1e-40` prints as NumPy prints it).
+// The asm has no memory effects, so LLVM hoists it out of loops: vectorised loops over
+// broadcasts and iotas stay as fast. A literal operand of arithmetic on a run-time
+// value stays a constant (`x * 0.25`). GPUs do not flush: nothing changes there.
+Value *LlvmEmitter::opaque(Value *v) {
+  if (target == Target::NVPTX) return v;
+  Type *t = v->getType();
+  Type *rt = t->isFloatTy() ? i32() : t->isDoubleTy() ? b.getInt64Ty() : t;
+  if (t->isIntegerTy(1)) rt = i8();
+  Value *x = t->isIntegerTy(1) ? b.CreateZExt(v, rt) : rt != t ? b.CreateBitCast(v, rt) : v;
+  auto *asmTy = FunctionType::get(rt, {rt}, false);
+  CallInst *c = b.CreateCall(InlineAsm::get(asmTy, "", "=r,0", /*hasSideEffects=*/false), {x});
+  c->setDoesNotAccessMemory();
+  c->setDoesNotThrow();
+  c->addFnAttr(Attribute::WillReturn);
+  if (t->isIntegerTy(1)) return b.CreateTrunc(c, t);
+  return rt != t ? b.CreateBitCast(c, t) : c;
+}
+
+void LlvmEmitter::escapeGlobal(GlobalVariable *g) {
+  if (target == Target::NVPTX) return;
+  g->setConstant(false);  // LLVM would read a constant's initializer through any pointer
+  auto *asmTy = FunctionType::get(b.getVoidTy(), {g->getType()}, false);
+  b.CreateCall(InlineAsm::get(asmTy, "", "r,~{memory}", /*hasSideEffects=*/true), {g});
+}
+
 Value *LlvmEmitter::computeElem(const ir::Eqn &e, const std::vector<Value *> &idx) {
   const ir::Type &ot = e.out[0].type;
   switch (ir::info(e.op).category) {
-  case OpCategory::Unary: return unaryOp(e, e.in[0].type().dtype, elemAt(e.in[0], idx));
+  case OpCategory::Unary:
+    // Note [Folding literals]
+    return unaryOp(e, e.in[0].type().dtype,
+                   e.in[0].isLit ? opaque(elemAt(e.in[0], idx)) : elemAt(e.in[0], idx));
   case OpCategory::Binary:
   case OpCategory::Compare: {
     DType d = e.in[0].isLit ? e.in[1].type().dtype : e.in[0].type().dtype;
+    if (e.in[0].isLit && e.in[1].isLit)  // Note [Folding literals]
+      return binaryOp(e.op, d, opaque(elemAt(e.in[0], idx)), elemAt(e.in[1], idx));
+    if (!fs->kernel && ir::isFloat(d) && (e.in[0].isLit || e.in[1].isLit) &&
+        (e.op == Op::Mul || e.op == Op::Div || e.op == Op::Add || e.op == Op::Sub)) {
+      // Note [Folding literals]: LLVM rewrites x * 1.0, x / 1.0, x - 0.0, x + -0.0 to x and
+      // x * -1.0 to -x, which keep a denormal x; JAX's host-level ops (eager, each an XLA
+      // computation whose operands are run-time arguments) flush it. Inside a pmap body,
+      // one XLA computation as here, XLA's simplifier removes them as LLVM does.
+      auto ident = [&](const ir::Atom &a) {
+        if (!a.isLit) return false;
+        double v = a.lit.asDouble();
+        return v == 0.0 || v == 1.0 || v == -1.0;
+      };
+      if (ident(e.in[0]) || ident(e.in[1])) {
+        auto opnd = [&](const ir::Atom &a) {
+          return ident(a) ? opaque(elemAt(a, idx)) : elemAt(a, idx);
+        };
+        return binaryOp(e.op, d, opnd(e.in[0]), opnd(e.in[1]));
+      }
+    }
     if (e.op == Op::Div && ir::isFloat(d) && e.in[1].isLit && !e.in[0].isLit) {
       // Note [Division by a constant]: XLA rewrites A / c as A * (1 / c), the reciprocal
       // rounded to the dtype, and JAX's results carry that rounding (x / 7.0, mean,
@@ -140,12 +200,27 @@ Value *LlvmEmitter::computeElem(const ir::Eqn &e, const std::vector<Value *> &id
                             : 1.0 / e.in[1].lit.asDouble();
       return binaryOp(Op::Mul, d, elemAt(e.in[0], idx), literal(r, d));
     }
+    if (e.op == Op::Div && ir::isFloat(d) && !e.in[1].isLit) {
+      // XLA's simplifier also rewrites A / broadcast(B) as A * broadcast(1 / B): a row,
+      // a column or a scalar divisor broadcast to A's shape (x / sum(x), a vmapped
+      // scalar) divides through its rounded reciprocal in JAX, on every backend.
+      auto f = fs->fused.find(e.in[1].var.id);
+      if (f != fs->fused.end() && f->second->op == Op::BroadcastInDim &&
+          f->second->in[0].type().numel() < f->second->out[0].type.numel()) {
+        Value *r = binaryOp(Op::Div, d, constOf(d, 1.0), elemAt(e.in[1], idx));
+        return binaryOp(Op::Mul, d, elemAt(e.in[0], idx), r);
+      }
+    }
     return binaryOp(e.op, d, elemAt(e.in[0], idx), elemAt(e.in[1], idx));
   }
   case OpCategory::Select: {
     Value *p = elemAt(e.in[0], idx);
     if (!p->getType()->isIntegerTy(1)) p = b.CreateICmpNE(p, ConstantInt::get(p->getType(), 0));
-    return b.CreateSelect(p, elemAt(e.in[2], idx), elemAt(e.in[1], idx));
+    // Literal arms are opaque too: LLVM would fold arithmetic into the select.
+    auto arm = [&](const ir::Atom &a) {
+      return a.isLit ? opaque(elemAt(a, idx)) : elemAt(a, idx);
+    };
+    return b.CreateSelect(p, arm(e.in[2]), arm(e.in[1]));
   }
   case OpCategory::Ternary: {  // fma: one rounding, as XLA's fused multiply-add
     Value *x = elemAt(e.in[0], idx), *y = elemAt(e.in[1], idx), *z = elemAt(e.in[2], idx);
@@ -160,13 +235,15 @@ Value *LlvmEmitter::computeElem(const ir::Eqn &e, const std::vector<Value *> &id
   case Op::RandomSplit:
   case Op::RandomBits: return randomElem(e, idx);
   case Op::BroadcastInDim: {
+    if (e.in[0].isLit) return opaque(elemAt(e.in[0], {}));  // Note [Folding literals]
     auto dims = e.intsParam("broadcast_dimensions");
     const ir::Shape &s = e.in[0].type().shape;
     for (size_t j = 0; j < s.size(); ++j) in.push_back(s[j] == 1 ? c64(0) : idx[dims[j]]);
     break;
   }
   case Op::Iota: {
-    Value *i = idx[e.intParam("dimension")];
+    // The index plus an opaque 0, hoisted out of the loop (Note [Folding literals]).
+    Value *i = b.CreateAdd(idx[e.intParam("dimension")], opaque(c64(0)));
     return convertOp(DType::I32, ot.dtype, b.CreateTrunc(i, i32()));
   }
   case Op::Transpose: {
@@ -308,7 +385,10 @@ Value *LlvmEmitter::unaryOp(const ir::Eqn &e, DType d, Value *x) {
       pos = b.CreateICmpSGT(x, zero);
       neg = b.CreateICmpSLT(x, zero);
     }
-    return b.CreateSelect(pos, one(), b.CreateSelect(neg, constOf(d, -1), fl ? x : zero));
+    // Floats neither > 0 nor < 0 give x * 0: NaN stays NaN, -0.0 stays -0.0, and a
+    // denormal read as 0 (CPU, Note [Denormals]) gives a signed 0 as XLA's, not its bits.
+    return b.CreateSelect(pos, one(),
+                          b.CreateSelect(neg, constOf(d, -1), fl ? b.CreateFMul(x, zero) : zero));
   }
   case Op::Floor: return fl ? mathCall("floor", d, {x}) : x;
   case Op::Ceil: return fl ? mathCall("ceil", d, {x}) : x;

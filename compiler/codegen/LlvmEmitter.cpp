@@ -252,7 +252,9 @@ Value *LlvmEmitter::bufferOf(const ir::Atom &a) {
   }
   Constant *c = cast<Constant>(literal(a.lit, a.lit.dtype));
   if (a.lit.dtype == DType::Bool) c = ConstantInt::get(i8(), a.lit.i != 0);
-  return new GlobalVariable(*mod, c->getType(), true, GlobalValue::PrivateLinkage, c, "lit");
+  auto *g = new GlobalVariable(*mod, c->getType(), true, GlobalValue::PrivateLinkage, c, "lit");
+  escapeGlobal(g);  // Note [Folding literals]
+  return g;
 }
 
 void LlvmEmitter::freeBuffer(Value *p) {

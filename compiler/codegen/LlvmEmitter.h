@@ -203,6 +203,11 @@ public:
   llvm::Value *mathCall(const std::string &name, ir::DType d, std::vector<llvm::Value *> args);
   llvm::Value *literal(const ir::Literal &l, ir::DType as);
   llvm::Value *constOf(ir::DType d, double v);
+  /// `v` (a scalar or a pointer) through an empty inline asm, so that LLVM cannot fold
+  /// arithmetic on it at compile time; v itself on NVPTX (Note [Folding literals]).
+  llvm::Value *opaque(llvm::Value *v);
+  /// Makes the contents of the private global `g` unknown to LLVM from here on.
+  void escapeGlobal(llvm::GlobalVariable *g);
   /// Whether `e`'s output element can be computed from its inputs' elements (fusable).
   static bool indexable(const ir::Eqn &e);
   /// The same for every equation of `op` (with one output).

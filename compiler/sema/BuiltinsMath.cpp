@@ -63,7 +63,9 @@ BuiltinDef reduction(Red kind, const char *name) {
           int64_t n = 1;
           for (auto k : axes) n *= t.shape[k];
           Atom s = L.emit1(Op::ReduceSum, {x}, reduceParams(axes));
-          r = L.emit1(Op::Div, {s, L.b().lit(x.type().dtype, double(n))});
+          // jnp.mean divides by the count, which XLA drops when it is 1 (so the mean of
+          // one denormal keeps its bits, as in JAX on the CPU).
+          r = n == 1 ? s : L.emit1(Op::Div, {s, L.b().lit(x.type().dtype, double(n))});
           break;
         }
         case Red::Argmax:
@@ -85,7 +87,11 @@ BuiltinDef reduction(Red kind, const char *name) {
           // max-shifted for stability: m + log(sum(exp(x - m))), with m treated as a constant.
           // As jax.nn.logsumexp, an infinite or NaN max shifts by 0 instead, so +inf gives
           // inf and all -inf gives -inf (not inf - inf = NaN).
-          Atom m0 = L.emit1(Op::ReduceMax, {x}, reduceParams(axes));
+          // The shift carries no gradient (jax.nn.logsumexp's stop_gradient): through it,
+          // 1 - sum(softmax) is not exactly 0 and changes the last digit of the gradient.
+          ir::Params mp = reduceParams(axes);
+          mp["stop_gradient"] = Param::of(1);
+          Atom m0 = L.emit1(Op::ReduceMax, {x}, mp);
           Atom fin = L.emit1(Op::Eq, {L.emit1(Op::Sub, {m0, m0}), L.b().lit(x.type().dtype, 0)});
           Atom m = L.emit1(Op::Select,
                            {fin, L.broadcast(L.b().lit(x.type().dtype, 0), m0.type().shape), m0});
@@ -105,6 +111,22 @@ BuiltinDef reduction(Red kind, const char *name) {
       }};
 }
 
+/// jax.nn.sigmoid (lax.logistic) and lax.rsqrt accept floats only: an int or bool
+/// argument, a weak literal such as `sigmoid(1)` included, raises TypeError in JAX where
+/// exp and its kin promote to f32.
+static BuiltinDef floatOnlyMath(Op op, const char *name) {
+  return {{"x"}, 1, [op, name](AstLowering &L, Bound &a, auto &, SrcRange) {
+            ValueP v = arr(L, a[0]);
+            DType d = v->type().dtype;
+            if (d != DType::Key && !ir::isFloat(d))
+              userError(a[0].loc, std::string(name) + "() takes floats, not " + v->type().str() +
+                                      (v->weak ? " (write 1.0 for a literal)"
+                                               : "; cast with f32(...) first"));
+            auto [x, weak] = floatArg(L, a[0], name);
+            return Value::array(L.emit1(op, {x}), weak);
+          }};
+}
+
 /// elementwise math, then reductions
 void addMathBuiltins(Table &m) {
   // -- elementwise math --
@@ -112,12 +134,12 @@ void addMathBuiltins(Table &m) {
   m["log"] = unaryMath(Op::Log, "log");
   m["log1p"] = unaryMath(Op::Log1p, "log1p");
   m["sqrt"] = unaryMath(Op::Sqrt, "sqrt");
-  m["rsqrt"] = unaryMath(Op::Rsqrt, "rsqrt");
+  m["rsqrt"] = floatOnlyMath(Op::Rsqrt, "rsqrt");
   m["sin"] = unaryMath(Op::Sin, "sin");
   m["cos"] = unaryMath(Op::Cos, "cos");
   m["tan"] = unaryMath(Op::Tan, "tan");
   m["tanh"] = unaryMath(Op::Tanh, "tanh");
-  m["sigmoid"] = unaryMath(Op::Logistic, "sigmoid");
+  m["sigmoid"] = floatOnlyMath(Op::Logistic, "sigmoid");
   m["abs"] = unaryKeep(Op::Abs, false);
   m["sign"] = unaryKeep(Op::Sign, false);
   m["floor"] = unaryKeep(Op::Floor, true);

@@ -161,11 +161,17 @@ ValueP AstLowering::toArray(ValueP v, SrcRange loc) {
   }
   if (v->kind == Value::Float) return Value::array(b().lit(DType::F32, v->f), true);
   if (v->kind == Value::Bool) return Value::array(b().lit(DType::Bool, double(v->i)), true);
-  if (v->kind == Value::Tuple && !v->elems.empty()) {
+  // An empty list is an array too: jnp.array([]) is f32[0] (and [[], []] f32[2,0]).
+  if (v->kind == Value::Tuple && (!v->elems.empty() || v->isList)) {
     if (v->isStatic()) {
       std::vector<const Value *> leaves;
       ir::Shape shape;
       if (staticLeaves(*v, leaves, shape, 0)) {
+        if (leaves.empty())
+          return Value::array(emit1(Op::BroadcastInDim, {b().lit(DType::F32, 0)},
+                                    {{"shape", Param::ints(shape)},
+                                     {"broadcast_dimensions", Param::tuple({})}}),
+                              false);
         bool anyFloat = false, allBool = true;
         for (const Value *x : leaves)
           anyFloat |= x->kind == Value::Float, allBool &= x->kind == Value::Bool;

@@ -13,6 +13,9 @@
 //   reshape(x) to x's shape  -> x
 //   transpose(transpose(x))  -> transpose(x) with the composed permutation
 //   transpose(x) by identity -> x
+//   a reduction over axes of size 1 (as many elements out as in) -> reshape(x), as XLA's
+//     simplifier does: so the sum of one denormal keeps its bits (XLA:CPU flushes the
+//     result of an addition, Note [Denormals]), as in JAX, where `0 + x` would not
 // A folded equation whose result is no longer used is removed. Results of a jaxpr
 // (its outvars) are never replaced by another variable: the REPL keeps the variables
 // it names, and each must stay a buffer of its own.
@@ -56,6 +59,16 @@ void simplify(Jaxpr &j) {
   };
   for (auto &e : j.eqns) {
     for (auto &a : e.in) a = resolve(a);
+    bool reduce = e.op == Op::ReduceSum || e.op == Op::ReduceProd || e.op == Op::ReduceMax ||
+                  e.op == Op::ReduceMin || e.op == Op::ReduceAnd || e.op == Op::ReduceOr;
+    if (reduce && e.out.size() == 1 && e.in[0].type().numel() == e.out[0].type.numel() &&
+        e.in[0].type().dtype == e.out[0].type.dtype) {
+      e.op = Op::Reshape;
+      e.params.clear();
+      const ir::Shape &os = e.out[0].type.shape;
+      e.params["new_sizes"] = os.empty() ? Param::tuple({}) : Param::ints(os);
+      e.params["dimensions"] = Param::none();
+    }
     if (plainReshape(e) && !e.in[0].isLit) {
       auto d = def.find(e.in[0].var.id);
       if (d != def.end() && plainReshape(*d->second)) e.in[0] = d->second->in[0];

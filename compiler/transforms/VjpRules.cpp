@@ -236,6 +236,8 @@ Var unreduce(RuleCtx &c, Atom v) {
 }
 std::vector<Ct> reduceSumVjp(RuleCtx &c) { return {unreduce(c, g0(c))}; }
 std::vector<Ct> reduceMinMaxVjp(RuleCtx &c) {
+  // A max taken under stop_gradient (logsumexp's shift, as jax.nn.logsumexp's): none.
+  if (c.e.has("stop_gradient")) return {zeros(c.b, c.e.in[0].type())};
   DType d = c.e.out[0].type.dtype;
   Var mask = c.b.convert(c.b.binary(Op::Eq, in(c, 0), unreduce(c, out0(c))), d);
   Var count = c.b.reduce(Op::ReduceSum, mask, c.e.intsParam("axes"));

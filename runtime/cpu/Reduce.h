@@ -3,12 +3,14 @@
 // The arithmetic of allreduce and reduce_scatter on the CPU: dst[i] = src0[i] op
 // src1[i] op ... op srcN-1[i], always left to right in member order, so a sum is
 // bit-identical from run to run whatever the thread timing. Integer sums wrap; bool
-// sum/max are "or", prod/min are "and"; float max/min propagate NaN as JAX does.
+// sum/max are "or", prod/min are "and"; float max/min as XLA:CPU (Note [Collective max]).
 #pragma once
 
 #include "Device.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -36,19 +38,37 @@ struct Prod<int32_t> {
     return static_cast<int32_t>(static_cast<uint32_t>(a) * static_cast<uint32_t>(b));
   }
 };
+// Note [Collective max]: XLA:CPU's all-reduce max starts from the identity (-inf) and
+// takes each member's value in member order when it is greater, `x > acc ? x : acc`,
+// with denormals read and written as 0 (Note [Denormals]). So, unlike jnp.max, pmax
+// and pmin skip NaN (all NaN gives -inf, or inf for pmin), a tie such as -0.0 against
+// 0.0 keeps the earlier member's, and a denormal result is a signed 0, as JAX on the
+// CPU gives. A single member's value is copied unchanged (fold never calls apply).
+// `a` is the running result (the first member's value at the first step, which is why
+// a NaN there counts as the identity), `b` the next member's.
+template <typename T>
+T flushDenormal(T x) {
+  if constexpr (std::is_floating_point_v<T>)
+    if (x != 0 && std::abs(x) < std::numeric_limits<T>::min()) return std::copysign(T(0), x);
+  return x;
+}
 template <typename T>
 struct Max {
   static T apply(T a, T b) {
-    if (a != a) return a;  // NaN propagates
-    if (b != b) return b;
-    return a < b ? b : a;
+    if constexpr (std::is_floating_point_v<T>) {
+      a = a != a ? -std::numeric_limits<T>::infinity() : flushDenormal(a);
+      b = flushDenormal(b);
+    }
+    return b > a ? b : a;
   }
 };
 template <typename T>
 struct Min {
   static T apply(T a, T b) {
-    if (a != a) return a;
-    if (b != b) return b;
+    if constexpr (std::is_floating_point_v<T>) {
+      a = a != a ? std::numeric_limits<T>::infinity() : flushDenormal(a);
+      b = flushDenormal(b);
+    }
     return b < a ? b : a;
   }
 };

@@ -1,0 +1,16 @@
+import jax, jax.numpy as jnp, numpy as np
+A=np.asarray; lax=jax.lax; a=jnp.array
+print(A(jnp.exp(a([-100.0]))), A(jnp.exp(jnp.float32(-100.0))), A(a([1e-39]) * 0.25), A(jnp.arange(3.0) * 1e-39))
+print(A(jnp.log(a([1e-40, 1.0]))), A(jnp.float32(1e-40)), A(jnp.full((2,), 1e-40)), A(jnp.zeros(2) + 1e-40), A(a([1e-40]) * 0.5))
+print(A(jnp.where(a([True, False]), 1e-39, 0.0) * 0.5), A(a([1e-40, -1e-40]) == 0.0), A(jnp.sqrt(jnp.float32(1e-40))))
+y = a([1e-40, -1e-40, 1.0])
+print(A(y * 1.0), A(y / 1.0), A(y + 0.0), A(y - 0.0), A(-y), A(jnp.abs(y)), A(y * -1.0))
+print(A(jnp.maximum(y, -1.0)), A(jnp.floor(y)), A(jnp.round(y)), A(jnp.clip(y, -1.0, 1.0)), A(jnp.sign(y)), A(jax.nn.relu(y)))
+print(A(jnp.max(a([1e-40, 2e-40]))), A(jnp.min(a([1e-40, 2e-40]))), A(jnp.max(a([[1e-40, 2e-40]]), axis=1)))
+print(A(jnp.argmax(a([1e-40, 2e-40]))), A(jnp.argmin(a([1e-40, 2e-40]))))
+print(A(jnp.sum(a([1e-40, 2e-40]))), A(jnp.prod(a([1e-40]))), A(jnp.mean(a([1e-40]))), A(jnp.sum(a([1e-40]))))
+z = a([[1e-40], [2e-40]])
+print(A(jnp.sum(z, axis=1)), A(jnp.mean(z, axis=1)), A(jnp.max(z, axis=1)))
+print(A(jax.vmap(lambda v: lax.pmax(v, 'j'), axis_name='j')(a([1e-40, 2e-40]))), A(jax.vmap(lambda v: lax.psum(v, 'j'), axis_name='j')(a([1e-40, 2e-40]))))
+print(A(jax.vmap(lambda v: lax.psum(v, 'j'), axis_name='j')(a([1e-40]))))
+print(A(jax.pmap(lambda v: v * 1.0)(a([1e-40, -1e-40]))), A(jax.pmap(jnp.sign)(a([1e-40, -1e-40]))))

@@ -1,0 +1,21 @@
+import jax, jax.numpy as jnp, numpy as np
+A=np.asarray; lax=jax.lax; a=jnp.array
+pm=lambda f,x: A(jax.pmap(f,axis_name='i')(x))
+z=jnp.zeros(2); nan=z/z
+print(pm(lambda v: lax.pmax(v,'i'), -jnp.arange(2.0)*0.0))
+print(pm(lambda v: lax.pmax(v,'i'), jnp.array([0.0,-1.0])*-0.0 + jnp.array([0.0,-0.0])))
+print(pm(lambda v: lax.pmax(v,'i'), jnp.array([-0.0,0.0])+z*0.0), pm(lambda v: lax.pmin(v,'i'), jnp.array([-0.0,0.0])+z*0.0))
+print(pm(lambda v: lax.pmax(v,'i'), jnp.where(jnp.array([True,False]),nan,1.0)), pm(lambda v: lax.pmax(v,'i'), jnp.where(jnp.array([False,True]),nan,1.0)))
+print(pm(lambda v: lax.pmin(v,'i'), jnp.where(jnp.array([True,False]),nan,1.0)), pm(lambda v: lax.pmin(v,'i'), jnp.where(jnp.array([False,True]),nan,1.0)))
+print(pm(lambda v: lax.pmax(v,'i'), nan), pm(lambda v: lax.pmin(v,'i'), nan))
+print(pm(lambda v: lax.pmax(v,'i'), jnp.array([1e-40,-2e-40])+z), pm(lambda v: lax.pmax(v,'i'), jnp.array([-2e-40,1e-40])+z))
+print(pm(lambda v: lax.pmax(v,'i'), jnp.array([2e-40,1e-40])+z), pm(lambda v: lax.pmin(v,'i'), jnp.array([-2e-40,-1e-40])+z))
+print(pm(lambda v: lax.pmax(v,'i'), jnp.array([2e-40,1e-40])), pm(lambda v: lax.pmin(v,'i'), jnp.array([-2e-40,-1e-40])))
+print(A(jax.vmap(lambda v: lax.pmax(v,'j'), axis_name='j')(jnp.where(jnp.array([True,False]),nan,1.0))))
+print(pm(lambda v: lax.pmax(v,'i'), a([-0.0, 0.0, -0.0, -3.0]) + jnp.zeros(4) * -0.0))
+print(pm(lambda v: lax.pmax(v,'i'), a([0.0, -0.0, -0.0, -3.0]) * a([1.0,1.0,1.0,1.0]) + a([0.0,-0.0,-0.0,-0.0])))
+print(pm(lambda v: lax.pmax(v,'i'), jnp.arange(8.0).reshape(4,2) * -1.0))
+r = jax.pmap(lambda v: (lax.pmax(v,'i'), lax.pmin(v,'i')), axis_name='i')(a([1.0, 0.0, 2.0, 3.0]) / a([1.0, 0.0, 1.0, 1.0]))
+print("(%s, %s)" % (A(r[0]), A(r[1])))
+r = jax.pmap(lambda v: (lax.pmax(v,'i'), lax.pmin(v,'i')), axis_name='i')(jnp.arange(4) - 2)
+print("(%s, %s)" % (A(r[0]), A(r[1])))
