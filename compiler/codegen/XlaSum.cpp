@@ -43,15 +43,27 @@
 //    itself gives other bits for these few shapes.
 //    A 3-D [a, b, c] with every side at most 32 is summed slab by slab, each [b, c] as
 //    the 2-D case from the sum so far.
+// Several reduced axes, not all (measured on random shapes): from 4096 elements,
+// YNNPACK's kernel fuses adjacent dimensions that are both reduced or both kept, so
+// when its tiles (of the unfused dimensions) split no reduced dimension, the sum is that
+// of the fused shape ([a, b, c] over (1, 2) is [a, b * c] over 1). Below 4096, with every
+// reduced side at most 32, each output adds its elements in row-major order from the
+// initial value; when the reduced axes are the last two, LLVM vectorises as in the 2-D
+// case (each output is its slab [b, c]).
 // Known differences: below 4096 elements, a 2-D array summed whole whose windows of
 // 32 x 32 are padded by exactly one element on a side (a side of 32k - 1: [30, 63],
 // [95, 3]) or not at all along the rows ([128, 4]): LLVM reorders those windows (it
 // moves a conditionally padded last column after the rows, or vectorises the window's
 // row loop), and they are summed here in plain row-major order (5 of 160 random shapes
 // [a, b] with a side over 32). Reductions of other shapes (several reduced axes that
-// are not the whole array; 3-D below 4096 with a side over 32; 4-D and more below 4096;
-// more than 2 dimensions at 4096 or more whose trailing ones exceed 32768 elements)
-// are not in XLA's order yet: emitReduce's own order (Note [Cascade]) is used for them.
+// are not the whole array with a reduced side over 32 below 4096 elements, or from 4096
+// elements with two groups of reduced axes ([a, b, c] over (0, 2)) or a tile that splits
+// a reduced axis; 3-D below 4096 with a side over 32; 4-D and more below 4096; more than
+// 2 dimensions at 4096 or more whose trailing ones exceed 32768 elements) are not in
+// XLA's order yet: emitReduce's own order (Note [Cascade]) is used for them. (A tile
+// splitting a reduced axis that is not the outermost one, [5, 35, 1442] over (0, 1),
+// does not give XLA's bits with the tiling above: jaxlib's YNNPACK schedules those
+// partial reductions otherwise; not found yet.)
 // Also, XLA moves a slice of a reduce's result before the reduce inside one jit (a pmap
 // body): JAX then sums fewer elements, in that smaller reduce's order.
 // A fused input (an elementwise expression, never materialised: Note [Fusion]) of the
@@ -311,6 +323,33 @@ struct Squeezed {
   size_t rank0 = 0;
 };
 
+/// Whether YNNPACK's tiles split a reduced dimension: a dimension's tile is min(extent,
+/// 32768 / the product of the inner tiles), at least 1, from the innermost.
+bool ynnSplitsReduced(const Squeezed &s) {
+  int64_t area = 1;
+  for (size_t k = s.shape.size(); k-- > 0;) {
+    int64_t t = std::max<int64_t>(1, std::min(s.shape[k], kTileArea / area));
+    if (s.red[k] && t < s.shape[k]) return true;
+    area *= t;
+  }
+  return false;
+}
+
+/// YNNPACK's kernel call fuses adjacent dimensions that are both reduced or both kept
+/// (their strides chain): within one tile, the sum is that of the fused shape.
+Squeezed fuseAdjacent(const Squeezed &s) {
+  Squeezed f;
+  f.rank0 = s.rank0;
+  for (size_t k = 0; k < s.shape.size(); ++k) {
+    if (!f.shape.empty() && f.red.back() == s.red[k]) {
+      f.shape.back() *= s.shape[k];
+      continue;
+    }
+    f.shape.push_back(s.shape[k]), f.red.push_back(s.red[k]), f.orig.push_back(s.orig[k]);
+  }
+  return f;
+}
+
 }  // namespace
 
 bool emitXlaOrderReduce(LlvmEmitter &L, const ir::Eqn &e) {
@@ -326,15 +365,29 @@ bool emitXlaOrderReduce(LlvmEmitter &L, const ir::Eqn &e) {
   s.rank0 = in.size();
   for (size_t k = 0; k < in.size(); ++k)
     if (in[k] != 1) s.shape.push_back(in[k]), s.red.push_back(red0[k]), s.orig.push_back(int(k));
+  int64_t numel = x.type().numel();
+  bool ynn = comb == Op::Add && numel >= kYnnMinElems;
+  if (ynn && !ynnSplitsReduced(s)) s = fuseAdjacent(s);
   size_t r = s.shape.size();
   size_t nRed = size_t(std::count(s.red.begin(), s.red.end(), true));
   if (nRed == 0) return false;
-  int64_t numel = x.type().numel();
-  bool ynn = comb == Op::Add && numel >= kYnnMinElems;
   // The cases of Note [XLA sum order].
-  enum Kind { Full, Axis } kind;
+  enum Kind { Full, Axis, Multi } kind;
   size_t axis = 0;
-  if (nRed == r) {
+  if (!ynn && nRed >= 2 && nRed < r) {
+    // Several reduced axes, not all, below 4096 elements: without windows (every reduced
+    // side at most 32), each output adds its elements in row-major order; LLVM reorders
+    // that only when the reduced axes are the last ones (measured: two of them, the slab
+    // [b, c] of each output as in the 2-D case).
+    for (size_t k = 0; k < r; ++k)
+      if (s.red[k] && s.shape[k] > kWindow) return false;
+    size_t trail = 0;  // trailing reduced axes
+    while (trail < r && s.red[r - 1 - trail]) ++trail;
+    if (trail == nRed && nRed == 2 && comb != Op::Add) return false;
+    if (trail == nRed && nRed > 2 && kVf[s.shape[r - 2] - 2][s.shape[r - 1] - 2] != '0')
+      return false;  // not measured
+    kind = Multi;
+  } else if (nRed == r) {
     kind = Full;
     // Below 4096 elements: 3-D with every side at most 32 (no windows), by slabs.
     if (r > 2 && !ynn && (r > 3 || s.shape[0] > kWindow || s.shape[1] > kWindow || s.shape[2] > kWindow))
@@ -352,7 +405,7 @@ bool emitXlaOrderReduce(LlvmEmitter &L, const ir::Eqn &e) {
     R = r >= 2 ? s.shape[0] : 1;
     for (size_t k = r >= 2 ? 1 : 0; k < r; ++k) C *= s.shape[k];
     if (r > 2 && C > kTileArea) return false;  // tiles of several runs: not modelled
-  } else {
+  } else if (kind == Axis) {
     for (size_t k = 0; k < axis; ++k) A *= s.shape[k];
     R = s.shape[axis];
     for (size_t k = axis + 1; k < r; ++k) C *= s.shape[k];
@@ -428,9 +481,8 @@ bool emitXlaOrderReduce(LlvmEmitter &L, const ir::Eqn &e) {
   }
   auto elemLin = [&](Value *lin) -> Value * {  // element at a row-major linear index
     if (plain) return L.load(DType::F32, base, lin);
-    std::vector<Value *> si = L.delinearize(lin, sq), full(s.rank0, L.c64(0));
-    for (size_t k = 0; k < r; ++k) full[size_t(s.orig[k])] = si[k];
-    return L.elemAt(x, full);
+    // (squeezing and fusing keep the row-major linear index of the input)
+    return L.elemAt(x, L.delinearize(lin, in));
   };
   // 16 consecutive elements from linear index i0; lanes at or past `valid` are 0.0.
   auto vecLin = [&](Value *i0, int64_t valid) -> Value * {
@@ -456,7 +508,39 @@ bool emitXlaOrderReduce(LlvmEmitter &L, const ir::Eqn &e) {
     return v;
   };
 
-  if (ynn && (kind == Full || C == 1)) {
+  if (kind == Multi) {
+    // One output per index of the kept axes (row-major), its reduced elements in order.
+    std::vector<int64_t> stride(r, 1), keptN, keptS, redN, redS;
+    for (size_t k = r - 1; k > 0; --k) stride[k - 1] = stride[k] * s.shape[k];
+    int64_t nOut = 1, nIn = 1;
+    for (size_t k = 0; k < r; ++k) {
+      (s.red[k] ? redN : keptN).push_back(s.shape[k]);
+      (s.red[k] ? redS : keptS).push_back(stride[k]);
+      (s.red[k] ? nIn : nOut) *= s.shape[k];
+    }
+    // sum of digit * stride over a mixed-radix index i of the sides n
+    auto offset = [&](Value *i, const std::vector<int64_t> &n, const std::vector<int64_t> &st) {
+      Value *off = L.c64(0);
+      for (size_t k = n.size(); k-- > 0;) {
+        off = b.CreateAdd(off, b.CreateMul(b.CreateURem(i, L.c64(n[k])), L.c64(st[k])));
+        i = b.CreateUDiv(i, L.c64(n[k]));
+      }
+      return off;
+    };
+    E.loop(0, nOut, [&](Value *o) {
+      Value *first = offset(o, keptN, keptS);
+      Value *v;
+      if (nRed == 2 && s.red[r - 1] && s.red[r - 2]) {  // [..., b, c] over its last two
+        int64_t nb = s.shape[r - 2], nc = s.shape[r - 1];
+        v = E.slab(init, nb, nc, [&](Value *j, Value *k) {
+          return elemLin(b.CreateAdd(first, b.CreateAdd(b.CreateMul(j, L.c64(nc)), k)));
+        });
+      } else {
+        v = E.seq(init, nIn, [&](Value *k) { return elemLin(b.CreateAdd(first, offset(k, redN, redS))); });
+      }
+      L.store(DType::F32, v, dst, o);
+    });
+  } else if (ynn && (kind == Full || C == 1)) {
     // Rows of C (Full: R rows of C; a reduced last axis: A rows of R).
     int64_t rows = kind == Full ? R : A, len = kind == Full ? C : R;
     int64_t s0 = std::min(kTileArea, len), s1 = std::max<int64_t>(1, std::min(kTileArea / s0, rows));
