@@ -429,7 +429,6 @@ bool emitXlaOrderReduce(LlvmEmitter &L, const ir::Eqn &e) {
   // A plain buffer is read directly, by linear index; a fused value through elemAt.
   bool plain = !x.isLit && !L.fs->fused.count(x.var.id) && !L.fs->scalars.count(x.var.id);
   Value *base = plain ? L.fs->buf.at(x.var.id) : nullptr;
-  ir::Shape sq = s.shape;
   // YNNPACK's k1 kernel reads contiguous runs of at most one tile (32768 elements). A
   // fused input is computed a run at a time into one tile-sized scratch buffer just
   // before the run is summed, never whole: sum(x * x) or a vmapped sum(sin(x * v))
@@ -440,29 +439,27 @@ bool emitXlaOrderReduce(LlvmEmitter &L, const ir::Eqn &e) {
   // time, each column group's partial kept, while those partials stay small (C <= 4096:
   // they are about numel * C / 32768 floats).
   bool tiledCols = !plain && !x.isLit && ynn && !tiled && kind == Axis && C <= 4096;
-  // fillRun(lin0, n, align): elements lin0 .. lin0 + n - 1 (row-major over sq) of x into
+  // fillRun(lin0, n, align): elements lin0 .. lin0 + n - 1 (row-major) of x into
   // the tile; align divides lin0, so rows of the last axis are whole when it allows.
   auto fillRun = [&](Value *lin0, int64_t n, int64_t align) {
-    std::vector<Value *> full(s.rank0, L.c64(0));
+    // By the input's own (unsqueezed, unfused) shape: squeezing and fusing keep the
+    // row-major linear index. Rows of its innermost side longer than 1 when aligned.
+    size_t d = in.size() - 1;
+    while (d > 0 && in[d] == 1) --d;
+    int64_t last = in[d];
+    std::vector<Value *> full(in.size(), L.c64(0));
     auto put = [&](Value *i) { L.store(DType::F32, L.elemAt(x, full), base, i); };
-    int64_t last = sq[r - 1];
-    if (r == 1) {
-      E.loop(0, n, [&](Value *i) { full[size_t(s.orig[0])] = b.CreateAdd(lin0, i), put(i); });
-    } else if (align % last == 0 && n % last == 0) {
-      ir::Shape outer(sq.begin(), sq.end() - 1);
+    if (align % last == 0 && n % last == 0) {
+      ir::Shape outer(in.begin(), in.begin() + long(d));
       Value *row0 = b.CreateUDiv(lin0, L.c64(last));
       E.loop(0, n / last, [&](Value *q) {
         std::vector<Value *> oi = L.delinearize(b.CreateAdd(row0, q), outer);
-        for (size_t k = 0; k + 1 < r; ++k) full[size_t(s.orig[k])] = oi[k];
+        for (size_t k = 0; k < d; ++k) full[k] = oi[k];
         Value *off = b.CreateMul(q, L.c64(last));
-        E.loop(0, last, [&](Value *j) { full[size_t(s.orig[r - 1])] = j, put(b.CreateAdd(off, j)); });
+        E.loop(0, last, [&](Value *j) { full[d] = j, put(b.CreateAdd(off, j)); });
       });
     } else {
-      E.loop(0, n, [&](Value *i) {
-        std::vector<Value *> si = L.delinearize(b.CreateAdd(lin0, i), sq);
-        for (size_t k = 0; k < r; ++k) full[size_t(s.orig[k])] = si[k];
-        put(i);
-      });
+      E.loop(0, n, [&](Value *i) { full = L.delinearize(b.CreateAdd(lin0, i), in), put(i); });
     }
   };
   if (tiled || tiledCols) {

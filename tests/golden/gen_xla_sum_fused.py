@@ -25,6 +25,13 @@ for k, shape in enumerate(cases):
                 lines.append(f"print(sum({e}))"); res.append(show(v))
             else:
                 lines.append(f"print(ravel(sum({e}, axis={ax}))[0:5])"); res.append(show(np.asarray(v).reshape(-1)[:5]))
+# Several reduced axes that YNNPACK fuses into one (Note [XLA sum order]), of a fused input.
+for k, (shape, ax) in enumerate((((4, 30, 50), (1, 2)), ((3, 20, 10, 30), (1, 2, 3)),
+                                 ((20, 10, 3, 30), (0, 1)), ((6, 2, 100, 23), (1, 2, 3)))):
+    x = (jax.random.uniform(jax.random.key(20 + k), shape) - 0.37) * 10.0
+    lines.append(f"let w{k} = (uniform(key({20 + k}), {list(shape)}) - 0.37) * 10.0")
+    v = jax.jit(lambda a: jnp.sum(jnp.sin(a) * a, axis=ax))(x)
+    lines.append(f"print(ravel(sum(sin(w{k}) * w{k}, axis={ax}))[0:5])"); res.append(show(np.asarray(v).reshape(-1)[:5]))
 # Inside pmap and vmap: the per-device and per-example sums.
 y = (jax.random.uniform(jax.random.key(50), (8, 3000, 6)) - 0.37) * 10.0
 lines.append("let y = (uniform(key(50), [8, 3000, 6]) - 0.37) * 10.0")
