@@ -14,7 +14,10 @@
 
 #include "ast/Parse.h"
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -79,14 +82,23 @@ bool command(ReplSession &s, const std::string &text, bool &ok) {
     }
   } else if (cmd == ":load") {
     if (needArg("a file name")) {
-      std::ifstream in(arg, std::ios::binary);
-      if (!in) {
+      // As for a script on the command line: a directory opens but reads as nothing (it
+      // used to load silently), a failed read is said, with the reason where there is one.
+      std::error_code ec;
+      errno = 0;
+      std::ifstream in;
+      if (!std::filesystem::is_directory(arg, ec)) in.open(arg, std::ios::binary);
+      std::stringstream ss;
+      if (in) ss << in.rdbuf();
+      if (!in.is_open() || in.bad()) {
         std::cout << std::flush;
-        std::cerr << "error: cannot open '" << arg << "'\n";
+        std::cerr << "error: cannot " << (in.is_open() ? "read" : "open") << " '" << arg << "'"
+                  << (std::filesystem::is_directory(arg, ec) ? ": is a directory"
+                      : errno                               ? std::string(": ") + std::strerror(errno)
+                                                            : "")
+                  << "\n";
         ok = false;
       } else {
-        std::stringstream ss;
-        ss << in.rdbuf();
         ok &= s.run(ss.str(), arg, false) || s.interrupted();
       }
     }

@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -61,7 +62,21 @@ int main(int argc, char **argv) {
   app.add_option("--collective-timeout", collectiveTimeout,
                  "under mpirun: seconds a rank waits for another (in a collective, at the end of a "
                  "launch, for a host read) before every rank stops with an error (default 60)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Validator(
+          [](std::string &v) -> std::string {
+            // CLI11's PositiveNumber lets nan through and prints DBL_MAX in 300 digits.
+            double d = 0;
+            size_t used = 0;
+            try {
+              d = std::stod(v, &used);
+            } catch (const std::exception &) {
+              used = 0;
+            }
+            if (used != v.size() || !std::isfinite(d) || d <= 0)
+              return "must be a positive number of seconds, not '" + v + "'";
+            return "";
+          },
+          "SECONDS"));
   app.add_option("-O", cfg.optLevel, "LLVM optimisation level 0..3 (default 2)")
       ->check(CLI::Range(0, 3));
   try {
@@ -108,6 +123,15 @@ int main(int argc, char **argv) {
               << (file.empty() ? "the REPL runs in one process"
                                : "mpirun passes standard input to rank 0 only")
               << ")\n";
+    return 2;
+  }
+  // An empty value given on purpose is misuse, not the default.
+  if (app.count("--devices") && cfg.devices.empty()) {
+    std::cerr << "spmdrun: --devices needs a value (cpu, cpu:N, cuda or cuda:N)\n";
+    return 2;
+  }
+  if (app.count("--trace") && traceFile.empty()) {
+    std::cerr << "spmdrun: --trace needs a file name\n";
     return 2;
   }
   rt::DeviceSpec spec;

@@ -218,9 +218,16 @@ public:
       length -= l.sticky + l.chain;
       l.sticky = l.chain = 0;
     };
+    // The first token after i that is not a NEWLINE, kept between calls: a run of n blank
+    // lines is scanned once, not n times (a million of them took minutes).
+    size_t afterNewlines = 0;
     auto nextIsElse = [&](size_t i) {
-      while (i + 1 < toks_.size() && toks_[i + 1]->getType() == P::NEWLINE) ++i;
-      return i + 1 < toks_.size() && toks_[i + 1]->getType() == P::ELSE;
+      if (afterNewlines <= i) {
+        afterNewlines = i + 1;
+        while (afterNewlines < toks_.size() && toks_[afterNewlines]->getType() == P::NEWLINE)
+          ++afterNewlines;
+      }
+      return afterNewlines < toks_.size() && toks_[afterNewlines]->getType() == P::ELSE;
     };
     size_t prev = Token::EOF;  // the previous token's type (EOF: none)
     for (size_t i = 0; i < toks_.size(); ++i) {

@@ -205,11 +205,7 @@ void LlvmEmitter::emitReduce(const ir::Eqn &e) {
     // kChunk) (XLA's tree reductions likewise).
     constexpr int64_t kChunk = 16;
     int64_t nc = (n + kChunk - 1) / kChunk;
-    Value *part = !heap ? allocBytes(nc * outN * elt)
-                  : curEqn && curEqn->loc.valid()
-                      ? b.CreateCall(rt("spmd_host_alloc_at"),
-                                     {fs->host, c64(nc * outN * elt), cstr(where(*curEqn))})
-                      : b.CreateCall(rt("spmd_host_alloc"), {fs->host, c64(nc * outN * elt)});
+    Value *part = !heap ? allocBytes(nc * outN * elt) : hostAlloc(nc * outN * elt);
     loopRange(*this, c64(0), c64(nc * outN), [&](Value *i) { store(d, ident, part, i); });
     loopNest(in, [&](const std::vector<Value *> &idx) {
       std::vector<Value *> oi, ri;

@@ -205,13 +205,16 @@ Value *LlvmEmitter::entryAlloca(Type *t) {
   return eb.CreateAlloca(t);
 }
 
+Value *LlvmEmitter::hostAlloc(int64_t bytes) {
+  int64_t n = std::max<int64_t>(bytes, 1);
+  if (curEqn && curEqn->loc.valid())  // a failure names the equation's source location
+    return b.CreateCall(rt("spmd_host_alloc_at"), {fs->host, c64(n), cstr(where(*curEqn))});
+  return b.CreateCall(rt("spmd_host_alloc"), {fs->host, c64(n)});
+}
+
 Value *LlvmEmitter::allocBytes(int64_t bytes) {
   int64_t n = std::max<int64_t>(bytes, 1);
-  if (!fs->kernel) {
-    if (curEqn && curEqn->loc.valid())  // a failure names the equation's source location
-      return b.CreateCall(rt("spmd_host_alloc_at"), {fs->host, c64(n), cstr(where(*curEqn))});
-    return b.CreateCall(rt("spmd_host_alloc"), {fs->host, c64(n)});
-  }
+  if (!fs->kernel) return hostAlloc(n);
   IRBuilder<> ab(fs->allocs);
   if (n <= 16384 && !fs->deviceProgram && !fs->inSegment) {  // a segment's buffers outlive it
     auto *a = ab.CreateAlloca(ArrayType::get(i8(), uint64_t(n)));

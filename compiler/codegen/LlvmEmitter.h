@@ -157,6 +157,9 @@ public:
 
   /// A new buffer of `bytes` bytes (host: spmd_host_alloc; kernel: hoisted).
   llvm::Value *allocBytes(int64_t bytes);
+  /// A heap buffer of `bytes` bytes on the host that the caller frees (spmd_host_alloc):
+  /// when it cannot be had, the error names the current equation's source location.
+  llvm::Value *hostAlloc(int64_t bytes);
   /// An alloca in the current function's entry block (so mem2reg promotes a scalar one).
   llvm::Value *entryAlloca(llvm::Type *t);
   /// The buffer of var `v`, allocating one on its first definition.

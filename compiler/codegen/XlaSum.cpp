@@ -287,7 +287,7 @@ struct Emit {
   Value *scratch(int64_t n, std::vector<Value *> &heap) {
     if (n <= 4096) return L.entryAlloca(ArrayType::get(f, uint64_t(n)));
     if (L.fs->kernel) return L.allocBytes(n * 4);  // hoisted: one per launch
-    Value *p = b.CreateCall(L.rt("spmd_host_alloc"), {L.fs->host, L.c64(n * 4)});
+    Value *p = L.hostAlloc(n * 4);
     heap.push_back(p);
     return p;
   }
@@ -469,7 +469,7 @@ bool emitXlaOrderReduce(LlvmEmitter &L, const ir::Eqn &e) {
     // A fused input is computed once into a buffer: the kernels read it in vectors (and
     // do not inline its computation at every one of their many reads).
     base = L.fs->kernel ? L.allocBytes(numel * 4)
-                        : b.CreateCall(L.rt("spmd_host_alloc"), {L.fs->host, L.c64(numel * 4)});
+                        : L.hostAlloc(numel * 4);
     if (!L.fs->kernel) heap.push_back(base);
     L.loopNest(in, [&](const std::vector<Value *> &idx) {
       L.store(DType::F32, L.elemAt(x, idx), base, L.linearIndex(idx, in));

@@ -152,7 +152,9 @@ void setShapeRules(std::array<TypeRule, kNumOps> &t) {
     Shape s;
     for (size_t k = 0; k < st.size(); ++k) {
       internal_assert(0 <= st[k] && st[k] <= li[k] && li[k] <= a.ins[0].shape[k], "slice bounds");
-      s.push_back((li[k] - st[k] + str[k] - 1) / str[k]);
+      internal_assert(str[k] > 0, "slice stride");
+      // ceil((li - st) / str) without overflow: a stride may be as large as an int64.
+      s.push_back(li[k] == st[k] ? 0 : (li[k] - st[k] - 1) / str[k] + 1);
     }
     return {Type{a.ins[0].dtype, s}};
   });

@@ -3,6 +3,7 @@
 // The entry point lowerProgram() and the parts of the AstLowering that give the program its
 // structure. Maps live in LowerMaps.cpp, loops and if in LowerControl.cpp, arithmetic and
 // indexing in LowerOps.cpp, builtins in Builtins*.cpp, shard_map in ShardMap.cpp.
+#include "diag/StackGuard.h"
 #include "sema/AstLowering.h"
 
 #include "sema/AxisCheck.h"
@@ -230,6 +231,7 @@ void AstLowering::bindPattern(const Pattern &p, ValueP v, bool mutable_, SrcRang
 }
 
 ValueP AstLowering::stmt(const Stmt &s) {
+  checkStack(s.loc, "statements and calls");  // Note [Stack guard]
   b().setLoc(s.loc);
   switch (s.kind) {
   case StmtKind::Let: {
@@ -409,6 +411,7 @@ ValueP AstLowering::callClosure(const Value &f, std::vector<ArgV> args,
   std::string fname = f.fname.empty() ? "the anonymous function" : "'" + f.fname + "'";
   if (std::find(callStack.begin(), callStack.end(), &l) != callStack.end())
     userError(loc, "recursive call of " + fname + ": functions may not call themselves");
+  checkStack(loc, "function calls");  // Note [Stack guard]
   for (auto &a : args)
     if (!a.keyword.empty())
       userError(a.keywordLoc, "keyword arguments are not supported in calls of user functions");

@@ -39,6 +39,7 @@ ValueP AstLowering::index(ValueP base, const IndexExpr &e) {
     int64_t hi = it.hi ? staticInt(expr(*it.hi), it.hi->loc, "a slice bound") : n;
     int64_t st = it.step ? staticInt(expr(*it.step), it.step->loc, "a slice step") : 1;
     if (st <= 0) userError(it.loc, "slices of tuples need a positive step");
+    st = std::min<int64_t>(st, std::max<int64_t>(n, 1));  // a longer step takes one element
     if (lo < 0) lo += n;
     if (hi < 0) hi += n;
     lo = std::clamp<int64_t>(lo, 0, n);
@@ -80,6 +81,9 @@ ValueP AstLowering::index(ValueP base, const IndexExpr &e) {
     }
     int64_t st = it.step ? staticInt(expr(*it.step), it.step->loc, "a slice step") : 1;
     if (st == 0) userError(it.step->loc, "a slice step cannot be zero");
+    // A step longer than the axis takes at most one element, as the axis' length does; so
+    // clamped, no bound or length below can overflow (a step may be any int64).
+    st = std::clamp<int64_t>(st, -std::max<int64_t>(n, 1), std::max<int64_t>(n, 1));
     // Python slice semantics, then a forward slice (with rev for negative steps).
     int64_t lo, hi;
     if (st > 0) {

@@ -3,6 +3,7 @@
 // Static values turned into arrays, JAX's dtype promotion and NumPy broadcasting made
 // explicit (unify, broadcast_in_dim), and the expression dispatcher. Operators live in
 // LowerArith.cpp, indexing in LowerIndex.cpp.
+#include "diag/StackGuard.h"
 #include "sema/AstLowering.h"
 #include "sema/BuiltinTable.h"
 
@@ -421,6 +422,7 @@ std::vector<Atom> AstLowering::unify(const std::vector<ValueP> &vs, SrcRange loc
 // ---- the expression dispatcher ------------------------------------------------------------------
 
 ValueP AstLowering::expr(const Expr &e) {
+  checkStack(e.loc, "expressions and calls");  // Note [Stack guard]
   switch (e.kind) {
   case ExprKind::IntLit: return Value::integer(e.as<IntLitExpr>()->value);
   case ExprKind::FloatLit: return Value::floating(e.as<FloatLitExpr>()->value);

@@ -65,6 +65,29 @@ printf 'print("caf\xc3\xa9", 1 + 2)\n' > "$tmp/utf8.spmd"
 expectMsg 0 "café 3" "$bin" --devices cpu:2 "$tmp/utf8.spmd"
 printf '\xef\xbb\xbfprint(7)\n' > "$tmp/bom.spmd"
 expectMsg 0 "7" "$bin" --devices cpu:2 "$tmp/bom.spmd"
+# Option values at the edges: misuse (exit 2) with a message, never the default in silence.
+expectMsg 2 "--devices needs a value" "$bin" --devices "" "$tmp/p.spmd"
+expectMsg 2 "--trace needs a file name" "$bin" --devices cpu:2 --trace "" "$tmp/p.spmd"
+for v in nan inf -1 0 1x ""; do
+  expectMsg 2 "--collective-timeout: must be a positive number of seconds, not '$v'" \
+    "$bin" --devices cpu:2 --collective-timeout "$v" "$tmp/p.spmd"
+done
+expectMsg 0 "42" "$bin" --devices cpu:2 --collective-timeout 0.5 "$tmp/p.spmd"
+for d in cpu:0 cpu:-1 cpu:100000 cpu:99999999999999999999 cpu: cpu:1x cpu:0x10 cuda:-1 cuda:0 " cpu:2"; do
+  expect 2 "$bin" --devices "$d" "$tmp/p.spmd"
+done
+expect 2 "$bin" --devices cpu:2 --devices cpu:3 "$tmp/p.spmd"
+expect 2 "$bin" --devices cpu:2 -O -1 "$tmp/p.spmd"
+expect 2 "$bin" --devices cpu:2 -O 99999999999999999 "$tmp/p.spmd"
+expect 2 "$bin" --devices cpu:2 "$tmp/p.spmd" "$tmp/p.spmd"
+printf 'print(arg("n", 3))\n' > "$tmp/argn.spmd"
+for v in "" abc 99999999999999999999999 1e400 nan "5 6" "[1,2]" true; do
+  expectMsg 1 "error: --arg n=$v is not a valid static int" "$bin" --devices cpu:2 --arg "n=$v" "$tmp/argn.spmd"
+done
+expectMsg 0 "6" "$bin" --devices cpu:2 --arg n=5 --arg n=6 "$tmp/argn.spmd"
+# A script whose name starts with '-', after '--'.
+cp "$tmp/p.spmd" "$tmp/-dash.spmd"
+expectMsg 0 "42" bash -c 'cd "$1" && exec "$2" --devices cpu:2 -- -dash.spmd' _ "$tmp" "$(realpath "$bin")"
 printf '\x00\x01\x02' | "$bin" --devices cpu:2 - >/dev/null 2>&1; rc=$?
 [ $rc -eq 1 ] || { echo "binary on standard input: exit $rc, want 1"; fail=1; }
 [ $fail -eq 0 ] && echo ok

@@ -69,6 +69,17 @@ w("long_index", "let y = pmap i (x0 in arange(2.0)) {\nvar x = x0\n" + "x = x + 
   "let v = arange(4.0)\nv[i32(x) - 2500 + 3]\n}\nprint(y)\n")
 w("lambdas", "let f = " + "fn (x) = " * 5000 + "1\nprint(2)\n")
 w("indexing", "let a = zeros([2])\nprint(a" + "[0]" * 20000 + ")\n")
+# Calls nest function bodies in lowering (Note [Stack guard]): a chain of 10,000 functions
+# overflowed the stack; 1,000 compile.
+def calls(n, body="fn f{i}(x) = f{j}(x) + 1.0"):
+    return "fn f0(x) = x\n" + "".join(body.format(i=i, j=i - 1) + "\n" for i in range(1, n)) + f"print(f{n - 1}(1.0))\n"
+w("calls_deep", calls(10000))
+w("calls_ok", calls(1000))
+w("calls_loops", calls(10000, "fn f{i}(x) {{ var y = x; for t in 0..1 {{ y = f{j}(y) + 1.0 }}; y }}"))
+# Blank lines: every line used to look ahead over all the blank lines after it for an
+# `else` (quadratic: 100,000 took 75 s).
+w("blank_lines", "\n" * 300000 + "print(1)\n")
+
 EOF
 # The long ones once each: the host code is the same with and without the split.
 run_cpu long_array 0 "[30000. 30000. 30000. 30000.]"
@@ -88,6 +99,10 @@ run elif 1 "elif.spmd:201:18: error: expression nested too deeply"
 run elif_ok 0 "3"
 run lambdas 1 "lambdas.spmd:1:1803: error: expression nested too deeply"
 run indexing 1 "indexing.spmd:2:29999: error: expression too long"
+run_cpu calls_deep 1 "nested too deeply for the compiler's stack"
+run_cpu calls_loops 1 "nested too deeply for the compiler's stack"
+run_cpu calls_ok 0 "1000.0"
+run_cpu blank_lines 0 "1"
 # A diagnostic on a very long line shows a window around the caret, not the whole line.
 out=$("$bin" --devices cpu:8 "$tmp/parens.spmd" 2>&1)
 [ "$(wc -c <<<"$out")" -lt 1000 ] || bad "the diagnostic of parens.spmd is $(wc -c <<<"$out") bytes long"

@@ -74,6 +74,23 @@ if start "long op, SIGINT twice" --devices cpu:2 "$dir/long_op.spmd"; then
   finish "long op, SIGINT twice ($still)" 10 "$t0"
 fi
 
+# SIGTERM (what kill, mpirun and service managers send) keeps its default action: the
+# process ends at once, killed by the signal (exit 143 in a shell), whatever it is doing,
+# with no handler to run and nothing printed.
+for prog in host_loop pmap_loop long_op; do
+  if start "SIGTERM, $prog" --devices cpu:4 "$dir/$prog.spmd"; then
+    sleep 0.3
+    kill -TERM $pid
+    for _ in $(seq 1000); do kill -0 $pid 2>/dev/null || break; sleep 0.01; done
+    if kill -0 $pid 2>/dev/null; then
+      kill -9 $pid; bad "SIGTERM, $prog: still running 10 s after SIGTERM"
+    fi
+    wait $pid; rc=$?
+    [ $rc -eq 143 ] || bad "SIGTERM, $prog: exit code $rc, expected 143"
+    [ -s "$tmp/err" ] && { bad "SIGTERM, $prog: stderr:"; cat "$tmp/err"; }
+  fi
+done
+
 # Started with SIGINT ignored (a background job without job control): it goes on.
 set +m
 if start "SIGINT ignored" --devices cpu:2 "$dir/host_loop.spmd"; then
