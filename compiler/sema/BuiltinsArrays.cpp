@@ -263,6 +263,9 @@ void addArrayBuiltins(Table &m) {
                           {{"new_sizes", Param::tuple({})}, {"dimensions", Param::none()}});
             ir::Shape s = p.type().shape;
             if (stack) {
+              if (int(s.size()) != r - 1)  // before the insert: ax may be past a scalar's end
+                userError(a[0].loc, "arrays of different ranks cannot be joined: " +
+                                        arrs[0]->type().str() + " and " + x->type().str());
               s.insert(s.begin() + ax, 1);
               p = L.emit1(Op::Reshape, {p},
                           {{"new_sizes", Param::ints(s)}, {"dimensions", Param::none()}});
