@@ -26,6 +26,20 @@ def fmt(s):
     return f"{s * 1e6:.0f} us"
 
 
+def fmt_bytes(n):
+    """A byte count in MiB ("-" for none)."""
+    return f"{n / 2**20:.0f} MiB" if isinstance(n, (int, float)) else "-"
+
+
+def cpu2_cell(w, s2):
+    """spmdrun's run phase and kernel on --devices cpu:2, or why there is none."""
+    if not w.cpu2:
+        return "- (needs 8 devices)"
+    if "error" in s2:
+        return "FAILED: " + s2["error"][:60]
+    return f"{fmt(s2.get('run'))} / {fmt(s2.get('kernel'))}"
+
+
 def ratio(a, b):
     return a / b if isinstance(a, (int, float)) and isinstance(b, (int, float)) and b > 0 else None
 
@@ -60,6 +74,7 @@ def rows(results):
         rival, rival_s = best_rival(w, b)
         out.append({
             "name": w.name, "w": w, "sizes": r["sizes"], "s": s, "b": b,
+            "s2": r.get("spmdrun_cpu2") or {},
             "spmd_wall": s.get("wall"), "spmd_steady": spmd_steady(w, s),
             "jax_e2e": b.get("jax_e2e", jax_note), "jax_steady": b.get("jax_steady", jax_note),
             "rival": rival, "rival_s": rival_s,
@@ -130,7 +145,8 @@ def machine_lines(results):
 def bound_lines(results):
     """Per workload: the physical bound and how far each system is from it."""
     m = results["machine"]
-    out = ["| workload | work | bound | time at bound | spmdrun | JAX | NumPy |", "|---|---|---|---|---|---|---|"]
+    out = ["| workload | work | bound | time at bound | spmdrun cpu:8 | spmdrun cpu:2 | JAX | NumPy |",
+           "|---|---|---|---|---|---|---|---|"]
     for r in rows(results):
         bd = bound(r["w"], r["sizes"], m) if m else None
         if bd is None:
@@ -138,28 +154,34 @@ def bound_lines(results):
         work, unit, t_bound, what = bd
         s, b = r["s"], r["b"]
 
-        def cell(t):
+        work2, _, t_bound2, _ = bound(r["w"], r["sizes"], m, devices=2)
+
+        def cell(t, work=work, t_bound=t_bound):
             if not isinstance(t, (int, float)) or t <= 0:
                 return "-"
             rate = work / t / 1e9
             return f"{fmt(t)}: {rate:.2f} G{unit}/s, {100 * t_bound / t:.1f}% of bound"
         spmd_t = s.get("kernel", s.get("run"))
+        s2 = r["s2"]
+        spmd2_t = s2.get("kernel", s2.get("run"))
         # JAX's kernel where it times the same work as spmdrun's; micro_psum's is one psum.
         jax_t = b.get("jax_steady") if r["name"] == "micro_psum" else b.get("jax_kernel", b.get("jax_steady"))
         out.append(f"| {r['name']} | {work / 1e9:.2f} G{unit} | {what} | {fmt(t_bound)} | "
-                   f"{cell(spmd_t)} | {cell(jax_t)} | {cell(b.get('numpy_kernel', b.get('numpy')))} |")
+                   f"{cell(spmd_t)} | {cell(spmd2_t, work2, t_bound2)} | {cell(jax_t)} | {cell(b.get('numpy_kernel', b.get('numpy')))} |")
     return out
 
 
 def detail_lines(results):
-    out = ["| workload | sizes | spmdrun compile / kernel (launches) | JAX kernel | other baselines | spmdrun prints |",
-           "|---|---|---|---|---|---|"]
+    out = ["| workload | sizes | spmdrun compile / kernel (launches) | spmdrun cpu:2 run / kernel | "
+           "peak memory: spmdrun / baseline process | JAX kernel | other baselines | spmdrun prints |",
+           "|---|---|---|---|---|---|---|---|"]
     for r in rows(results):
         s, b = r["s"], r["b"]
         others = ", ".join(f"{k} {fmt(b[k])}" for k in ("numpy", "numpy_kernel", "pool", "pool_with_startup")
                            if k in b)
         out.append(f"| {r['name']} | {' '.join(f'{k}={v}' for k, v in r['sizes'].items())} | "
                    f"{fmt(s.get('compile'))} / {fmt(s.get('kernel'))} ({s.get('launches', '-')}) | "
+                   f"{cpu2_cell(r['w'], r['s2'])} | {fmt_bytes(s.get('maxrss'))} / {fmt_bytes(b.get('maxrss'))} | "
                    f"{fmt(b.get('jax_kernel'))} | {others or '-'} | "
                    f"`{(s.get('stdout') or '').splitlines()[-1][:40] if s.get('stdout') else '-'}` |")
     return out
@@ -200,6 +222,10 @@ def write_markdown(results, md, png, py, raw):
               "repeats inside the process, 1 for the MLPs), then the median over runs.",
               "- **best rival**: the fastest steady-state baseline (JAX, NumPy single process, or "
               "`multiprocessing.Pool.map` over all cores). Ratios above 1 mean spmdrun is slower.",
+              "- **spmdrun cpu:2** (bound table and details): the same spmdrun command with "
+              "`--devices cpu:2`, one device per core, run right after the cpu:8 one.",
+              "- **peak memory**: the process's peak resident set (`wait4`'s `ru_maxrss`); the "
+              "baseline's includes its Python interpreter, NumPy and JAX.",
               "- Each run starts spmdrun once, then the baseline once (A B A B ...).", "",
               "## Results", "",
               "| workload | what | spmdrun wall | spmdrun run | JAX 1st call | JAX steady | best rival | "

@@ -17,6 +17,7 @@ class Workload:
     steady: str = "run"       #: spmdrun's steady-state measure: "run" phase or "kernel"
     rivals: tuple = ()        #: other baseline keys besides jax_steady (numpy, pool, ...)
     extra: dict = field(default_factory=dict)
+    cpu2: bool = True         #: also run on --devices cpu:2 (False: the script needs 8 devices)
 
 
 WORKLOADS = [
@@ -30,7 +31,8 @@ WORKLOADS = [
     Workload("random_matmul", "random_matmul.spmd",
              {"full": {"rows": 1000, "cols": 1200}, "quick": {"rows": 200, "cols": 240},
               "smoke": {"rows": 8, "cols": 12}},
-             "8 x normal(rows, cols) then m @ m.T", kernel_line=8, rivals=("numpy",)),
+             "8 x normal(rows, cols) then m @ m.T", kernel_line=8, rivals=("numpy",),
+             cpu2=False),
     Workload("pool_map", "pool_map.spmd",
              {"full": {"inputs": 1000000}, "quick": {"inputs": 20000}, "smoke": {"inputs": 64}},
              "f(x) = sum(sin(x * [1..100])) on N inputs", kernel_line=7,
@@ -61,9 +63,10 @@ def mlp_flops(batch, widths):
     return 6 * batch * sum(a * b for a, b in zip(widths, widths[1:]))
 
 
-def bound(w, sizes, machine):
-    """(work, unit, seconds at the machine's bound, what the bound is) for workload w, or
-    None where no physical bound is meaningful."""
+def bound(w, sizes, machine, devices=8):
+    """(work, unit, seconds at the machine's bound, what the bound is) for workload w run on
+    `devices` devices, or None where no physical bound is meaningful. train_mlp's batch and
+    micro_psum's buffers grow with the devices; the other workloads' sizes do not."""
     bw, peak = machine["copy_GBps"] * 1e9, machine["sgemm_GFLOPs"] * 1e9
     if w.name == "normalize":
         b = 12 * sizes["n"]  # read x for the sum, read x again and write y: 3 x 4 bytes
@@ -75,12 +78,12 @@ def bound(w, sizes, machine):
         f = 8 * 2 * sizes["rows"] ** 2 * sizes["cols"]
         return f, "FLOP", f / peak, "numpy sgemm peak (the m @ m.T kernel only)"
     if w.name == "train_mlp":
-        f = sizes["steps"] * mlp_flops(8 * 64, [2, 32, 2])
+        f = sizes["steps"] * mlp_flops(devices * 64, [2, 32, 2])
         return f, "FLOP", f / peak, "numpy sgemm peak"
     if w.name == "train_mlp_wide":
         f = sizes["steps"] * mlp_flops(sizes["batch"], [784, 512, 512, 10])
         return f, "FLOP", f / peak, "numpy sgemm peak"
     if w.name == "micro_psum":
-        b = 2 * 8 * sizes["mb"] * 2**20 * sizes["reps"]  # read 8 buffers, write 8 sums
-        return b, "B", b / bw, "copy bandwidth (read 8 x MB, write 8 x MB per psum)"
+        b = 2 * devices * sizes["mb"] * 2**20 * sizes["reps"]  # read d buffers, write d sums
+        return b, "B", b / bw, "copy bandwidth (read d x MB, write d x MB per psum, d devices)"
     return None
