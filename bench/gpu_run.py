@@ -180,6 +180,8 @@ def jax_median(runs):
     if any("error" in r or "baseline_error" in r or "jax_skipped" in r for r in runs):
         bad = next(r for r in runs if "error" in r or "baseline_error" in r or "jax_skipped" in r)
         return {"error": bad.get("error") or bad.get("baseline_error") or bad.get("jax_skipped")}
+    if DEVICE_KIND == "cuda" and not str(runs[0].get("device", "")).startswith(("gpu", "cuda")):
+        return {"error": f"JAX did not run on the GPU (its device: {runs[0].get('device')})"}
     ds = runs[0]["d"].keys()
     return {"version": runs[0].get("jax"), "device": runs[0].get("device"),
             "d": {d: median_of([r["d"][d] for r in runs]) for d in ds}}

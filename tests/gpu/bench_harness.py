@@ -17,6 +17,7 @@ be checked without a GPU (CTest `gpu_bench_harness`):
             CPU report keeping the block
   driver    gpu_run.main end to end at quick sizes, spmdrun on CPU devices, made-up bounds
             (the plumbing: rounds, medians, the cached pass, the JSON and the section)
+  median    the medians over rounds; a failed run, and JAX on the CPU, are errors
   jax       gpu_baselines.py without JAX says it is skipped; bad usage exits 2
 Runs with /usr/bin/python3 (NumPy, no JAX). Prints one line per failed check; exit 1 if any.
 """
@@ -323,6 +324,16 @@ def driver_checks():
         gpu_run.measure_bounds, gpu_run.DEVICE_KIND, gpu_run.WORKLOADS = saved
 
 
+def median_checks():
+    runs = [{"jax": "0", "device": "gpu: X", "d": {"1": {"steady": v, "value": [v]}}} for v in (3.0, 1.0, 2.0)]
+    m = gpu_run.jax_median(runs)
+    check(m["d"]["1"]["steady"] == 2.0 and m["d"]["1"]["value"] == [3.0], f"median: {m}")
+    m = gpu_run.jax_median([dict(runs[0], device="cpu: cpu")])
+    check("did not run on the GPU" in m.get("error", ""), f"median: JAX on the CPU taken for the GPU: {m}")
+    m = gpu_run.median_of([{"run": 1.0}, {"error": "exit 1: x"}])
+    check(m == {"error": "exit 1: x", "failed_runs": 1}, f"median: a failed run: {m}")
+
+
 def jax_checks():
     env = dict(os.environ, PYTHONPATH="")
     p = subprocess.run([sys.executable, str(BENCH / "gpu_baselines.py"), "normalize", "1,8", "n=64"],
@@ -340,7 +351,7 @@ def jax_checks():
 
 
 for f in (args_checks, nogpu_checks, loader_checks, stats_checks, report_checks, driver_checks,
-          jax_checks):
+          median_checks, jax_checks):
     t0 = time.time()
     f()
     print(f"{f.__name__}: {time.time() - t0:.1f} s", flush=True)
