@@ -42,10 +42,12 @@ class LibraryMissing(Exception):
 class Cuda:
     """The few driver API calls the bounds need, on the primary context of GPU 0."""
 
-    def __init__(self, path=None):
+    def __init__(self, path=None, lib=None):
+        """Opens the driver at path (default $SPMD_BENCH_LIBCUDA, else libcuda.so.1), or
+        takes lib, an object with the driver's functions (tests/gpu/bench_harness.py)."""
         path = path or os.environ.get("SPMD_BENCH_LIBCUDA") or "libcuda.so.1"
         try:
-            self.lib = ctypes.CDLL(path, mode=RTLD_GLOBAL)
+            self.lib = lib or ctypes.CDLL(path, mode=RTLD_GLOBAL)
         except OSError as e:
             raise GpuUnavailable(f"{Path(path).name} not found: {e}") from None
         self.fn = {}
@@ -305,8 +307,11 @@ def driver_version():
         return None
 
 
-def measure(shapes, quick=False):
-    cu = Cuda()
+def measure(shapes, quick=False, cuda=Cuda, load=None):
+    """The bounds (the JSON object of the module's docstring). cuda and load stand in for
+    Cuda and load_library in tests/gpu/bench_harness.py."""
+    cu = cuda()
+    load = load or load_library
     free, total = cu.mem_info()
     out = {"gpu": cu.name(), "gpus": cu.count, "driver": driver_version(),
            "cuda_driver_api": cu.driver_api_version(),
@@ -318,7 +323,7 @@ def measure(shapes, quick=False):
     out["copy_sizes"] = {str(k): v for k, v in copies.items()}
     out["copy_GBps"] = max(copies.values()) if copies else None
     try:
-        blas, out["cublas"] = load_library("cublas", ("cu13", "cublas"), "SPMD_CUBLAS_PATH", preload="cublasLt")
+        blas, out["cublas"] = load("cublas", ("cu13", "cublas"), "SPMD_CUBLAS_PATH", preload="cublasLt")
         rates = gemm_rates(cu, blas, ([[1024, 1024, 1024]] if quick else [[8192, 8192, 8192]]) + shapes,
                            reps)
         out["sgemm"] = {k: v[0] for k, v in rates.items()}
@@ -327,7 +332,7 @@ def measure(shapes, quick=False):
     except (LibraryMissing, RuntimeError, AttributeError) as e:  # AttributeError: a symbol missing
         out["cublas_error"] = str(e)
     try:
-        nccl, out["nccl"] = load_library("nccl", ("nccl", "cu13"), "SPMD_NCCL_PATH")
+        nccl, out["nccl"] = load("nccl", ("nccl", "cu13"), "SPMD_NCCL_PATH")
         secs, out["nccl_version"] = nccl_allreduce(cu, nccl, (1 << 24) if quick else (1 << 28), reps)
         out["nccl_allreduce"] = {"bytes": (1 << 24) if quick else (1 << 28), "seconds": secs}
     except (LibraryMissing, RuntimeError, AttributeError) as e:

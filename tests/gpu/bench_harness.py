@@ -9,6 +9,8 @@ be checked without a GPU (CTest `gpu_bench_harness`):
             nothing written; on a machine without a GPU also with the real search
   loader    gpu_bounds' ctypes loaders fail cleanly: a missing libcuda, a library that is
             not libcuda, a missing cuBLAS, a cuBLAS folder found through SPMD_CUBLAS_PATH
+  bounds    gpu_bounds.measure against a fake driver, cuBLAS and NCCL (Python objects):
+            the rates' arithmetic, the JSON, the gemm dimensions, every allocation freed
   stats     gpu_run's parser of spmdrun --stats: a CUDA line with its "device ms" column,
             and each GPU workload at quick sizes on cpu:8 (the programs run, and the kernel
             line each names is a pmap that launched)
@@ -138,6 +140,76 @@ def loader_checks():
             check(cands and cands[0] == str(lib / "libcublas.so.13"), f"loader: the cu13 wheel: {cands[:2]}")
         finally:
             sys.path.remove(tmp)
+
+
+class FakeLib:
+    """Stands in for libcuda, cuBLAS and NCCL in bounds_checks: each function checks its
+    arguments' count (and what it can of them), writes what the real one writes through
+    its pointers, and records the call; every GPU time is 1 ms."""
+
+    def __init__(self):
+        self.calls, self.bad, self.next_ptr = [], [], 1 << 20
+        out = lambda ref, v: setattr(ref._obj, "value", v)  # noqa: E731
+
+        def fn(name, nargs, body=None):
+            def f(*args):
+                self.calls.append((name, args))
+                if len(args) != nargs:
+                    self.bad.append(f"{name}: {len(args)} arguments, wanted {nargs}")
+                elif body:
+                    body(*args)
+                return 0
+            setattr(self, name, f)
+
+        def alloc(ref, size):
+            out(ref, self.next_ptr)
+            self.next_ptr += size.value
+
+        def upload(dst, data, n):
+            if len(data) != n.value:
+                self.bad.append(f"cuMemcpyHtoD: {len(data)} bytes for {n.value}")
+        for name, n, body in (
+                ("cuInit", 1, None), ("cuDeviceGetCount", 1, lambda r: out(r, 1)), ("cuDeviceGet", 2, None),
+                ("cuDevicePrimaryCtxRetain", 2, None), ("cuCtxSetCurrent", 1, None), ("cuStreamCreate", 2, None),
+                ("cuMemGetInfo_v2", 2, lambda f, t: (out(f, 64 << 30), out(t, 80 << 30))),
+                ("cuMemAlloc_v2", 2, alloc), ("cuMemFree_v2", 1, None), ("cuMemsetD32_v2", 3, None),
+                ("cuMemcpyHtoD_v2", 3, upload), ("cuMemcpyDtoDAsync_v2", 4, None), ("cuEventCreate", 2, None),
+                ("cuEventRecord", 2, None), ("cuEventSynchronize", 1, None), ("cuEventDestroy_v2", 1, None),
+                ("cuStreamSynchronize", 1, None), ("cuEventElapsedTime_v2", 3, lambda ms, a, b: out(ms, 1.0)),
+                ("cuDeviceGetName", 3, lambda buf, n, d: setattr(buf, "value", b"FAKE GPU")),
+                ("cuDeviceGetAttribute", 3, lambda v, a, d: out(v, 132)),
+                ("cuDriverGetVersion", 1, lambda v: out(v, 13000)),
+                ("cublasCreate_v2", 1, None), ("cublasSetStream_v2", 2, None), ("cublasSgemm_v2", 14, None),
+                ("cublasGemmEx", 19, None), ("cublasDestroy_v2", 1, None),
+                ("ncclCommInitAll", 3, None), ("ncclGetVersion", 1, lambda v: out(v, 22703)),
+                ("ncclAllReduce", 7, None), ("ncclCommDestroy", 1, None)):
+            fn(name, n, body)
+
+
+def bounds_checks():
+    """gpu_bounds.measure with FakeLib for the three libraries: the arithmetic of the
+    rates, the JSON's shape, the cuBLAS calls' dimensions for a row-major product."""
+    fake = FakeLib()
+    r = gpu_bounds.measure([[32, 48, 16]], quick=True, cuda=lambda: gpu_bounds.Cuda(lib=fake),
+                           load=lambda stem, *a, **k: (fake, f"/fake/lib{stem}.so"))
+    check(not fake.bad, f"bounds: {fake.bad[:3]}")
+    want = {"gpu": "FAKE GPU", "sms": 132, "cuda_driver_api": "13.0", "memory_free": 64 << 30,
+            "copy_GBps": 2 * (1 << 24) / 1e-3 / 1e9, "sgemm_GFLOPs": 2 * 1024**3 / 1e-3 / 1e9,
+            "cublas": "/fake/libcublas.so", "nccl_version": "2.27.3"}
+    for k, v in want.items():
+        check(r.get(k) == v or (isinstance(v, float) and abs(r.get(k, 0) - v) < 1e-6), f"bounds: {k} = {r.get(k)}, wanted {v}")
+    check(set(r.get("sgemm", {})) == {"1024x1024x1024", "32x48x16"} and
+          abs(r["bf16_gemm"]["32x48x16"] - 2 * 32 * 48 * 16 / 1e-3 / 1e9) < 1e-9, f"bounds: gemm rates {r.get('sgemm')}")
+    check(r.get("nccl_allreduce") == {"bytes": 1 << 24, "seconds": 1e-3}, f"bounds: nccl {r.get('nccl_allreduce')}")
+    json.dumps(r)
+    # C (32x48) = A (32x16) B (16x48), row-major: cuBLAS computes C^T = B^T A^T, m=48 n=32 k=16.
+    sg = [a for n, a in fake.calls if n == "cublasSgemm_v2" and a[3] == 48]
+    check(sg and (sg[0][3], sg[0][4], sg[0][5], sg[0][8], sg[0][10], sg[0][13]) == (48, 32, 16, 48, 16, 48),
+          f"bounds: sgemm dimensions {[a[3:6] for n, a in fake.calls if n == 'cublasSgemm_v2']}")
+    sizes = [a[1].value for n, a in fake.calls if n == "cuMemAlloc_v2"]
+    check(all(s in sizes for s in (32 * 16 * 4, 16 * 48 * 4, 32 * 48 * 4, 32 * 16 * 2)), f"bounds: allocations {sizes}")
+    check(sum(1 for n, _ in fake.calls if n == "cuMemAlloc_v2") == sum(1 for n, _ in fake.calls if n == "cuMemFree_v2"),
+          "bounds: allocations not freed")
 
 
 CUDA_STATS = """compile phases:
@@ -350,7 +422,7 @@ def jax_checks():
     check(p.returncode == 2 and "usage" in p.stderr, f"jax: bad usage: exit {p.returncode}")
 
 
-for f in (args_checks, nogpu_checks, loader_checks, stats_checks, report_checks, driver_checks,
+for f in (args_checks, nogpu_checks, loader_checks, bounds_checks, stats_checks, report_checks, driver_checks,
           median_checks, jax_checks):
     t0 = time.time()
     f()
