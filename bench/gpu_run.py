@@ -233,8 +233,8 @@ def summarize(todo, results, spmd_runs, jax_runs):
 
 
 def run_suite(spmdrun, py, mode, runs, budget, bounds, env, t_start, save):
-    """Runs the rounds and the cached compile; save(results, cached, rounds) after each
-    round, so that a run killed at its time limit still leaves what it measured."""
+    """Runs the rounds and the cached compile; save(results, cached, whole rounds) after
+    each workload, so that a run killed at its time limit still leaves what it measured."""
     sizes = {w.name: w.sizes[mode] for w in WORKLOADS}
     free = bounds.get("memory_free", 0)
     todo, results = [], {}
@@ -265,11 +265,11 @@ def run_suite(spmdrun, py, mode, runs, budget, bounds, env, t_start, save):
                 spmd_runs[w.name][d].append(run_spmd(spmdrun, w, sizes[w.name], d, cold, 180))
             jax_runs[w.name].append(run_jax(py, w, sizes[w.name], env, 240))
             s1, s8, j = spmd_runs[w.name][1][-1], spmd_runs[w.name][8][-1], jax_runs[w.name][-1]
-            log(f"{w.name} round {r + 1}: spmdrun run phase cuda:1 {fmt_s(s1)}  cuda:8 {fmt_s(s8)}  "
+            log(f"{w.name} round {r + 1}: spmdrun run phase {DEVICE_KIND}:1 {fmt_s(s1)}  {DEVICE_KIND}:8 {fmt_s(s8)}  "
                 f"JAX process {j.get('process', 0):.1f} s {j.get('error') or j.get('baseline_error') or ''}")
+            save(summarize(todo, results, spmd_runs, jax_runs), {}, done)
         done += 1
         last_round = time.time() - t0
-        save(summarize(todo, results, spmd_runs, jax_runs), {}, done)
     summarize(todo, results, spmd_runs, jax_runs)
     # The object cache across runs: each program twice (cuda:8), the second run's compile.
     cached = {}

@@ -8,7 +8,7 @@
 #   gpu-section.md   that section, to read at once
 #   bench.log        the progress log and the table
 # The bench stops starting rounds at BENCH_BUDGET seconds (default 400) and is killed at
-# BENCH_TIMEOUT (default 470; the JSON is written after every round, so a killed run
+# BENCH_TIMEOUT (default 470; the JSON is written after every workload, so a killed run
 # still leaves what it measured). Without a GPU it says so and exits 1.
 set -u
 bin=$(realpath "$1")
