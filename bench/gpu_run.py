@@ -96,8 +96,10 @@ def sh(cmd, env, timeout):
 
 
 def one_line(p):
-    tail = (p.stderr.strip().splitlines() or p.stdout.strip().splitlines() or [""])[-1]
-    return f"exit {p.returncode}: {tail[:200]}"
+    """A failed process in one line: its first error line, else its last line."""
+    lines = p.stderr.strip().splitlines() or p.stdout.strip().splitlines() or [""]
+    line = next((l for l in lines if l.startswith("error") or ": error:" in l), lines[-1])
+    return f"exit {p.returncode}: {line[:200]}"
 
 
 # --- spmdrun's --stats ------------------------------------------------------------------------

@@ -404,6 +404,9 @@ def median_checks():
     check("did not run on the GPU" in m.get("error", ""), f"median: JAX on the CPU taken for the GPU: {m}")
     m = gpu_run.median_of([{"run": 1.0}, {"error": "exit 1: x"}])
     check(m == {"error": "exit 1: x", "failed_runs": 1}, f"median: a failed run: {m}")
+    p = subprocess.CompletedProcess([], 1, "", "f.spmd:6:12: error: pmap over axis 'i' needs 8 devices\nlet\n ^~\nnote: x")
+    check(gpu_run.one_line(p) == "exit 1: f.spmd:6:12: error: pmap over axis 'i' needs 8 devices",
+          f"median: a failure's line: {gpu_run.one_line(p)}")
 
 
 def jax_checks():
