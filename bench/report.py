@@ -7,6 +7,7 @@ import platform
 import subprocess
 from pathlib import Path
 
+import gpu_report
 from workloads import SPEC_EXAMPLES, WORKLOADS, bound
 
 BENCH = Path(__file__).resolve().parent
@@ -254,6 +255,9 @@ def write_markdown(results, md, png, py, raw):
     fails = failures(results)
     if fails:
         lines += ["", "## Failures", ""] + [f"- {f}" for f in fails]
+    # The GPU section (gpu_report.py) comes from another run, on another machine: kept.
+    gpu = gpu_report.extract(Path(md).read_text()) if Path(md).exists() else None
+    lines += ["", gpu or gpu_report.block(gpu_report.pending_section())]
     notes = BENCH / "notes.md"
     if notes.exists():
         lines += ["", notes.read_text().rstrip()]

@@ -71,6 +71,12 @@ include(${CMAKE_SOURCE_DIR}/tests/difftest/difftest.cmake)
 add_test(NAME gpu_programs COMMAND ${CMAKE_SOURCE_DIR}/tests/gpu/check.sh ${SPMDRUN} ${CMAKE_SOURCE_DIR})
 set_tests_properties(gpu_programs PROPERTIES LABELS gpu SKIP_RETURN_CODE 77)
 add_test(NAME split_kernels COMMAND ${CMAKE_SOURCE_DIR}/tests/gpu/check.sh ${SPMDRUN} ${CMAKE_SOURCE_DIR} split)
+# The GPU benchmark harness (bench/run --gpu) without a GPU: arguments, the clean failure,
+# the ctypes loaders, the --stats parser on every GPU workload (cpu:8), the report from
+# synthetic results (tests/gpu/bench_harness.py; /usr/bin/python3, no JAX needed).
+add_test(NAME gpu_bench_harness
+         COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/gpu/bench_harness.py ${SPMDRUN} ${CMAKE_SOURCE_DIR})
+set_tests_properties(gpu_bench_harness PROPERTIES TIMEOUT 600 LABELS bench)
 foreach(f ${GOLDEN})
   string(REGEX REPLACE "\\.spmd$" "" name ${f})
   add_test(NAME ptx_golden_${name}

@@ -130,12 +130,14 @@ std::string cudaErrorText(const CudaApi &api, CUresult r, const std::string &wha
 // cuBLAS is optional: without it spmd_gemm answers "unavailable" and generated code
 // runs its own matmul kernel. The library may be installed system-wide (the CUDA
 // toolkit; the dynamic loader finds it by soname) or only as a pip wheel
-// (nvidia-cublas-cu12 and friends put it in site-packages/nvidia/cublas/lib, which the
-// loader does not search). We try, in order:
+// (nvidia-cublas-cu12 and friends put it in site-packages/nvidia/cublas/lib; CUDA 13's
+// `nvidia-cublas` 13.x, like all of CUDA 13's wheels but NCCL's, in nvidia/cu13/lib; the
+// loader searches neither). We try, in order:
 //   1. the sonames libcublas.so.13, libcublas.so.12, libcublas.so (whatever the
 //      loader's path finds: LD_LIBRARY_PATH, ld.so.cache);
 //   2. each directory listed in SPMD_CUBLAS_PATH (':'-separated), then
-//      nvidia/cublas/lib under the usual site-packages directories (system, /usr/local,
+//      nvidia/cu13/lib and nvidia/cublas/lib under the usual site-packages directories
+//      (system, /usr/local,
 //      the user's ~/.local, $VIRTUAL_ENV) and /usr/local/cuda/lib64, newest soname first.
 // A wheel's libcublas needs libcublasLt from the same directory, which its RPATH may not
 // name: we open that one first, RTLD_GLOBAL, so the loader finds it already loaded.
@@ -175,7 +177,10 @@ std::vector<fs::path> cublasDirs() {
     addPythonDirs(fs::path(home) / ".local/lib", "site-packages");
   if (const char *venv = std::getenv("VIRTUAL_ENV"))
     addPythonDirs(fs::path(venv) / "lib", "site-packages");
-  for (const fs::path &sp : sitePackages) dirs.push_back(sp / "nvidia/cublas/lib");
+  for (const fs::path &sp : sitePackages) {
+    dirs.push_back(sp / "nvidia/cu13/lib");
+    dirs.push_back(sp / "nvidia/cublas/lib");
+  }
   dirs.emplace_back("/usr/local/cuda/lib64");
   return dirs;
 }

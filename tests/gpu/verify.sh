@@ -10,6 +10,9 @@
 #                     against cuda:8 (same bits) and cpu:8; the --stats path lines
 #   timings.txt       whole-process times and --stats of rule30 and normalize (64M)
 #                     on cuda:1, cuda:8 and cpu:8
+# The benchmark against JAX (bench/run --gpu) is a `run` call of its own, tests/gpu/bench.sh:
+# it needs most of a call's 10 minutes, and these logs already fill the eight files a call
+# brings back (docs/gpu.md, "Benchmarking on a GPU").
 set -u
 bin=$(realpath "$1"); tc=${2:-}
 src=$(cd "$(dirname "$0")/../.." && pwd)
