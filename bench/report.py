@@ -130,7 +130,9 @@ def machine_lines(results):
         f"after: {' '.join(results['load_after'])} (other engineers were compiling on the same "
         f"machine). The suite took {results['seconds']:.0f} s, {results['runs']} runs per workload.",
         f"- Measured bounds: copy bandwidth **{m.get('copy_GBps', 0):.1f} GB/s** (numpy `copyto` "
-        f"of 256 MiB, bytes read + written, best of 10); sgemm **{m.get('sgemm_GFLOPs', 0):.1f} "
+        f"of 256 MiB, bytes read + written, best of 10, the better of one thread "
+        f"({m.get('copy_1thread_GBps', 0):.1f} GB/s) and {m.get('copy_threads', '?')} threads each "
+        f"copying a slice ({m.get('copy_threads_GBps', 0):.1f} GB/s)); sgemm **{m.get('sgemm_GFLOPs', 0):.1f} "
         f"GFLOP/s** (numpy `@` on 2048 x 2048 f32, {m.get('blas', '?')}, all cores, best of 5); "
         f"each the better of a measurement before the suite "
         f"({results.get('machine_start', {}).get('copy_GBps', 0):.1f} GB/s, "

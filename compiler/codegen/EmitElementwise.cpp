@@ -103,13 +103,62 @@ void LlvmEmitter::planFusion(const ir::Jaxpr &j) {
   }
 }
 
+// Note [Parallel loops]: LLVM's loop vectoriser guards a loop that loads through one
+// pointer and stores through another with a run-time check, and runs the scalar loop when
+// the store is less than a vector's worth of bytes past the load: an output written over
+// its input (Note [Buffer donation] in ir/InPlace.cpp) is exactly 0 bytes past it, so
+// `x / psum(sum(x), i)` with xs dying there divided one element at a time (bench/notes.md,
+// 2026-11-24). No iteration of an indexable equation's loop reads what another one
+// writes: its output is a fresh buffer (Note [Buffers]: a buffer is never written after
+// its value is defined), or a donated input that the loop reads only at the element it
+// writes (rule 5 there). So the innermost loop is marked parallel: every load of its body
+// and its one store in an access group, and llvm.loop.parallel_accesses on its latch;
+// LLVM then vectorises it without the check. A body that may write memory otherwise
+// (another store, a call) is left unmarked, and LLVM keeps its check.
+
+/// The loads of `blocks` and its one store `out` in a new access group, or null when
+/// another instruction there touches memory (another store, a call).
+static MDNode *accessGroup(LLVMContext &ctx, const std::vector<BasicBlock *> &blocks,
+                           const StoreInst *out) {
+  if (!out) return nullptr;
+  for (BasicBlock *bb : blocks)
+    for (Instruction &i : *bb)
+      if (i.mayReadOrWriteMemory() && !isa<LoadInst>(i) && &i != out) return nullptr;
+  MDNode *group = MDNode::getDistinct(ctx, {});
+  for (BasicBlock *bb : blocks)
+    for (Instruction &i : *bb)
+      if (isa<LoadInst>(i) || isa<StoreInst>(i)) i.setMetadata(LLVMContext::MD_access_group, group);
+  return group;
+}
+
 void LlvmEmitter::emitIndexable(const ir::Eqn &e) {
   if (fs->deviceProgram) return deviceMaterialize(e);
   const ir::Var &out = e.out[0];
   Value *dst = defBuffer(out);
+  // The innermost loop (Note [Parallel loops]); none when its extent is 1 (loop() then
+  // emits the body once, inline).
+  bool innerLoop = !out.type.shape.empty() && out.type.shape.back() > 1;
+  MDNode *group = nullptr;
+  BasicBlock *latch = nullptr;
   loopNest(out.type.shape, [&](const std::vector<Value *> &idx) {
+    BasicBlock *head = b.GetInsertBlock();
+    Function *fn = head->getParent();
+    BasicBlock *before = &fn->back();  // the blocks the body adds come after this one
     store(out.type.dtype, computeElem(e, idx), dst, linearIndex(idx, out.type.shape));
+    if (!innerLoop) return;
+    std::vector<BasicBlock *> blocks{head};
+    for (auto it = std::next(before->getIterator()); it != fn->end(); ++it)
+      if (&*it != head) blocks.push_back(&*it);
+    group = accessGroup(ctx, blocks, dyn_cast<StoreInst>(&b.GetInsertBlock()->back()));
+    latch = b.GetInsertBlock();  // loop() ends the body here with its back edge
   });
+  if (!group || !latch) return;
+  auto *br = dyn_cast_or_null<BranchInst>(latch->getTerminator());
+  if (!br || !br->isConditional()) return;
+  Metadata *par[] = {MDString::get(ctx, "llvm.loop.parallel_accesses"), group};
+  MDNode *id = MDNode::getDistinct(ctx, {nullptr, MDNode::get(ctx, par)});
+  id->replaceOperandWith(0, id);
+  br->setMetadata(LLVMContext::MD_loop, id);
 }
 
 Value *LlvmEmitter::elemAt(const ir::Atom &a, const std::vector<Value *> &idx) {

@@ -1,11 +1,22 @@
 #!/usr/bin/env bash
-# Usage: vector_code.sh SPMDRUN SPEC_DIR. The vmapped body of pool_map.spmd (a sum of
-# sin over a fused loop) compiles, after optimisation, to vector arithmetic: <8 x float>
-# or wider fma in the kernel and no sin left as a call, neither libm's sinf nor the
+# Usage: vector_code.sh SPMDRUN SPEC_DIR [STATS_DIR]. The vmapped body of pool_map.spmd (a
+# sum of sin over a fused loop) compiles, after optimisation, to vector arithmetic: <8 x
+# float> or wider fma in the kernel and no sin left as a call, neither libm's sinf nor the
 # llvm.sin intrinsic (which the backend would split into one sinf call per lane).
+# tests/stats/donate.spmd's `x / psum(sum(x), i)` (x times the reciprocal, as XLA does
+# it), whose output is written over x (Note [Buffer donation]), runs with vectors only:
+# no scalar fallback loop, which LLVM's run-time overlap check would pick for an output
+# written over its input (Note [Parallel loops] in compiler/codegen/EmitElementwise.cpp).
 set -u
 bin=$1; spec=$2
 ll=$("$bin" --devices cpu:8 --dump=llvm --no-run "$spec/pool_map.spmd") || { echo "--dump=llvm failed"; exit 1; }
 grep -qE '@llvm\.fma\.v(8|16)f32' <<<"$ll" || { echo "no <8 x float> or wider fma in the kernel"; exit 1; }
 if grep -qE 'call [^@]*@(sinf|llvm\.sin\.)' <<<"$ll"; then echo "sin is still a call"; exit 1; fi
+if [ $# -ge 3 ]; then
+  ll=$("$bin" --devices cpu:8 --dump=llvm --no-run "$3/donate.spmd") || { echo "--dump=llvm of donate.spmd failed"; exit 1; }
+  grep -qE '(fdiv|fmul) <(8|16) x float>' <<<"$ll" || { echo "donate.spmd: no vector division"; exit 1; }
+  if grep -qE 'fmul float |fdiv float %' <<<"$ll"; then
+    echo "donate.spmd: a scalar division is left (a fallback loop)"; exit 1
+  fi
+fi
 echo ok
