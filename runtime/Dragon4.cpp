@@ -312,6 +312,23 @@ void trimZeros(std::string &s, int &fracDigits, Trim trim, bool dropBareDot) {
   }
 }
 
+/// The tail of the fraction after its digits (both layouts): the point when there is no
+/// fraction, the padding zeros of the trim mode and of minDigits, then trimZeros.
+void fractionTail(std::string &s, int &fracDigits, const Dragon4Options &o, bool dropBareDot) {
+  if (o.trim != Trim::DotAndZeros && fracDigits == 0) s += '.';
+  const int wanted = o.minDigits < 0 ? 0 : o.minDigits;
+  if (o.trim == Trim::LeaveOneZero) {
+    if (fracDigits == 0) {
+      s += '0';
+      ++fracDigits;
+    }
+  } else if (o.trim == Trim::Keep && wanted > fracDigits) {
+    s += std::string(wanted - fracDigits, '0');
+    fracDigits = wanted;
+  }
+  trimZeros(s, fracDigits, o.trim, dropBareDot);
+}
+
 /// FormatPositional of dragon4.c (unique digit mode, fractional cutoff).
 std::string formatPositional(const Decomposed &f, const Dragon4Options &o) {
   std::string s = f.negative ? "-" : "";
@@ -333,18 +350,7 @@ std::string formatPositional(const Decomposed &f, const Dragon4Options &o) {
     fracDigits = numDigits + zeros;
     wholeDigits = 1;
   }
-  if (o.trim != Trim::DotAndZeros && fracDigits == 0) s += '.';
-  const int wanted = o.minDigits < 0 ? 0 : o.minDigits;
-  if (o.trim == Trim::LeaveOneZero) {
-    if (fracDigits == 0) {
-      s += '0';
-      ++fracDigits;
-    }
-  } else if (o.trim == Trim::Keep && wanted > fracDigits) {
-    s += std::string(wanted - fracDigits, '0');
-    fracDigits = wanted;
-  }
-  trimZeros(s, fracDigits, o.trim, /*dropBareDot=*/true);
+  fractionTail(s, fracDigits, o, /*dropBareDot=*/true);
   if (o.padRight >= fracDigits) {
     if (o.trim == Trim::DotAndZeros && fracDigits == 0) s += ' ';
     s += std::string(o.padRight - fracDigits, ' ');
@@ -365,19 +371,8 @@ std::string formatScientific(const Decomposed &f, const Dragon4Options &o) {
   s += d.digits[0];
   int fracDigits = static_cast<int>(d.digits.size()) - 1;
   if (fracDigits > 0) s += "." + d.digits.substr(1);
-  if (o.trim != Trim::DotAndZeros && fracDigits == 0) s += '.';
-  const int wanted = o.minDigits < 0 ? 0 : o.minDigits;
-  if (o.trim == Trim::LeaveOneZero) {
-    if (fracDigits == 0) {
-      s += '0';
-      ++fracDigits;
-    }
-  } else if (o.trim == Trim::Keep && wanted > fracDigits) {
-    s += std::string(wanted - fracDigits, '0');
-    fracDigits = wanted;
-  }
   // Scientific keeps a bare "." left by trimming, even in DotAndZeros mode.
-  trimZeros(s, fracDigits, o.trim, /*dropBareDot=*/false);
+  fractionTail(s, fracDigits, o, /*dropBareDot=*/false);
 
   int expDigits = o.expDigits > 5 ? 5 : o.expDigits < 0 ? 2 : o.expDigits;
   int e = d.exp10;

@@ -376,43 +376,50 @@ void LlvmEmitter::deviceReduce(const ir::Eqn &e) {
   const ir::Atom &x = e.in[0];
   const ir::Shape &in = x.type().shape;
   const ir::Type &ot = e.out[0].type;
-  DType d = ot.dtype;
   std::vector<bool> red(in.size(), false);
   for (auto a : e.intsParam("axes")) red[a] = true;
   ir::Shape kept, rest;
   for (size_t k = 0; k < in.size(); ++k) (red[k] ? rest : kept).push_back(in[k]);
-  int64_t K = ot.numel(), R = 1;
+  int64_t R = 1;
   for (auto s : rest) R *= s;
-  Op comb = reduceCombiner(e.op);
-  Value *ident = constOf(d, reduceIdentity(e.op, d));
+  deviceFold(ir::name(e.op), ot.numel(), R, e.op, ot.dtype, leavesOf(e.in), {},
+             defBuffer(e.out[0]), [&](Value *k, Value *r, const std::vector<Value *> &) {
+               std::vector<Value *> ki = delinearize(k, kept), ri = delinearize(r, rest), full;
+               size_t a = 0, c = 0;
+               for (size_t j = 0; j < in.size(); ++j) full.push_back(red[j] ? ri[c++] : ki[a++]);
+               return elemAt(x, full);
+             });
+}
+
+void LlvmEmitter::deviceFold(
+    const std::string &tag, int64_t K, int64_t R, Op reduce, DType d, const std::vector<int> &vars,
+    const std::vector<Value *> &inputs, Value *dst,
+    const std::function<Value *(Value *, Value *, const std::vector<Value *> &)> &elem) {
+  Op comb = reduceCombiner(reduce);
+  Value *ident = constOf(d, reduceIdentity(reduce, d));
   // Note [Device programs]: P threads per output, each folding a fixed strided subset.
   int64_t P = 1;
   if (R >= 4096)
     P = std::max<int64_t>(1, std::min<int64_t>(R / 256, 131072 / std::max<int64_t>(K, 1)));
-  Value *dst = defBuffer(e.out[0]);
   // Folds elements lo, lo+step, ... < R of output k's reduced range.
-  auto fold = [&](Value *k, Value *lo, Value *step) {
-    std::vector<Value *> ki = delinearize(k, kept);
-    return foldRange(comb, d, ident, lo, c64(R), step, [&](Value *r) {
-      std::vector<Value *> ri = delinearize(r, rest), full;
-      size_t a = 0, c = 0;
-      for (size_t j = 0; j < in.size(); ++j) full.push_back(red[j] ? ri[c++] : ki[a++]);
-      return elemAt(x, full);
-    });
+  auto fold = [&](Value *k, Value *lo, Value *step, const std::vector<Value *> &kx) {
+    std::vector<Value *> in(kx.begin(), kx.begin() + long(inputs.size()));
+    return foldRange(comb, d, ident, lo, c64(R), step, [&](Value *r) { return elem(k, r, in); });
   };
-  std::string tag = ir::name(e.op);
+  std::vector<Value *> extra = inputs;
   if (P == 1) {
-    launchKernel(tag, K, leavesOf(e.in), {dst}, [&](Value *k, const std::vector<Value *> &kx) {
-      store(d, fold(k, c64(0), c64(1)), kx[0], k);
+    extra.push_back(dst);
+    launchKernel(tag, K, vars, extra, [&](Value *k, const std::vector<Value *> &kx) {
+      store(d, fold(k, c64(0), c64(1), kx), kx.back(), k);
     });
     return;
   }
   Value *partial = allocBytes(K * P * ir::byteSize(d));
-  launchKernel(tag + "_part", K * P, leavesOf(e.in), {partial},
-               [&](Value *i, const std::vector<Value *> &kx) {
-                 Value *k = b.CreateUDiv(i, c64(P)), *p = b.CreateURem(i, c64(P));
-                 store(d, fold(k, p, c64(P)), kx[0], i);
-               });
+  extra.push_back(partial);
+  launchKernel(tag + "_part", K * P, vars, extra, [&](Value *i, const std::vector<Value *> &kx) {
+    Value *k = b.CreateUDiv(i, c64(P)), *p = b.CreateURem(i, c64(P));
+    store(d, fold(k, p, c64(P), kx), kx.back(), i);
+  });
   // Fold the P partials of each output: again over a fixed partition while there are
   // many (a single thread folding 100k partials would be latency-bound), then in order.
   while (P > 1024) {

@@ -5,6 +5,7 @@
 // that sums in the same order (Note [Dot]); cuBLAS or an in-order FMA kernel in device
 // programs.
 #include "codegen/LlvmEmitter.h"
+#include "codegen/XlaSum.h"
 
 #include <llvm/IR/Intrinsics.h>
 
@@ -73,10 +74,11 @@ DotShape dotShape(const ir::Eqn &e) {
 // jax.jit(jnp.matmul), tests/conformance/sweep_dot.py):
 // - vector . vector: XLA rewrites it as multiply and reduce (AlgebraicSimplifier). Over
 //   more than 32 elements the products are rounded and summed in the order of Note [XLA
-//   sum order]; the front end lowers `@` of two such f32 vectors the same way
-//   (LowerArith.cpp). Up to 32 elements the multiply fuses into the reduce's loop and the
-//   backend contracts each step: one FMA chain from 0, k in order (emitted here, also
-//   per batch and for free dimensions all of size 1, which XLA drops).
+//   sum order], per batch as reduce_sum over the last axis of [batch, k]
+//   (emitXlaOrderDot in XlaSum.cpp; the IR keeps the dot_general). Up to 32 elements the
+//   multiply fuses into the reduce's loop and the backend contracts each step: one FMA
+//   chain from 0, k in order. Both also per batch and for free dimensions all of size 1,
+//   which XLA drops.
 // - matrix . vector and vector . matrix (no batch): XLA's own tiled gemv emitters
 //   (tiled_dot_emitter.cc), with vectors of 8 floats (xla_cpu_prefer_vector_width=256)
 //   and fused multiply-adds (the backend contracts them on any CPU with FMA):
@@ -94,8 +96,8 @@ DotShape dotShape(const ir::Eqn &e) {
 //   here the transpose is a buffer and the gemv order is used); the last N mod 8
 //   outputs of vector . matrix (XLA's scalar epilogue) now and then differ by an ulp
 //   (1 element of 593 in one of 30 random shapes; not understood yet); a product whose
-//   free dimensions are all 1 over more than 32 elements ([1, k] @ [k]) is XLA's
-//   multiply and sum but is folded here by Note [Cascade].
+//   free dimensions are all 1 ([1, k] @ [k]) is XLA's multiply and sum only below 4096
+//   elements (measured: k = 100 and 1000; from 4096, JAX sums otherwise, not modelled).
 // - matrix-vector products with a batch: a dot that XLA emits itself, not modelled yet.
 // - everything else (matrix . matrix, batched matrix products): XLA hands the dot to
 //   YNNPACK, which picks a micro-kernel per CPU (and per shape) from its cost model; XLA enables YNNPACK's consistent-arithmetic mode only
@@ -201,16 +203,20 @@ void LlvmEmitter::emitDot(const ir::Eqn &e) {
   };
   const std::vector<int64_t> &lp = g.lhsPerm, &rp = g.rhsPerm;
   bool fl = ir::isFloat(d);
-  if (target == Target::Host && d == DType::F32 && M == 1 && N == 1 && K > 0 && K <= 32) {
-    // A short vector . vector (per batch): one FMA chain (Note [XLA dot order]).
+  if (target == Target::Host && d == DType::F32 && M == 1 && N == 1 && K > 0) {
+    // vector . vector (per batch), Note [XLA dot order]: up to 32 elements one FMA chain,
+    // over 32 XLA's multiply and sum.
     bool ownA, ownB;
     Value *A = canon(e.in[0], lp, ownA), *Bv = canon(e.in[1], rp, ownB), *C = defBuffer(e.out[0]);
-    loop(B, [&](Value *bi) {
-      Value *o = b.CreateMul(bi, c64(K));
-      gemvCols(*this, b.CreateInBoundsGEP(b.getFloatTy(), Bv, o),
-               b.CreateInBoundsGEP(b.getFloatTy(), A, o), b.CreateInBoundsGEP(b.getFloatTy(), C, bi),
-               1, K);
-    });
+    if (K > 32)
+      emitXlaOrderDot(*this, A, Bv, C, B, K);
+    else
+      loop(B, [&](Value *bi) {
+        Value *o = b.CreateMul(bi, c64(K));
+        gemvCols(*this, b.CreateInBoundsGEP(b.getFloatTy(), Bv, o),
+                 b.CreateInBoundsGEP(b.getFloatTy(), A, o),
+                 b.CreateInBoundsGEP(b.getFloatTy(), C, bi), 1, K);
+      });
     if (ownA) freeBuffer(A);
     if (ownB) freeBuffer(Bv);
     return;
@@ -425,6 +431,16 @@ void LlvmEmitter::deviceDot(const ir::Eqn &e) {
     });
   };
   if (B * M * N == 0) return;
+  if (ir::isFloat(d) && M == 1 && N == 1 && K > 0) {
+    // vector . vector (per batch): XLA's multiply and sum (Note [XLA dot order]), folded
+    // as a device reduce_sum of the products is (P threads per output, not a BLAS call).
+    deviceFold("dot_sum", B, K, Op::ReduceSum, d, {}, {A, Bm}, C,
+               [&](Value *bi, Value *k, const std::vector<Value *> &in) {
+                 Value *i = b.CreateAdd(b.CreateMul(bi, c64(K)), k);
+                 return binaryOp(Op::Mul, d, load(d, in[0], i), load(d, in[1], i));
+               });
+    return;
+  }
   if (!ir::isFloat(d) || K == 0) {
     if (K == 0) {
       launchKernel("dot_zero", B * M * N, {}, {C}, [&](Value *i, const std::vector<Value *> &kx) {

@@ -302,6 +302,15 @@ public:
   llvm::Value *foldRange(ir::Op comb, ir::DType d, llvm::Value *ident, llvm::Value *lo,
                          llvm::Value *hi, llvm::Value *step,
                          const std::function<llvm::Value *(llvm::Value *)> &elem);
+  /// Device program: dst[k] = the `reduce` (reduce_sum, ...) of elem(k, r, in) over r < R,
+  /// for k < K (Note [Device programs]: P threads per output, then their partials). Its
+  /// kernels take the buffers of `vars` (elemAt reads them) and the device-program values
+  /// `inputs`, which elem gets as `in`.
+  void deviceFold(const std::string &tag, int64_t K, int64_t R, ir::Op reduce, ir::DType d,
+                  const std::vector<int> &vars, const std::vector<llvm::Value *> &inputs,
+                  llvm::Value *dst,
+                  const std::function<llvm::Value *(llvm::Value *k, llvm::Value *r,
+                                                    const std::vector<llvm::Value *> &in)> &elem);
   void deviceReduce(const ir::Eqn &e);
   void deviceDot(const ir::Eqn &e);  // EmitDot.cpp
   void deviceCheckIndex(const ir::Eqn &e);

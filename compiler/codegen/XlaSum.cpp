@@ -352,20 +352,27 @@ Squeezed fuseAdjacent(const Squeezed &s) {
 
 }  // namespace
 
-bool emitXlaOrderReduce(LlvmEmitter &L, const ir::Eqn &e) {
-  const ir::Atom &x = e.in[0];
-  const ir::Shape &in = x.type().shape;
-  const ir::Type &ot = e.out[0].type;
-  if (ot.dtype != DType::F32 || x.type().dtype != DType::F32) return false;
-  if (e.op != Op::ReduceSum && e.op != Op::ReduceProd) return false;
-  Op comb = e.op == Op::ReduceSum ? Op::Add : Op::Mul;
+namespace {
+/// Where the elements of a reduction's input come from: a buffer (read by linear index),
+/// else `elem` at a full index (`cheap`: a literal, read inline, never materialised).
+struct Source {
+  Value *buf = nullptr;
+  std::function<Value *(const std::vector<Value *> &)> elem;
+  bool cheap = false;
+};
+
+/// The reduction of `in` over `axes` (comb: Add or Mul) in XLA's order into the buffer
+/// that dstOf gives; false, emitting nothing, for a case Note [XLA sum order] leaves out.
+bool emitOrdered(LlvmEmitter &L, Op comb, const ir::Shape &in, const std::vector<int64_t> &axes,
+                 const Source &x, const std::function<Value *()> &dstOf) {
   std::vector<bool> red0(in.size(), false);
-  for (auto a : e.intsParam("axes")) red0[size_t(a)] = true;
+  for (auto a : axes) red0[size_t(a)] = true;
   Squeezed s;
   s.rank0 = in.size();
   for (size_t k = 0; k < in.size(); ++k)
     if (in[k] != 1) s.shape.push_back(in[k]), s.red.push_back(red0[k]), s.orig.push_back(int(k));
-  int64_t numel = x.type().numel();
+  int64_t numel = 1;
+  for (auto n : in) numel *= n;
   bool ynn = comb == Op::Add && numel >= kYnnMinElems;
   if (ynn && !ynnSplitsReduced(s)) s = fuseAdjacent(s);
   size_t r = s.shape.size();
@@ -423,22 +430,22 @@ bool emitXlaOrderReduce(LlvmEmitter &L, const ir::Eqn &e) {
 
   Emit E(L, comb);
   auto &b = L.b;
-  Value *dst = L.defBuffer(e.out[0]);
+  Value *dst = dstOf();
   Value *init = E.cf(comb == Op::Add ? 0.0f : 1.0f);
   std::vector<Value *> heap;
-  // A plain buffer is read directly, by linear index; a fused value through elemAt.
-  bool plain = !x.isLit && !L.fs->fused.count(x.var.id) && !L.fs->scalars.count(x.var.id);
-  Value *base = plain ? L.fs->buf.at(x.var.id) : nullptr;
+  // A plain buffer is read directly, by linear index; a fused value through x.elem.
+  bool plain = x.buf != nullptr;
+  Value *base = x.buf;
   // YNNPACK's k1 kernel reads contiguous runs of at most one tile (32768 elements). A
   // fused input is computed a run at a time into one tile-sized scratch buffer just
   // before the run is summed, never whole: sum(x * x) or a vmapped sum(sin(x * v))
   // would otherwise write and read the whole product (bench/pool_map: 400 MB of page
   // faults, 5x the time).
-  bool tiled = !plain && !x.isLit && ynn && (kind == Full || C == 1);
+  bool tiled = !plain && !x.cheap && ynn && (kind == Full || C == 1);
   // The same for kn (a reduced axis with C > 1 inner elements): a tile of sR rows at a
   // time, each column group's partial kept, while those partials stay small (C <= 4096:
   // they are about numel * C / 32768 floats).
-  bool tiledCols = !plain && !x.isLit && ynn && !tiled && kind == Axis && C <= 4096;
+  bool tiledCols = !plain && !x.cheap && ynn && !tiled && kind == Axis && C <= 4096;
   // fillRun(lin0, n, align): elements lin0 .. lin0 + n - 1 (row-major) of x into
   // the tile; align divides lin0, so rows of the last axis are whole when it allows.
   auto fillRun = [&](Value *lin0, int64_t n, int64_t align) {
@@ -448,7 +455,7 @@ bool emitXlaOrderReduce(LlvmEmitter &L, const ir::Eqn &e) {
     while (d > 0 && in[d] == 1) --d;
     int64_t last = in[d];
     std::vector<Value *> full(in.size(), L.c64(0));
-    auto put = [&](Value *i) { L.store(DType::F32, L.elemAt(x, full), base, i); };
+    auto put = [&](Value *i) { L.store(DType::F32, x.elem(full), base, i); };
     if (align % last == 0 && n % last == 0) {
       ir::Shape outer(in.begin(), in.begin() + long(d));
       Value *row0 = b.CreateUDiv(lin0, L.c64(last));
@@ -465,21 +472,21 @@ bool emitXlaOrderReduce(LlvmEmitter &L, const ir::Eqn &e) {
   if (tiled || tiledCols) {
     base = E.scratch(std::min(numel, kTileArea), heap);
     plain = true;
-  } else if (!plain && !x.isLit) {
+  } else if (!plain && !x.cheap) {
     // A fused input is computed once into a buffer: the kernels read it in vectors (and
     // do not inline its computation at every one of their many reads).
     base = L.fs->kernel ? L.allocBytes(numel * 4)
                         : L.hostAlloc(numel * 4);
     if (!L.fs->kernel) heap.push_back(base);
     L.loopNest(in, [&](const std::vector<Value *> &idx) {
-      L.store(DType::F32, L.elemAt(x, idx), base, L.linearIndex(idx, in));
+      L.store(DType::F32, x.elem(idx), base, L.linearIndex(idx, in));
     });
     plain = true;
   }
   auto elemLin = [&](Value *lin) -> Value * {  // element at a row-major linear index
     if (plain) return L.load(DType::F32, base, lin);
     // (squeezing and fusing keep the row-major linear index of the input)
-    return L.elemAt(x, L.delinearize(lin, in));
+    return x.elem(L.delinearize(lin, in));
   };
   // 16 consecutive elements from linear index i0; lanes at or past `valid` are 0.0.
   auto vecLin = [&](Value *i0, int64_t valid) -> Value * {
@@ -764,6 +771,32 @@ bool emitXlaOrderReduce(LlvmEmitter &L, const ir::Eqn &e) {
   }
   for (Value *p : heap) b.CreateCall(L.rt("spmd_host_free"), {L.fs->host, p});
   return true;
+}
+}  // namespace
+
+bool emitXlaOrderReduce(LlvmEmitter &L, const ir::Eqn &e) {
+  const ir::Atom &x = e.in[0];
+  if (e.out[0].type.dtype != DType::F32 || x.type().dtype != DType::F32) return false;
+  if (e.op != Op::ReduceSum && e.op != Op::ReduceProd) return false;
+  Source src;
+  src.cheap = x.isLit;
+  if (!x.isLit && !L.fs->fused.count(x.var.id) && !L.fs->scalars.count(x.var.id))
+    src.buf = L.fs->buf.at(x.var.id);
+  src.elem = [&](const std::vector<Value *> &idx) { return L.elemAt(x, idx); };
+  return emitOrdered(L, e.op == Op::ReduceSum ? Op::Add : Op::Mul, x.type().shape,
+                     e.intsParam("axes"), src, [&] { return L.defBuffer(e.out[0]); });
+}
+
+void emitXlaOrderDot(LlvmEmitter &L, Value *A, Value *B, Value *dst, int64_t batch, int64_t K) {
+  auto &b = L.b;
+  Source src;
+  src.elem = [&](const std::vector<Value *> &idx) {
+    Value *i = b.CreateAdd(b.CreateMul(idx[0], L.c64(K)), idx[1]);
+    return L.binaryOp(Op::Mul, DType::F32, L.load(DType::F32, A, i), L.load(DType::F32, B, i));
+  };
+  bool done = emitOrdered(L, Op::Add, {batch, K}, {1}, src, [&] { return dst; });
+  internal_assert(done, "XLA's order of a sum over the last axis of [" + std::to_string(batch) +
+                            ", " + std::to_string(K) + "] (a vector product)");
 }
 
 }  // namespace spmd::codegen

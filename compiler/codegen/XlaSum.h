@@ -14,4 +14,11 @@ namespace spmd::codegen {
 /// reduction whose order is not one of the cases the note lists.
 bool emitXlaOrderReduce(LlvmEmitter &L, const ir::Eqn &e);
 
+/// XLA's f32 vector . vector over more than 32 elements, `batch` times (Note [XLA dot
+/// order] in EmitDot.cpp): dst[i] = sum_k A[i, k] * B[i, k], each product rounded, the
+/// sums in the order of reduce_sum over the last axis of [batch, K]. A and B are
+/// row-major [batch, K]; host code.
+void emitXlaOrderDot(LlvmEmitter &L, llvm::Value *A, llvm::Value *B, llvm::Value *dst,
+                     int64_t batch, int64_t K);
+
 }  // namespace spmd::codegen

@@ -76,10 +76,14 @@ Atom randomBound(AstLowering &L, const ArgV &a, DType d, const ir::Shape &s, con
   return x.isLit ? x : L.broadcast(x, s);
 }
 
-/// randint with run-time bounds (i32 literals or i32 arrays of shape s), as JAX's
-/// _randint: span = hi <= lo ? 1 : u32(hi - lo), multiplier (2^16 % span)^2 % span,
-/// lo + i32(((higher % span) * multiplier + lower % span) % span), in wrapping u32.
-Atom randintArrays(AstLowering &L, Atom key, const ir::Shape &s, Atom lo, Atom hi) {
+// JAX's _randint: two 32-bit draws of the result's shape, `higher` and `lower`, from the
+// two keys of split(key); span = hi <= lo ? 1 : u32(hi - lo), multiplier = (2^16 % span)^2
+// % span; the result lo + i32(((higher % span) * multiplier + lower % span) % span), in
+// wrapping u32. randintDraws and randintOffset are its two halves, for static and
+// run-time bounds alike.
+
+/// `higher` and `lower` of shape s.
+std::pair<Atom, Atom> randintDraws(AstLowering &L, Atom key, const ir::Shape &s) {
   Atom ks = L.emit1(Op::RandomSplit, {key}, {{"shape", Param::ints({2})}});
   auto pick = [&](int i) {
     Atom x = L.emit1(Op::Slice, {ks},
@@ -93,16 +97,27 @@ Atom randintArrays(AstLowering &L, Atom key, const ir::Shape &s, Atom lo, Atom h
       L.emit1(Op::RandomBits, {pick(0)}, {{"bit_width", Param::of(32)}, {"shape", Param::ints(s)}});
   Atom lb =
       L.emit1(Op::RandomBits, {pick(1)}, {{"bit_width", Param::of(32)}, {"shape", Param::ints(s)}});
+  return {hb, lb};
+}
+
+/// The offset from lo, i32: ((higher % span) * multiplier + lower % span) % span.
+Atom randintOffset(AstLowering &L, Atom hb, Atom lb, Atom sp, Atom mult) {
+  Atom off = L.emit1(
+      Op::Add, {L.emit1(Op::Mul, {L.emit1(Op::Rem, {hb, sp}), mult}), L.emit1(Op::Rem, {lb, sp})});
+  off = L.emit1(Op::Rem, {off, sp});
+  return L.castTo(off, DType::I32);
+}
+
+/// randint with run-time bounds (i32 literals or i32 arrays of shape s).
+Atom randintArrays(AstLowering &L, Atom key, const ir::Shape &s, Atom lo, Atom hi) {
+  auto [hb, lb] = randintDraws(L, key, s);
   lo = L.broadcast(lo, s), hi = L.broadcast(hi, s);
   Atom diff = L.castTo(L.emit1(Op::Sub, {hi, lo}), DType::U32);
   Atom sp = L.emit1(Op::Select,
                     {L.emit1(Op::Le, {hi, lo}), diff, L.broadcast(L.b().lit(DType::U32, 1), s)});
   Atom m16 = L.emit1(Op::Rem, {L.broadcast(L.b().lit(DType::U32, 65536), s), sp});
   Atom mult = L.emit1(Op::Rem, {L.emit1(Op::Mul, {m16, m16}), sp});
-  Atom off = L.emit1(
-      Op::Add, {L.emit1(Op::Mul, {L.emit1(Op::Rem, {hb, sp}), mult}), L.emit1(Op::Rem, {lb, sp})});
-  off = L.emit1(Op::Rem, {off, sp});
-  return L.emit1(Op::Add, {lo, L.castTo(off, DType::I32)});
+  return L.emit1(Op::Add, {lo, randintOffset(L, hb, lb, sp, mult)});
 }
 
 /// keys and the random functions
@@ -238,31 +253,15 @@ void addRandomBuiltins(Table &m) {
           if (v < INT32_MIN || v > INT32_MAX)
             userError(at->loc, "randint() bounds must fit in i32, not " + std::to_string(v));
         if (hi <= lo) hi = lo + 1;
-        // JAX's randint: two 32-bit draws combined modulo the span.
-        Atom ks = L.emit1(Op::RandomSplit, {k}, {{"shape", Param::ints({2})}});
-        auto pick = [&](int i) {
-          Atom x = L.emit1(Op::Slice, {ks},
-                           {{"start_indices", Param::ints({i})},
-                            {"limit_indices", Param::ints({i + 1})},
-                            {"strides", Param::none()}});
-          return Atom(L.emit1(Op::Reshape, {x},
-                              {{"new_sizes", Param::tuple({})}, {"dimensions", Param::none()}}));
-        };
-        Atom hb = L.emit1(Op::RandomBits, {pick(0)},
-                          {{"bit_width", Param::of(32)}, {"shape", Param::ints(s)}});
-        Atom lb = L.emit1(Op::RandomBits, {pick(1)},
-                          {{"bit_width", Param::of(32)}, {"shape", Param::ints(s)}});
+        // JAX's randint (randintDraws), the span and multiplier known here (in wrapping
+        // u32, the multiplier is 0 for spans above 2^16).
+        auto [hb, lb] = randintDraws(L, k, s);
         uint32_t span = uint32_t(hi - lo);
-        // JAX's multiplier, in wrapping u32 (it is 0 for spans above 2^16).
         uint32_t m16 = (uint32_t(1) << 16) % span;
         uint32_t mult = uint32_t(m16 * m16) % span;
-        Atom sp = L.b().lit(DType::U32, span);
-        Atom off = L.emit1(
-            Op::Add, {L.emit1(Op::Mul, {L.emit1(Op::Rem, {hb, sp}), L.b().lit(DType::U32, mult)}),
-                      L.emit1(Op::Rem, {lb, sp})});
-        off = L.emit1(Op::Rem, {off, sp});
-        Atom r = L.emit1(Op::Add, {L.castTo(off, DType::I32), L.b().lit(DType::I32, double(lo))});
-        return Value::array(r);
+        Atom off =
+            randintOffset(L, hb, lb, L.b().lit(DType::U32, span), L.b().lit(DType::U32, mult));
+        return Value::array(L.emit1(Op::Add, {off, L.b().lit(DType::I32, double(lo))}));
       }};
   m["one_hot"] = {
       {"labels", "n"}, 2, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {

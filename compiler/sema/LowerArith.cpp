@@ -398,13 +398,6 @@ ValueP AstLowering::matmul(ValueP av, ValueP bv, SrcRange loc) {
     return Param::tuple({Param::tuple({Param::ints(lc, true), Param::ints(rc, true)}),
                          Param::tuple({Param::ints(lb, true), Param::ints(rbb, true)})});
   };
-  if (ra == 1 && rb == 1 && d == DType::F32 && ka > 32) {
-    // vector . vector: XLA rewrites it as a multiply and a sum (AlgebraicSimplifier), so
-    // its bits are those of the sum's order (Note [XLA dot order] in EmitDot.cpp); up to
-    // 32 elements the two fuse into one FMA chain, which emitDot emits.
-    Atom prod = emit1(Op::Mul, {a, bb});
-    return Value::array(emit1(Op::ReduceSum, {prod}, {{"axes", Param::ints({0})}}), weak);
-  }
   if (ra <= 2 && rb <= 2) {
     ir::Params p{{"dimension_numbers", dn({ra - 1}, {rb == 1 ? 0 : rb - 2}, {}, {})},
                  {"precision", Param::none()},

@@ -162,18 +162,21 @@ BVal clampedStart(Batcher &bt, const BVal &i, int64_t n, int64_t s) {
   return bin(Op::Max, bin(Op::Min, x, double(n - s)), 0);
 }
 
-/// x: batched at 0, dimension d+1 of size n; start: i32 [B] or scalar. Returns x with
-/// dimension d+1 cut to the window [start, start + s) of each example.
-Atom oneHotSlice(Batcher &bt, Atom x, int d, int64_t s, const BVal &start) {
+/// A window of each example as a one-hot product (x batched at 0): x broadcast to
+/// [.., s, n, ..] (dimensions d+1 and d+2) keeps element (j, i) where i == j + start
+/// (the example's) and zero elsewhere, then the sum (or, for bools) over n (a slice: x
+/// has n at d+1, the result s) or over s (placing: x has s at d+1, the result n). `len`
+/// is the side x lacks (s or n).
+Atom oneHotWindow(Batcher &bt, Atom x, int d, int64_t len, const BVal &start, bool place) {
   Builder &b = bt.b;
-  Type t = x.type();
-  bool key = t.dtype == DType::Key;
+  bool key = x.type().dtype == DType::Key;
   if (key) x = b.emit1(Op::RandomUnwrap, {x});
   Shape xs = x.type().shape;
   Shape big = xs;
-  big.insert(big.begin() + d + 1, s);  // [.., s, n, ..]
+  int newAxis = place ? d + 2 : d + 1;  // the axis x lacks
+  big.insert(big.begin() + newAxis, len);  // [.., s, n, ..]
   std::vector<int64_t> dims;
-  for (int k = 0; k < int(xs.size()); ++k) dims.push_back(k <= d ? k : k + 1);
+  for (int k = 0; k < int(xs.size()); ++k) dims.push_back(k < newAxis ? k : k + 1);
   Var xb = b.broadcastInDim(x, big, dims);
   auto iota = [&](int64_t dim) {
     return b.emit1(Op::Iota, {},
@@ -185,34 +188,20 @@ Atom oneHotSlice(Batcher &bt, Atom x, int d, int64_t s, const BVal &start) {
   Var mask = b.binary(Op::Eq, iota(d + 2), b.binary(Op::Add, iota(d + 1), st));
   DType dt = xb.type.dtype;
   Var sel = b.emit1(Op::Select, {mask, b.fill(dt, big, 0), xb});
-  Var r = b.reduce(dt == DType::Bool ? Op::ReduceOr : Op::ReduceSum, sel, {d + 2});
+  Var r = b.reduce(dt == DType::Bool ? Op::ReduceOr : Op::ReduceSum, sel, {place ? d + 1 : d + 2});
   return key ? Atom(b.emit1(Op::RandomWrap, {r})) : Atom(r);
+}
+
+/// x: batched at 0, dimension d+1 of size n; start: i32 [B] or scalar. Returns x with
+/// dimension d+1 cut to the window [start, start + s) of each example.
+Atom oneHotSlice(Batcher &bt, Atom x, int d, int64_t s, const BVal &start) {
+  return oneHotWindow(bt, x, d, s, start, /*place=*/false);
 }
 
 /// The inverse move: u batched at 0 with dimension d+1 of size s is spread into size n,
 /// each example's window starting at start[b] (zeros elsewhere).
 Atom oneHotPlace(Batcher &bt, Atom u, int d, int64_t n, const BVal &start) {
-  Builder &b = bt.b;
-  bool key = u.type().dtype == DType::Key;
-  if (key) u = b.emit1(Op::RandomUnwrap, {u});
-  Shape us = u.type().shape;
-  Shape big = us;
-  big.insert(big.begin() + d + 2, n);  // [.., s, n, ..]
-  std::vector<int64_t> dims;
-  for (int k = 0; k < int(us.size()); ++k) dims.push_back(k <= d + 1 ? k : k + 1);
-  Var ub = b.broadcastInDim(u, big, dims);
-  auto iota = [&](int64_t dim) {
-    return b.emit1(Op::Iota, {},
-                   {{"dtype", Param::ofDType(DType::I32)},
-                    {"shape", Param::ints(big)},
-                    {"dimension", Param::of(dim)}});
-  };
-  Atom st = start.batched() ? Atom(b.broadcastInDim(start.a, big, {0})) : start.a;
-  Var mask = b.binary(Op::Eq, iota(d + 2), b.binary(Op::Add, iota(d + 1), st));
-  DType dt = ub.type.dtype;
-  Var sel = b.emit1(Op::Select, {mask, b.fill(dt, big, 0), ub});
-  Var r = b.reduce(dt == DType::Bool ? Op::ReduceOr : Op::ReduceSum, sel, {d + 1});
-  return key ? Atom(b.emit1(Op::RandomWrap, {r})) : Atom(r);
+  return oneHotWindow(bt, u, d, n, start, /*place=*/true);
 }
 
 bool anyIndexBatched(const std::vector<BVal> &ins, size_t first) {

@@ -309,8 +309,8 @@ static std::string allRanks(const std::vector<int> &ranks, int except) {
   return s;
 }
 
-bool MpiCommunicator::leadAllreduce(Slot &s, int64_t count, DType dt, RedOp op) {
-  int64_t esize = dtypeSize(int32_t(dt)), across = 0;
+bool MpiCommunicator::leadAllreduce(Slot &s, int64_t count, DType dt, RedOp op, int64_t &across) {
+  int64_t esize = dtypeSize(int32_t(dt));
   std::vector<const char *> srcs;
   // Every input is read (into s.a) before any output is written: `in` may be `out`.
   for (auto &p : s.pub) srcs.push_back(static_cast<const char *>(p.in));
@@ -321,18 +321,16 @@ bool MpiCommunicator::leadAllreduce(Slot &s, int64_t count, DType dt, RedOp op) 
   if (!wait(reqs, "psum", rankName(s, root))) return false;
   if (s.me != root) across += count * esize;
   for (auto &p : s.pub) std::memcpy(p.out, s.a.data(), size_t(count * esize));
-  stats_[int(CollectiveKind::Psum)].across.fetch_add(across, std::memory_order_relaxed);
   return true;
 }
 
-bool MpiCommunicator::leadAllGather(Slot &s, int64_t bytes) {
+bool MpiCommunicator::leadAllGather(Slot &s, int64_t bytes, int64_t &across) {
   s.a.resize(size_t(std::max<int64_t>(s.size * bytes, 1)));
   char *full = s.a.data();
   int64_t lo = s.segLo[s.me];
   for (int64_t j = 0; j < s.localCount; ++j)
     std::memcpy(full + (lo + j) * bytes, s.pub[j].in, size_t(bytes));
   std::vector<mpi::Request> reqs;
-  int64_t across = 0;
   for (int r = 0; r < int(s.ranks.size()); ++r) {
     int64_t n = (s.segLo[r + 1] - s.segLo[r]) * bytes;
     bcastBytes(s.comm, full + s.segLo[r] * bytes, n, r, reqs);
@@ -340,26 +338,30 @@ bool MpiCommunicator::leadAllGather(Slot &s, int64_t bytes) {
   }
   if (!wait(reqs, "all_gather", allRanks(s.ranks, rank_))) return false;
   for (auto &p : s.pub) std::memcpy(p.out, full, size_t(s.size * bytes));
-  stats_[int(CollectiveKind::AllGather)].across.fetch_add(across, std::memory_order_relaxed);
   return true;
 }
 
-bool MpiCommunicator::leadPpermute(Slot &s, int64_t bytes, int32_t npairs, const int32_t *pairs) {
+/// The source of each destination of a ppermute over `size` members: the last pair
+/// naming it wins (as on one process), -1 where none does (zeros).
+static std::vector<int64_t> sourcesOf(int64_t size, int32_t npairs, const int32_t *pairs) {
+  std::vector<int64_t> source(size, -1);
+  for (int32_t p = 0; p < npairs; ++p)
+    if (pairs[2 * p + 1] >= 0 && pairs[2 * p + 1] < size && pairs[2 * p] >= 0 &&
+        pairs[2 * p] < size)
+      source[pairs[2 * p + 1]] = pairs[2 * p];
+  return source;
+}
+
+bool MpiCommunicator::leadPpermute(Slot &s, int64_t bytes, const std::vector<int64_t> &source,
+                                   int64_t &across) {
   const mpi::Api &a = mpi::api();
   if (bytes > INT_MAX) tooLarge("ppermute", bytes);
-  // The source of each destination (the last pair naming it wins, as on one process).
-  std::vector<int64_t> source(s.size, -1);
-  for (int32_t p = 0; p < npairs; ++p)
-    if (pairs[2 * p + 1] >= 0 && pairs[2 * p + 1] < s.size && pairs[2 * p] >= 0 &&
-        pairs[2 * p] < s.size)
-      source[pairs[2 * p + 1]] = pairs[2 * p];
   int64_t lo = s.segLo[s.me], hi = s.segLo[s.me + 1];
   s.a.resize(size_t(std::max<int64_t>(s.localCount * bytes, 1)));  // staged inputs
   s.b.resize(size_t(std::max<int64_t>(s.localCount * bytes, 1)));  // received
   for (int64_t j = 0; j < s.localCount; ++j)
     std::memcpy(s.a.data() + j * bytes, s.pub[j].in, size_t(bytes));
   std::vector<mpi::Request> reqs;
-  int64_t across = 0;
   for (int64_t d = 0; d < s.size; ++d) {  // ascending destinations on both sides
     int64_t src = source[d];
     if (src < 0) continue;
@@ -386,11 +388,10 @@ bool MpiCommunicator::leadPpermute(Slot &s, int64_t bytes, int32_t npairs, const
     else
       std::memcpy(out, s.b.data() + (d - lo) * bytes, size_t(bytes));
   }
-  stats_[int(CollectiveKind::Ppermute)].across.fetch_add(across, std::memory_order_relaxed);
   return true;
 }
 
-bool MpiCommunicator::leadAllToAll(Slot &s, int64_t c) {
+bool MpiCommunicator::leadAllToAll(Slot &s, int64_t c, int64_t &across) {
   const mpi::Api &a = mpi::api();
   int64_t L = s.localCount, G = s.size, lo = s.segLo[s.me];
   int R = int(s.ranks.size());
@@ -407,7 +408,6 @@ bool MpiCommunicator::leadAllToAll(Slot &s, int64_t c) {
     if (r != s.me) at += int(s.segLo[r + 1] - s.segLo[r]);
   }
   std::vector<mpi::Request> reqs;
-  int64_t across = 0;
   for (int r = 0; r < R; ++r) {
     if (r == s.me) continue;
     int64_t n = s.segLo[r + 1] - s.segLo[r];
@@ -432,13 +432,13 @@ bool MpiCommunicator::leadAllToAll(Slot &s, int64_t c) {
       std::memcpy(out + i * c, src, size_t(c));
     }
   }
-  stats_[int(CollectiveKind::AllToAll)].across.fetch_add(across, std::memory_order_relaxed);
   return true;
 }
 
-bool MpiCommunicator::leadReduceScatter(Slot &s, int64_t count, DType dt, RedOp op) {
+bool MpiCommunicator::leadReduceScatter(Slot &s, int64_t count, DType dt, RedOp op,
+                                        int64_t &across) {
   const mpi::Api &a = mpi::api();
-  int64_t esize = dtypeSize(int32_t(dt)), across = 0;
+  int64_t esize = dtypeSize(int32_t(dt));
   std::vector<const char *> srcs;
   for (auto &p : s.pub) srcs.push_back(static_cast<const char *>(p.in));
   if (!chainFold(s, srcs, s.size * count, dt, op, "psum_scatter", across)) return false;
@@ -462,7 +462,6 @@ bool MpiCommunicator::leadReduceScatter(Slot &s, int64_t count, DType dt, RedOp 
   for (int64_t j = 0; j < s.localCount; ++j)
     std::memcpy(s.pub[j].out, s.a.data() + (s.segLo[s.me] + j) * count * esize,
                 size_t(count * esize));
-  stats_[int(CollectiveKind::PsumScatter)].across.fetch_add(across, std::memory_order_relaxed);
   return true;
 }
 
@@ -503,21 +502,45 @@ LinkGroup MpiCommunicator::linkGroup(Slot &s, const char *what, std::string &wha
   return g;
 }
 
+bool MpiCommunicator::inProcess(CollectiveKind k, int64_t &bytesMoved,
+                                const std::function<bool()> &call) {
+  int64_t before = bytesMoved;
+  bool ok = call();
+  tally(k, bytesMoved - before, 0);
+  return ok;
+}
+
+bool MpiCommunicator::acrossProcesses(CollectiveKind k, Slot &s, int64_t dev, int64_t li,
+                                      const void *in, int64_t inBytes, void *out,
+                                      int64_t outBytes, const MpiLead &viaMpi,
+                                      const LinkLead &viaLink) {
+  trace::Span span(std::string(collectiveName(k)) + " (across processes)", "collective",
+                   trace::kDevicePid, int(dev));
+  bool direct = viaLink && s.link;
+  return meet(s, dev, li, in, inBytes, out, outBytes, direct, [&] {
+    int64_t across = 0;
+    std::string w;
+    bool ok =
+        direct ? viaLink(*s.link, linkGroup(s, collectiveName(k), w), across) : viaMpi(across);
+    stats_[int(k)].across.fetch_add(across, std::memory_order_relaxed);
+    return ok;
+  });
+}
+
 bool MpiCommunicator::allreduce(int64_t dev, const void *in, void *out, int64_t count, DType dt,
                                 RedOp op, uint32_t axes, int64_t &bytesMoved) {
   int64_t li = 0;
   Slot *s = slotOf(dev, axes, li);
-  if (!s) {
-    int64_t before = bytesMoved;
-    bool ok = local_->allreduce(dev, in, out, count, dt, op, axes, bytesMoved);
-    tally(CollectiveKind::Psum, bytesMoved - before, 0);
-    return ok;
-  }
-  trace::Span span("psum (allreduce, across processes)", "collective", trace::kDevicePid, int(dev));
+  if (!s)
+    return inProcess(CollectiveKind::Psum, bytesMoved, [&] {
+      return local_->allreduce(dev, in, out, count, dt, op, axes, bytesMoved);
+    });
   int64_t esize = dtypeSize(int32_t(dt));
   // Always through host memory: the chain keeps replica order (Note [GPUs across processes]).
-  if (!meet(*s, dev, li, in, count * esize, out, count * esize, false,
-            [&] { return count == 0 || leadAllreduce(*s, count, dt, op); }))
+  if (!acrossProcesses(CollectiveKind::Psum, *s, dev, li, in, count * esize, out, count * esize,
+                       [&](int64_t &across) {
+                         return count == 0 || leadAllreduce(*s, count, dt, op, across);
+                       }))
     return false;
   bytesMoved += 2 * (s->size - 1) * count * esize / s->size;
   tally(CollectiveKind::Psum, 2 * (s->localCount - 1) * count * esize / s->size, 0);
@@ -528,22 +551,16 @@ bool MpiCommunicator::allGather(int64_t dev, const void *in, void *out, int64_t 
                                 uint32_t axes, int64_t &bytesMoved) {
   int64_t li = 0;
   Slot *s = slotOf(dev, axes, li);
-  if (!s) {
-    int64_t before = bytesMoved;
-    bool ok = local_->allGather(dev, in, out, bytes, axes, bytesMoved);
-    tally(CollectiveKind::AllGather, bytesMoved - before, 0);
-    return ok;
-  }
-  trace::Span span("all_gather (across processes)", "collective", trace::kDevicePid, int(dev));
-  bool direct = s->link != nullptr;
-  if (!meet(*s, dev, li, in, bytes, out, s->size * bytes, direct, [&] {
-        if (!direct) return leadAllGather(*s, bytes);
-        std::string w;
-        int64_t across = 0;
-        bool ok = s->link->allGather(linkGroup(*s, "all_gather", w), bytes, across);
-        stats_[int(CollectiveKind::AllGather)].across.fetch_add(across, std::memory_order_relaxed);
-        return ok;
-      }))
+  if (!s)
+    return inProcess(CollectiveKind::AllGather, bytesMoved, [&] {
+      return local_->allGather(dev, in, out, bytes, axes, bytesMoved);
+    });
+  if (!acrossProcesses(
+          CollectiveKind::AllGather, *s, dev, li, in, bytes, out, s->size * bytes,
+          [&](int64_t &across) { return leadAllGather(*s, bytes, across); },
+          [&](GroupLink &l, const LinkGroup &g, int64_t &across) {
+            return l.allGather(g, bytes, across);
+          }))
     return false;
   bytesMoved += (s->size - 1) * bytes;
   tally(CollectiveKind::AllGather, (s->localCount - 1) * bytes, 0);
@@ -554,35 +571,22 @@ bool MpiCommunicator::ppermute(int64_t dev, const void *in, void *out, int64_t b
                                int32_t npairs, const int32_t *pairs, int64_t &bytesMoved) {
   int64_t li = 0;
   Slot *s = slotOf(dev, axes, li);
-  if (!s) {
-    int64_t before = bytesMoved;
-    bool ok = local_->ppermute(dev, in, out, bytes, axes, npairs, pairs, bytesMoved);
-    tally(CollectiveKind::Ppermute, bytesMoved - before, 0);
-    return ok;
-  }
-  trace::Span span("ppermute (across processes)", "collective", trace::kDevicePid, int(dev));
-  bool direct = s->link != nullptr;
-  if (!meet(*s, dev, li, in, bytes, out, bytes, direct, [&] {
-        if (!direct) return leadPpermute(*s, bytes, npairs, pairs);
-        std::vector<int64_t> source(s->size, -1);  // the last pair naming a destination wins
-        for (int32_t p = 0; p < npairs; ++p)
-          if (pairs[2 * p + 1] >= 0 && pairs[2 * p + 1] < s->size && pairs[2 * p] >= 0 &&
-              pairs[2 * p] < s->size)
-            source[pairs[2 * p + 1]] = pairs[2 * p];
-        std::string w;
-        int64_t across = 0;
-        bool ok = s->link->ppermute(linkGroup(*s, "ppermute", w), bytes, source, across);
-        stats_[int(CollectiveKind::Ppermute)].across.fetch_add(across, std::memory_order_relaxed);
-        return ok;
-      }))
+  if (!s)
+    return inProcess(CollectiveKind::Ppermute, bytesMoved, [&] {
+      return local_->ppermute(dev, in, out, bytes, axes, npairs, pairs, bytesMoved);
+    });
+  std::vector<int64_t> source = sourcesOf(s->size, npairs, pairs);
+  if (!acrossProcesses(
+          CollectiveKind::Ppermute, *s, dev, li, in, bytes, out, bytes,
+          [&](int64_t &across) { return leadPpermute(*s, bytes, source, across); },
+          [&](GroupLink &l, const LinkGroup &g, int64_t &across) {
+            return l.ppermute(g, bytes, source, across);
+          }))
     return false;
-  int64_t me = s->segLo[s->me] + li, source = -1;
-  for (int32_t p = 0; p < npairs; ++p)
-    if (pairs[2 * p + 1] == me && pairs[2 * p] >= 0 && pairs[2 * p] < s->size)
-      source = pairs[2 * p];
-  if (source >= 0 && source != me) {
+  int64_t me = s->segLo[s->me] + li, from = source[me];
+  if (from >= 0 && from != me) {
     bytesMoved += bytes;
-    bool local = source >= s->segLo[s->me] && source < s->segLo[s->me + 1];
+    bool local = from >= s->segLo[s->me] && from < s->segLo[s->me + 1];
     tally(CollectiveKind::Ppermute, local ? bytes : 0, 0);
   } else {
     tally(CollectiveKind::Ppermute, 0, 0);
@@ -594,23 +598,17 @@ bool MpiCommunicator::allToAll(int64_t dev, const void *in, void *out, int64_t c
                                uint32_t axes, int64_t &bytesMoved) {
   int64_t li = 0;
   Slot *s = slotOf(dev, axes, li);
-  if (!s) {
-    int64_t before = bytesMoved;
-    bool ok = local_->allToAll(dev, in, out, chunkBytes, axes, bytesMoved);
-    tally(CollectiveKind::AllToAll, bytesMoved - before, 0);
-    return ok;
-  }
-  trace::Span span("all_to_all (across processes)", "collective", trace::kDevicePid, int(dev));
-  bool direct = s->link != nullptr;
+  if (!s)
+    return inProcess(CollectiveKind::AllToAll, bytesMoved, [&] {
+      return local_->allToAll(dev, in, out, chunkBytes, axes, bytesMoved);
+    });
   int64_t total = s->size * chunkBytes;
-  if (!meet(*s, dev, li, in, total, out, total, direct, [&] {
-        if (!direct) return leadAllToAll(*s, chunkBytes);
-        std::string w;
-        int64_t across = 0;
-        bool ok = s->link->allToAll(linkGroup(*s, "all_to_all", w), chunkBytes, across);
-        stats_[int(CollectiveKind::AllToAll)].across.fetch_add(across, std::memory_order_relaxed);
-        return ok;
-      }))
+  if (!acrossProcesses(
+          CollectiveKind::AllToAll, *s, dev, li, in, total, out, total,
+          [&](int64_t &across) { return leadAllToAll(*s, chunkBytes, across); },
+          [&](GroupLink &l, const LinkGroup &g, int64_t &across) {
+            return l.allToAll(g, chunkBytes, across);
+          }))
     return false;
   bytesMoved += (s->size - 1) * chunkBytes;
   tally(CollectiveKind::AllToAll, (s->localCount - 1) * chunkBytes, 0);
@@ -621,16 +619,15 @@ bool MpiCommunicator::reduceScatter(int64_t dev, const void *in, void *out, int6
                                     DType dt, RedOp op, uint32_t axes, int64_t &bytesMoved) {
   int64_t li = 0;
   Slot *s = slotOf(dev, axes, li);
-  if (!s) {
-    int64_t before = bytesMoved;
-    bool ok = local_->reduceScatter(dev, in, out, count_, dt, op, axes, bytesMoved);
-    tally(CollectiveKind::PsumScatter, bytesMoved - before, 0);
-    return ok;
-  }
-  trace::Span span("psum_scatter (across processes)", "collective", trace::kDevicePid, int(dev));
+  if (!s)
+    return inProcess(CollectiveKind::PsumScatter, bytesMoved, [&] {
+      return local_->reduceScatter(dev, in, out, count_, dt, op, axes, bytesMoved);
+    });
   int64_t esize = dtypeSize(int32_t(dt));
-  if (!meet(*s, dev, li, in, s->size * count_ * esize, out, count_ * esize, false,
-            [&] { return leadReduceScatter(*s, count_, dt, op); }))
+  if (!acrossProcesses(CollectiveKind::PsumScatter, *s, dev, li, in, s->size * count_ * esize, out,
+                       count_ * esize, [&](int64_t &across) {
+                         return leadReduceScatter(*s, count_, dt, op, across);
+                       }))
     return false;
   bytesMoved += (s->size - 1) * count_ * esize;
   tally(CollectiveKind::PsumScatter, (s->localCount - 1) * count_ * esize, 0);

@@ -16,6 +16,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -121,12 +122,26 @@ private:
             int64_t outBytes, bool direct, Lead lead);
   /// The LinkGroup of `s` for its leader on the NCCL path.
   LinkGroup linkGroup(Slot &s, const char *what, std::string &whatText);
+  /// A collective of a group inside this process: `call` runs it on the local
+  /// communicator, adding to bytesMoved; what it adds is tallied as moved within.
+  bool inProcess(CollectiveKind k, int64_t &bytesMoved, const std::function<bool()> &call);
+  /// Step 2 by MPI (the lead* below) or over the group's NCCL link; each adds the bytes
+  /// this process received to `across`.
+  using MpiLead = std::function<bool(int64_t &across)>;
+  using LinkLead = std::function<bool(GroupLink &, const LinkGroup &, int64_t &across)>;
+  /// A collective of kind k of a group that spans processes, for member `dev`: `meet`,
+  /// its leader moving the data over the group's NCCL link when it has one and `viaLink`
+  /// is given (psum and psum_scatter always go through host memory), else by `viaMpi`;
+  /// the bytes received from other processes are tallied under k.
+  bool acrossProcesses(CollectiveKind k, Slot &s, int64_t dev, int64_t li, const void *in,
+                       int64_t inBytes, void *out, int64_t outBytes, const MpiLead &viaMpi,
+                       const LinkLead &viaLink = nullptr);
 
-  bool leadAllreduce(Slot &s, int64_t count, DType dt, RedOp op);
-  bool leadAllGather(Slot &s, int64_t bytes);
-  bool leadPpermute(Slot &s, int64_t bytes, int32_t npairs, const int32_t *pairs);
-  bool leadAllToAll(Slot &s, int64_t chunkBytes);
-  bool leadReduceScatter(Slot &s, int64_t count, DType dt, RedOp op);
+  bool leadAllreduce(Slot &s, int64_t count, DType dt, RedOp op, int64_t &across);
+  bool leadAllGather(Slot &s, int64_t bytes, int64_t &across);
+  bool leadPpermute(Slot &s, int64_t bytes, const std::vector<int64_t> &source, int64_t &across);
+  bool leadAllToAll(Slot &s, int64_t chunkBytes, int64_t &across);
+  bool leadReduceScatter(Slot &s, int64_t count, DType dt, RedOp op, int64_t &across);
 
   int rank_, ranks_, perRank_;
   MpiCollectiveStats *stats_;

@@ -34,5 +34,20 @@ for m, k in mv:
 for k, n in vm:
     (na, a), (nb, b) = u((k,)), u((k, n))
     emit(f"{na} @ {nb}", jnp.matmul, a, b)
+# Batches of vector . vector (vmap of two vectors, or a batched matmul whose free
+# dimensions are 1): XLA's multiply and sum per example; a vmap over one side only is
+# matrix . vector (XLA's gemv); [1, k] @ [k] as vector . vector (below 4096 elements).
+for bsz, k in [(5, 20), (5, 100), (5, 1000), (3, 5000)]:
+    (na, a), (nb, b) = u((bsz, k)), u((bsz, k))
+    emit(f"vmap (p in {na}, q in {nb}) {{ p @ q }}", jax.vmap(jnp.matmul), a, b)
+for bsz, k in [(5, 20), (5, 100), (5, 1000)]:
+    (na, a), (nb, b) = u((bsz, k)), u((k,))
+    emit(f"vmap (p in {na}) {{ p @ {nb} }}", jax.vmap(lambda p, q: p @ q, in_axes=(0, None)), a, b)
+for k in [100, 1000]:
+    (na, a), (nb, b) = u((1, k)), u((k,))
+    emit(f"{na} @ {nb}", jnp.matmul, a, b)
+for bsz, k in [(3, 100), (3, 5000)]:
+    (na, a), (nb, b) = u((bsz, 1, k)), u((bsz, k, 1))
+    emit(f"{na} @ {nb}", jnp.matmul, a, b)
 open(out_spmd, 'w').write("\n".join(lines) + "\n")
 open(out_txt, 'w').write("\n".join(res) + "\n")
