@@ -30,28 +30,45 @@ double elementAt(const void *data, int32_t dtype, int64_t i) {
   return 0;
 }
 
-/// The message of a failed assert_close, or "" when a and b are close. Close means
-/// NumPy's allclose: |a - b| <= atol + rtol * |b| elementwise, NaN never close.
+/// Whether x and y (elements of a and b) are close as numpy.testing.assert_allclose
+/// decides: NaN and NaN are (equal_nan=True), an infinity only matches the same infinity,
+/// and finite numbers are when |x - y| <= atol + rtol * |y|.
+bool closeElements(double x, double y, double rtol, double atol) {
+  if (std::isnan(x) || std::isnan(y)) return std::isnan(x) && std::isnan(y);
+  if (std::isinf(x) || std::isinf(y)) return x == y;
+  return std::fabs(x - y) <= atol + rtol * std::fabs(y);
+}
+
+/// A number for a message, as `os.precision(9) << v` writes it.
+std::string fmt(double v) {
+  std::ostringstream os;
+  os.precision(9);
+  os << v;
+  return os.str();
+}
+
+/// The message of a failed assert_close, or "" when a and b are close (closeElements).
 std::string closeFailure(const void *a, const void *b, int32_t dtype, int64_t n, double rtol,
                          double atol, const char *where) {
   int64_t bad = 0, first = -1;
   double worst = 0;
   for (int64_t i = 0; i < n; ++i) {
     double x = elementAt(a, dtype, i), y = elementAt(b, dtype, i);
-    double diff = std::fabs(x - y);
     bool close =
-        static_cast<DType>(dtype) == DType::Key ? x == y : diff <= atol + rtol * std::fabs(y);
+        static_cast<DType>(dtype) == DType::Key ? x == y : closeElements(x, y, rtol, atol);
     if (close) continue;
     if (first < 0) first = i;
     ++bad;
-    if (!(diff <= worst)) worst = diff;
+    double diff = std::fabs(x - y);  // NaN or inf where only one side is: shown as NumPy does
+    if (std::isnan(diff) || diff > worst) worst = std::isnan(worst) ? worst : diff;
   }
   if (bad == 0) return "";
   std::ostringstream os;
   os.precision(9);
+  auto num = [](double v) { return std::isnan(v) ? std::string("nan") : fmt(v); };
   os << (where ? where : "?") << ": assert_close failed: " << bad << " of " << n
-     << " elements differ (max |a - b| = " << worst << "; first at index " << first << ": "
-     << elementAt(a, dtype, first) << " vs " << elementAt(b, dtype, first) << "; rtol=" << rtol
+     << " elements differ (max |a - b| = " << num(worst) << "; first at index " << first << ": "
+     << num(elementAt(a, dtype, first)) << " vs " << num(elementAt(b, dtype, first)) << "; rtol=" << rtol
      << ", atol=" << atol << ")";
   return os.str();
 }

@@ -44,6 +44,8 @@ foreach(name shard_matmul shard_scatter_gather shard_normalize)
   add_test(NAME example_${name} COMMAND ${CMAKE_SOURCE_DIR}/tests/golden/run.sh ${SPMDRUN} ${CMAKE_SOURCE_DIR}/examples/${name}.spmd)
 endforeach()
 
+# run.sh's time limit: a golden program that never ends fails, saying so.
+add_test(NAME golden_time_limit COMMAND ${CMAKE_SOURCE_DIR}/tests/golden/timeout.sh ${SPMDRUN})
 # The command line: exit codes for misuse.
 add_test(NAME cli_usage COMMAND ${CMAKE_SOURCE_DIR}/tests/golden/cli.sh ${SPMDRUN} ${SPEC_DIR})
 # Ctrl-C: SIGINT stops a running script (exit 130) and a REPL input (the session goes on).

@@ -239,10 +239,12 @@ Value *LlvmEmitter::computeElem(const ir::Eqn &e, const std::vector<Value *> &id
         return binaryOp(e.op, d, opnd(e.in[0]), opnd(e.in[1]));
       }
     }
-    if (e.op == Op::Div && ir::isFloat(d) && e.in[1].isLit && !e.in[0].isLit) {
+    if (e.op == Op::Div && ir::isFloat(d) && e.in[1].isLit && !e.in[0].isLit &&
+        !(e.has("_eager") && ot.numel() == 1)) {
       // Note [Division by a constant]: XLA rewrites A / c as A * (1 / c), the reciprocal
       // rounded to the dtype, and JAX's results carry that rounding (x / 7.0, mean,
-      // linspace): so does spmdrun, to print the same digits.
+      // linspace): so does spmdrun, to print the same digits. But an eager division of
+      // one element is exact (Note [Eager division] in sema/LowerArith.cpp).
       ir::Literal r = e.in[1].lit;
       r.dtype = d;
       r.f = d == DType::F32 ? double(1.0f / float(e.in[1].lit.asDouble()))

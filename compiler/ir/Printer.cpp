@@ -86,7 +86,9 @@ private:
     os << name(e.op);
     // Region bodies print as params: jaxpr= for maps, body= for loops, branches= for cond.
     std::vector<std::pair<std::string, std::string>> ps;
-    for (auto &[k, v] : e.params) ps.push_back({k, v.str()});
+    // A param named _x is an annotation for code generation that jaxprs do not show.
+    for (auto &[k, v] : e.params)
+      if (k.empty() || k[0] != '_') ps.push_back({k, v.str()});
     if (!e.regions.empty()) {
       std::string key = e.op == Op::Cond ? "branches" : e.op == Op::ForLoop ? "body" : "jaxpr";
       std::string body;

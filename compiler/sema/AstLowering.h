@@ -110,6 +110,9 @@ public:
   /// the var meets an array: in an assignment, or carried by a loop or a run-time `if`
   /// (Note [Vars of lists]). Any other value is returned as it is.
   ValueP listAsArray(ValueP v, SrcRange loc);
+  /// An assignment `var = nv`: where one side has an array and the other a list of
+  /// numbers, leaf by leaf through tuples, the list becomes its array (both may change).
+  void alignLists(ValueP &old, ValueP &nv, SrcRange oldLoc, SrcRange newLoc);
   /// Promotes and broadcasts operands to a common dtype and shape.
   std::vector<ir::Atom> unify(const std::vector<ValueP> &vs, SrcRange loc, ir::DType *dt,
                               bool *weak, const char *what);

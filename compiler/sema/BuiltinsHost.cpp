@@ -248,16 +248,27 @@ void addHostBuiltins(Table &m) {
           userError(loc, "assert_close() is a host effect and cannot run inside pmap or vmap");
         DType d;
         bool weak;
-        auto xs = L.unify({a[0].value, a[1].value}, loc, &d, &weak, "assert_close");
+        // As numpy.testing.assert_allclose: the shapes must be the same, or one a scalar.
+        ValueP v0 = L.toArray(a[0].value, a[0].loc), v1 = L.toArray(a[1].value, a[1].loc);
+        const ir::Shape s0 = v0->type().shape, s1 = v1->type().shape;
+        if (s0 != s1 && !s0.empty() && !s1.empty())
+          userError(loc, "assert_close() needs arrays of the same shape (or a scalar), not " +
+                             v0->type().str() + " and " + v1->type().str());
+        auto xs = L.unify({v0, v1}, loc, &d, &weak, "assert_close");
+        // Compared in the common dtype (ints exactly: the runtime reads every dtype as a
+        // double), bools as numbers.
+        DType cmp = d == DType::Bool ? DType::F32 : d;
         for (auto &x : xs) {
-          x = L.castTo(x, DType::F32);
+          x = L.castTo(x, cmp);
           if (x.isLit)
             x = L.emit1(Op::BroadcastInDim, {x},
                         {{"shape", Param::tuple({})}, {"broadcast_dimensions", Param::tuple({})}});
         }
-        if (xs[0].type().shape != xs[1].type().shape)
-          xs[0] = L.broadcast(xs[0], xs[1].type().shape),
-          xs[1] = L.broadcast(xs[1], xs[0].type().shape);
+        // A scalar is compared with every element (broadcasting the larger one to the
+        // scalar's shape crashed: assert_close(zeros([3]), 0.0)).
+        for (int k = 0; k < 2; ++k)
+          if (xs[k].type().rank() == 0 && xs[1 - k].type().rank() != 0)
+            xs[k] = L.broadcast(xs[k], xs[1 - k].type().shape);
         L.emit(Op::AssertClose, xs,
                {{"rtol", Param::ofFloat(floatStatic(L, a[2], 1e-5, "rtol"))},
                 {"atol", Param::ofFloat(floatStatic(L, a[3], 1e-6, "atol"))},

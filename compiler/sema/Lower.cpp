@@ -86,6 +86,48 @@ std::string describe(const Value &v) {
   return "?";
 }
 
+/// A value's type for messages, through tuples: `(f32[2], static float)`.
+static std::string typeText(const Value &v) {
+  if (v.kind != Value::Tuple) return describe(v);
+  std::string s = v.isList ? "[" : "(";
+  size_t n = v.elems.size(), shown = v.isList ? std::min<size_t>(n, 4) : n;
+  for (size_t k = 0; k < shown; ++k) s += (k ? ", " : "") + typeText(*v.elems[k]);
+  if (shown < n) s += ", ... (" + std::to_string(n) + " elements)";
+  if (!v.isList && n == 1) s += ",";
+  return s + (v.isList ? "]" : ")");
+}
+
+/// Whether two values have the same tree of tuples (lists of the same length included).
+static bool sameStructure(const Value &a, const Value &b) {
+  if ((a.kind == Value::Tuple) != (b.kind == Value::Tuple)) return false;
+  if (a.kind != Value::Tuple) return true;
+  if (a.elems.size() != b.elems.size()) return false;
+  for (size_t k = 0; k < a.elems.size(); ++k)
+    if (!sameStructure(*a.elems[k], *b.elems[k])) return false;
+  return true;
+}
+
+void AstLowering::alignLists(ValueP &old, ValueP &nv, SrcRange oldLoc, SrcRange newLoc) {
+  if (old->kind == Value::Array) {
+    nv = listAsArray(nv, newLoc);
+  } else if (nv->kind == Value::Array) {
+    old = listAsArray(old, oldLoc);
+  } else if (old->kind == Value::Tuple && nv->kind == Value::Tuple &&
+             old->elems.size() == nv->elems.size()) {
+    std::vector<ValueP> o = old->elems, n = nv->elems;
+    bool changed = false;
+    for (size_t k = 0; k < o.size(); ++k) {
+      ValueP o0 = o[k], n0 = n[k];
+      alignLists(o[k], n[k], oldLoc, newLoc);
+      changed |= o[k] != o0 || n[k] != n0;
+    }
+    if (changed) {
+      old = Value::tuple(std::move(o), old->isList);
+      nv = Value::tuple(std::move(n), nv->isList);
+    }
+  }
+}
+
 Scope::Binding *Scope::lookup(const std::string &n) {
   for (Scope *s = this; s; s = s->parent.get()) {
     auto it = s->vars.find(n);
@@ -255,24 +297,25 @@ ValueP AstLowering::stmt(const Stmt &s) {
                 {{bd->loc, "declare it with 'var' to make it mutable"}});
     ValueP nv = expr(*a->value);
     bd = scope->lookup(a->name.name);
-    // Note [Vars of lists]: a list of numbers meeting an array is that array.
-    if (bd->value->kind == Value::Array)
-      nv = listAsArray(nv, a->value->loc);
-    else if (nv->kind == Value::Array)
-      bd->value = listAsArray(bd->value, bd->loc);
+    // Note [Vars of lists]: a list of numbers meeting an array is that array, leaf by
+    // leaf of a tuple.
+    ValueP old = bd->value;
+    alignLists(old, nv, bd->loc, a->value->loc);
     // The type of a var is fixed by its declaration (so loops can carry it).
     std::vector<ValueP> oldL, newL;
-    leaves(bd->value, oldL);
+    leaves(old, oldL);
     leaves(nv, newL);
-    bool same = oldL.size() == newL.size();
+    bool same = oldL.size() == newL.size() && sameStructure(*old, *nv);
     for (size_t k = 0; same && k < oldL.size(); ++k) {
       bool oa = oldL[k]->kind == Value::Array, na = newL[k]->kind == Value::Array;
       if (oa && na) same = oldL[k]->type() == newL[k]->type();
     }
     if (!same)
       userError(a->value->range.valid() ? a->value->range : a->loc,
-                "cannot assign a value of type " + describe(*nv) + " to '" + a->name.name +
-                    "' of type " + describe(*bd->value));
+                "cannot assign a value of type " + typeText(*nv) + " to '" + a->name.name +
+                    "', a var of type " + typeText(*old),
+                {{bd->loc, "declared here; a var keeps the type it was declared with"}});
+    bd->value = old;
     bd->value = nv;
     return nullptr;
   }

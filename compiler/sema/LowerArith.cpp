@@ -170,6 +170,32 @@ ValueP AstLowering::compareKeys(bool eq, ValueP a, ValueP bv, SrcRange loc) {
       emit1(eq ? Op::ReduceAnd : Op::ReduceOr, {c}, {{"axes", Param::ints({int64_t(s.size())})}}));
 }
 
+// Note [Eager division]
+// XLA rewrites a division by a constant, A / c, as A * (1 / c) with the reciprocal rounded
+// to f32 (Note [Division by a constant] in codegen/EmitElementwise.cpp), and a division
+// by a broadcast value, A / broadcast(B), as A * broadcast(1 / B). Which of the two a
+// JAX program meets depends on how JAX runs the division, measured with JAX 0.10.2 on
+// the CPU (0.1548 / 3 is 0.051599998 exactly, 0.0516 through the reciprocal):
+//  - jitted code (jax.jit, a pmap body, jnp.mean and the other jnp functions that are
+//    jitted with their constants inside, lax.fori_loop): the literal is a constant, so
+//    every division by it goes through the reciprocal, whatever the shape;
+//  - eager code (a Python statement, a Python loop or function, tree_map, vmap and grad
+//    called from Python): `x / 3.0` calls the jitted jnp.true_divide with 3.0 as a
+//    run-time *argument*, so XLA sees x / broadcast(c): through the reciprocal when the
+//    broadcast adds elements, but a quotient of one element (x of shape [], [1], [1, 1];
+//    a vmap over one example) has no broadcast left (XLA makes a broadcast to a shape of
+//    ones a reshape) and divides exactly. The backward pass of an eager grad is eager too.
+// spmdrun's model maps onto these modes by place: a pmap body (and shard_map, and all
+// that a function called in one does) is one XLA computation, as jax.pmap compiles it;
+// everything outside every pmap is the program's host code, which the spec's examples
+// and their JAX twins write as plain Python (statements, Python loops for `for`, Python
+// functions, vmap and grad called eagerly; conf6_loops and tests/golden/div_eager check
+// that), so it is eager JAX. Lowering therefore marks a division by a literal outside
+// every pmap with `_eager` (an annotation the IR dump does not show; vmap and grad keep
+// it, divVjp passes it to the transpose), and code generation divides an `_eager`
+// division exactly when its result (after vmap's batching) has one element. The
+// divisions that builtins make (mean's count, linspace) are JAX's jitted ones and keep
+// the reciprocal.
 ValueP AstLowering::binary(BinOp op, ValueP a, ValueP bv, SrcRange loc) {
   if (staticNum(*a) && staticNum(*bv)) return foldStatic(op, *a, *bv, loc);
   if (op == BinOp::MatMul) return matmul(a, bv, loc);
@@ -246,6 +272,10 @@ ValueP AstLowering::binary(BinOp op, ValueP a, ValueP bv, SrcRange loc) {
       x = fs[0];
       y = fs[1];
     }
+    // Outside every pmap, a division is JAX's eager jnp.true_divide (Note [Eager
+    // division]): marked, so that a one-element quotient divides exactly.
+    if (pmapStack.empty() && y.isLit)
+      return Value::array(emit1(Op::Div, {x, y}, {{"_eager", Param::of(int64_t(1))}}), weak);
     return Value::array(bin(Op::Div, x, y), weak);
   case BinOp::FloorDiv: {
     if (ir::isFloat(d)) {

@@ -263,9 +263,10 @@ ValueP AstLowering::staticAs(ValueP v, DType d, SrcRange loc) {
 // JAX user writing it means jnp.array([1.0, 2.0]): once the var meets an array (`w = w *
 // 2.0`, or a loop or run-time `if` that carries it), the list is converted to the array it
 // spells, and a list assigned to a var holding an array is converted too. Lists of keys,
-// tuples and strings stay as they are.
+// tuples and strings stay as they are. A tuple is converted leaf by leaf: in `var st =
+// ([1.0, 0.0], 2.0)`, st[0] is the f32[2] once st meets arrays.
 ValueP AstLowering::listAsArray(ValueP v, SrcRange loc) {
-  if (v->kind != Value::Tuple || !v->isList || v->elems.empty()) return v;
+  if (v->kind != Value::Tuple || v->elems.empty()) return v;
   auto numeric = [](auto &&self, const Value &x) -> bool {
     if (x.kind == Value::Array) return x.type().dtype != DType::Key;
     if (x.isNumber()) return true;
@@ -274,7 +275,14 @@ ValueP AstLowering::listAsArray(ValueP v, SrcRange loc) {
       if (!self(self, *e)) return false;
     return true;
   };
-  return numeric(numeric, *v) ? toArray(v, loc) : v;
+  if (v->isList && numeric(numeric, *v)) return toArray(v, loc);
+  std::vector<ValueP> elems;
+  bool changed = false;
+  for (auto &e : v->elems) {
+    elems.push_back(listAsArray(e, loc));
+    changed |= elems.back() != e;
+  }
+  return changed ? Value::tuple(std::move(elems), v->isList) : v;
 }
 
 Atom AstLowering::toAtom(ValueP v, SrcRange loc, bool *weak) {

@@ -48,7 +48,17 @@ void Session::begin() {
   AstLowering &L = *l_;
   savedScope_ = L.scope;
   savedVars_.clear();
-  for (ScopeP s = L.scope; s; s = s->parent) savedVars_.push_back({s, s->vars});
+  // Note [REPL snapshots]: an input binds names in the current scope (and in scopes it
+  // creates, dropped on rollback with it), but can change an enclosing scope only by
+  // assigning one of its vars. So the current scope is saved whole and an enclosing one
+  // only when it holds a var: every `fn` opens a scope, and copying all of them made
+  // each input cost as much as all the definitions before it (4,000 `fn` lines: 89 s).
+  for (ScopeP s = L.scope; s; s = s->parent) {
+    bool hasVar = s == L.scope;
+    for (auto it = s->vars.begin(); !hasVar && it != s->vars.end(); ++it)
+      hasVar = it->second.mutable_;
+    if (hasVar) savedVars_.push_back({s, s->vars});
+  }
   L.module = ir::Module();
   L.module.nextId = nextId_;
   L.frames.clear();
@@ -106,7 +116,8 @@ LoweredInput Session::lower(const ast::Program &p, bool echo, bool lastAsOutput)
       std::vector<ArgV> args{ArgV{"", shown, nullptr, s->loc, {}}};
       L.builtin("print", args, {}, s->loc);
     }
-    // The arrays this input binds (or rebinds) are kept: outvars of main.
+    // The arrays this input binds (or rebinds) are kept: outvars of main. (An input that
+    // computes nothing, such as a definition, binds none: no need to look.)
     ir::Jaxpr &main = L.frames.at(0)->jaxpr;
     std::unordered_set<int> defined, done;
     for (auto &e : main.eqns)
@@ -117,7 +128,7 @@ LoweredInput Session::lower(const ast::Program &p, bool echo, bool lastAsOutput)
       main.outvars.push_back(ir::Atom(v));
       r.outIds.push_back(v.id);
     };
-    reach.scope(L.scope.get());
+    if (!defined.empty()) reach.scope(L.scope.get());
     if (lastAsOutput && r.last) {
       std::vector<ValueP> ls;
       L.leaves(r.last, ls);
@@ -130,7 +141,8 @@ LoweredInput Session::lower(const ast::Program &p, bool echo, bool lastAsOutput)
     addInvars(main);
     L.module.main = std::move(main);
     r.module = std::move(L.module);
-    for (int f = 0; L.sm.valid(f); ++f) r.module.fileNames.push_back(L.sm.name(f));
+    if (!r.module.main.eqns.empty())  // names for run-time messages; nothing runs otherwise
+      for (int f = 0; L.sm.valid(f); ++f) r.module.fileNames.push_back(L.sm.name(f));
   } catch (...) {
     rollback();
     throw;

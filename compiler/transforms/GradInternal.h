@@ -44,6 +44,10 @@ std::vector<bool> activeOutputs(const ir::Jaxpr &j, const std::vector<bool> &inA
 /// everywhere, regions included); returns its outputs.
 std::vector<ir::Atom> inlineJaxpr(ir::Builder &b, const ir::Jaxpr &j,
                                   const std::vector<ir::Atom> &args);
+/// The same for a jaxpr used once and then dropped (a split's halves): its regions are
+/// moved, not copied. Copying them made grad through n nested loops O(n^2) in copies
+/// (Note [Splitting nested regions] in Grad.cpp).
+std::vector<ir::Atom> inlineJaxpr(ir::Builder &b, ir::Jaxpr &&j, const std::vector<ir::Atom> &args);
 /// A deep copy of closed jaxpr `j` with fresh variables.
 ir::Jaxpr cloneJaxpr(ir::Module &m, const ir::Jaxpr &j);
 
@@ -67,7 +71,7 @@ struct RuleCtx {
   const ir::Eqn &e;        ///< the forward equation
   std::vector<Ct> cts;     ///< a cotangent per output of `e`
   std::vector<bool> need;  ///< which inputs of `e` want a cotangent
-  const RegionTape *tape = nullptr;
+  RegionTape *tape = nullptr;  // non-const: a rule may consume its split
   SrcRange loc;  ///< the grad call, for user errors
   /// Further cotangents (input index, value) that the sweep adds to the inputs' totals
   /// after the returned ones, in order: for a JVP rule that uses the tangent twice, as
@@ -84,7 +88,9 @@ VjpRule vjpRule(ir::Op op);
 
 // Region rules (GradRegions.cpp): the forward half emits the split equation into `fb`
 // and returns the tape; the backward half is an ordinary rule reading `RuleCtx::tape`.
-using RegionForward = std::vector<ir::Var> (*)(ir::Builder &fb, const ir::Eqn &e, RegionTape &t,
+// `ins` are the equation's operands in the forward jaxpr (`e.in` are the body's).
+using RegionForward = std::vector<ir::Var> (*)(ir::Builder &fb, const ir::Eqn &e,
+                                               const std::vector<ir::Atom> &ins, RegionTape &t,
                                                SrcRange loc);
 /// The forward half of a region rule for pmap / for_loop / cond, else null.
 RegionForward regionForward(ir::Op op);

@@ -25,6 +25,16 @@ using namespace ir;
 
 namespace {
 
+/// A region list that takes the jaxprs by move: `{std::move(j)}` is an initializer_list,
+/// whose elements are const, so the vector built from it deep-copied every nested region
+/// (Note [Splitting nested regions] in Grad.cpp).
+template <typename... J>
+std::vector<Jaxpr> movedRegions(J &&...js) {
+  std::vector<Jaxpr> r;
+  (r.push_back(std::move(js)), ...);
+  return r;
+}
+
 using Axes = std::vector<std::optional<int64_t>>;
 
 Axes readAxes(const Param &p) {
@@ -41,14 +51,15 @@ Param axesParam(const Axes &a) {
   return Param::tuple(e);
 }
 
-std::vector<Var> pmapForward(Builder &fb, const Eqn &e, RegionTape &t, SrcRange loc) {
+std::vector<Var> pmapForward(Builder &fb, const Eqn &e, const std::vector<Atom> &ins,
+                             RegionTape &t, SrcRange loc) {
   Split s = splitVjp(fb.module(), e.regions[0], t.inActive, t.outCt, loc);
   Params p = e.params;
   Axes outAxes = readAxes(p.at("out_axes"));
   for (int k = 0; k < s.numResOut; ++k) outAxes.push_back(0);
   p["out_axes"] = axesParam(outAxes);
   Jaxpr fwd = s.fwd;
-  auto outs = fb.emit(Op::Pmap, e.in, p, {std::move(fwd)});
+  auto outs = fb.emit(Op::Pmap, ins, p, movedRegions(std::move(fwd)));
   t.splits.push_back(std::move(s));
   return outs;
 }
@@ -57,7 +68,8 @@ std::vector<Var> pmapForward(Builder &fb, const Eqn &e, RegionTape &t, SrcRange 
 /// Lowering may leave it out, (consts..., carries...), when the body does not use it.
 int indexArity(const Eqn &e) { return e.regions[0].invars.size() == e.in.size() + 1 ? 1 : 0; }
 
-std::vector<Var> forLoopForward(Builder &fb, const Eqn &e, RegionTape &t, SrcRange loc) {
+std::vector<Var> forLoopForward(Builder &fb, const Eqn &e, const std::vector<Atom> &eIns,
+                                RegionTape &t, SrcRange loc) {
   Module &m = fb.module();
   const Jaxpr &body = e.regions[0];
   int64_t nc = e.intParam("num_consts"), T = e.intParam("trip_count");
@@ -98,7 +110,7 @@ std::vector<Var> forLoopForward(Builder &fb, const Eqn &e, RegionTape &t, SrcRan
   }
   Builder b(m, nb);
   b.setLoc(e.loc);
-  auto fo = inlineJaxpr(b, s.fwd, args);
+  auto fo = inlineJaxpr(b, std::move(s.fwd), args);  // Note [Splitting nested regions]
   nb.outvars.assign(fo.begin(), fo.begin() + nk);
   size_t bi = 0;
   auto store = [&](Atom val) {
@@ -113,33 +125,38 @@ std::vector<Var> forLoopForward(Builder &fb, const Eqn &e, RegionTape &t, SrcRan
     if (r >= ix + nc) store(args[r]);
   for (int j = 0; j < s.numResOut; ++j) store(fo[nk + j]);
 
-  std::vector<Atom> ins = e.in;
+  std::vector<Atom> ins = eIns;
   for (auto &v : bufIn) ins.push_back(zeros(fb, v.type));
-  auto outs = fb.emit(Op::ForLoop, ins, e.params, {std::move(nb)});
+  auto outs = fb.emit(Op::ForLoop, ins, e.params, movedRegions(std::move(nb)));
   t.splits.push_back(std::move(s));
   return outs;
 }
 
-std::vector<Var> condForward(Builder &fb, const Eqn &e, RegionTape &t, SrcRange loc) {
+std::vector<Var> condForward(Builder &fb, const Eqn &e, const std::vector<Atom> &ins,
+                             RegionTape &t, SrcRange loc) {
   Module &m = fb.module();
   std::vector<bool> inAct(t.inActive.begin() + 1, t.inActive.end());
   Split s[2] = {splitVjp(m, e.regions[0], inAct, t.outCt, loc),
                 splitVjp(m, e.regions[1], inAct, t.outCt, loc)};
   size_t nOut = e.out.size();
+  std::vector<Type> resTypes[2];  // each branch's residuals (its fwd is moved below)
+  for (int br = 0; br < 2; ++br)
+    for (int j = 0; j < s[br].numResOut; ++j)
+      resTypes[br].push_back(s[br].fwd.outvars[nOut + j].type());
   std::vector<Jaxpr> branches(2);
   for (int br = 0; br < 2; ++br) {
     Jaxpr &nb = branches[br];
     for (auto &v : e.regions[br].invars) nb.invars.push_back(m.newVar(v.type));
     Builder b(m, nb);
     b.setLoc(e.loc);
-    auto fo = inlineJaxpr(b, s[br].fwd, std::vector<Atom>(nb.invars.begin(), nb.invars.end()));
+    auto fo = inlineJaxpr(b, std::move(s[br].fwd),
+                          std::vector<Atom>(nb.invars.begin(), nb.invars.end()));
     nb.outvars.assign(fo.begin(), fo.begin() + nOut);
     for (int other = 0; other < 2; ++other)
       for (int j = 0; j < s[other].numResOut; ++j)
-        nb.outvars.push_back(other == br ? fo[nOut + j]
-                                         : zeros(b, s[other].fwd.outvars[nOut + j].type()));
+        nb.outvars.push_back(other == br ? fo[nOut + j] : zeros(b, resTypes[other][j]));
   }
-  auto outs = fb.emit(Op::Cond, e.in, e.params, std::move(branches));
+  auto outs = fb.emit(Op::Cond, ins, e.params, std::move(branches));
   t.splits.push_back(std::move(s[0]));
   t.splits.push_back(std::move(s[1]));
   return outs;
@@ -197,7 +214,7 @@ std::vector<Ct> pmapVjp(RuleCtx &c) {
 
 std::vector<Ct> forLoopVjp(RuleCtx &c) {
   Module &m = c.b.module();
-  const Split &s = c.tape->splits.at(0);
+  Split &s = c.tape->splits.at(0);
   const Eqn &e = c.e;
   int64_t nc = e.intParam("num_consts"), T = e.intParam("trip_count");
   size_t nk = size_t(c.tape->numOrigOuts), nbuf = e.out.size() - nk;
@@ -251,7 +268,7 @@ std::vector<Ct> forLoopVjp(RuleCtx &c) {
       args.push_back(load());
   }
   for (int j = 0; j < s.numResOut; ++j) args.push_back(load());
-  auto bo = inlineJaxpr(b, s.bwd, args);
+  auto bo = inlineJaxpr(b, std::move(s.bwd), args);  // used once: Note [Splitting nested regions]
   // bo: cotangents of the active consts, then of the active carries.
   size_t nConstCt = carries.size() - nCarryCt;
   body.outvars.assign(bo.begin() + nConstCt, bo.end());
@@ -262,7 +279,7 @@ std::vector<Ct> forLoopVjp(RuleCtx &c) {
   ins.insert(ins.end(), carries.begin(), carries.end());
   Params p = e.params;
   p["num_consts"] = Param::of(int64_t(consts.size()));
-  auto outs = c.b.emit(Op::ForLoop, ins, p, {std::move(body)});
+  auto outs = c.b.emit(Op::ForLoop, ins, p, movedRegions(std::move(body)));
   std::vector<Ct> r(e.in.size());
   size_t o = 0;
   for (size_t k = 0; k < nk; ++k)

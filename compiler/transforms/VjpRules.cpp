@@ -161,7 +161,12 @@ std::vector<Ct> fmaVjp(RuleCtx &c) {
 }
 std::vector<Ct> divVjp(RuleCtx &c) {
   std::vector<Ct> r(2);
-  if (c.need[0]) r[0] = unbroadcast(c.b, c.b.binary(Op::Div, g0(c), in(c, 1)), c.e.in[0].type());
+  if (c.need[0]) {
+    // An eager division's transpose is eager too (Note [Eager division]).
+    Params p;
+    if (c.e.has("_eager")) p["_eager"] = c.e.param("_eager");
+    r[0] = unbroadcast(c.b, c.b.emit1(Op::Div, {g0(c), in(c, 1)}, p), c.e.in[0].type());
+  }
   if (c.need[1]) {  // JAX: -g * x * y**-2, transposed: -((g * y**-2) * x)
     Var yinv2 = c.b.emit1(Op::IntegerPow, {in(c, 1)}, {{"y", Param::of(int64_t(-2))}});
     Var t = mul(c, mul(c, g0(c), yinv2), in(c, 0));

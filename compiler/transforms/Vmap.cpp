@@ -26,6 +26,15 @@ namespace spmd::transforms {
 namespace batching {
 using namespace ir;
 
+/// A region list that takes the jaxprs by move (`{std::move(j)}` is an initializer_list,
+/// whose const elements the vector copies: every nested region, deeply).
+template <typename... J>
+static std::vector<Jaxpr> movedRegions(J &&...js) {
+  std::vector<Jaxpr> r;
+  (r.push_back(std::move(js)), ...);
+  return r;
+}
+
 // ---- helpers --------------------------------------------------------------------------
 
 std::vector<int64_t> shifted(std::vector<int64_t> ints, int64_t k) {
@@ -160,7 +169,7 @@ static std::vector<BVal> batchPmap(Batcher &bt, const Eqn &e, const std::vector<
     if (outs[k].batched()) outAxes[k].i += 1;
   }
   std::vector<BVal> r;
-  auto vs = bt.b.emit(Op::Pmap, operands, p, {std::move(nb)});
+  auto vs = bt.b.emit(Op::Pmap, operands, p, movedRegions(std::move(nb)));
   for (size_t k = 0; k < vs.size(); ++k) r.push_back({vs[k], bdims[k]});
   return r;
 }
@@ -193,7 +202,7 @@ static std::vector<BVal> batchForLoop(Batcher &bt, const Eqn &e, const std::vect
     std::vector<Atom> operands;
     for (size_t k = 0; k < ins.size(); ++k)
       operands.push_back(batched[k] ? bt.at0(ins[k]) : ins[k].a);
-    auto vs = bt.b.emit(Op::ForLoop, operands, e.params, {std::move(nb)});
+    auto vs = bt.b.emit(Op::ForLoop, operands, e.params, movedRegions(std::move(nb)));
     std::vector<BVal> r;
     for (size_t k = 0; k < vs.size(); ++k) r.push_back({vs[k], batched[nc + k] ? 0 : kNotMapped});
     return r;
@@ -246,7 +255,7 @@ static std::vector<BVal> batchCond(Batcher &bt, const Eqn &e, const std::vector<
   }
   std::vector<Atom> as{ins[0].a};
   for (auto &v : operands) as.push_back(v.batched() ? bt.at0(v) : v.a);
-  auto vs = bt.b.emit(Op::Cond, as, e.params, {std::move(nj[0]), std::move(nj[1])});
+  auto vs = bt.b.emit(Op::Cond, as, e.params, movedRegions(std::move(nj[0]), std::move(nj[1])));
   std::vector<BVal> r;
   for (size_t k = 0; k < vs.size(); ++k) r.push_back({vs[k], outB[k] ? 0 : kNotMapped});
   return r;

@@ -76,6 +76,9 @@ def calls(n, body="fn f{i}(x) = f{j}(x) + 1.0"):
 w("calls_deep", calls(10000))
 w("calls_ok", calls(1000))
 w("calls_loops", calls(10000, "fn f{i}(x) {{ var y = x; for t in 0..1 {{ y = f{j}(y) + 1.0 }}; y }}"))
+# grad through 1,000 nested loops (Note [Splitting nested regions]): the front end copied
+# every nested region at every level, 55 s; now half a second.
+w("grad_loops", "fn f0(x) = x\n" + "".join(f"fn f{i}(x) {{ var y = x; for t in 0..1 {{ y = f{i - 1}(y) * 1.001 }}; y }}\n" for i in range(1, 1000)) + "print(grad(f999)(1.0))\n")
 # Blank lines: every line used to look ahead over all the blank lines after it for an
 # `else` (quadratic: 100,000 took 75 s).
 w("blank_lines", "\n" * 300000 + "print(1)\n")
@@ -103,6 +106,10 @@ run_cpu calls_deep 1 "nested too deeply for the compiler's stack"
 run_cpu calls_loops 1 "nested too deeply for the compiler's stack"
 run_cpu calls_ok 0 "1000.0"
 run_cpu blank_lines 0 "1"
+# The front end of grad_loops within 15 s (--no-run: LLVM's register allocation of its
+# 1,000 nested loops, about 12 s more, is not what this checks).
+out=$(cd "$tmp" && timeout 15 "$bin" --devices cpu:8 --no-cache --no-run grad_loops.spmd 2>&1); code=$?
+[ $code -eq 0 ] || bad "grad_loops --no-run: exit $code (124: over 15 s): $(head -c 400 <<<"$out")"
 # A diagnostic on a very long line shows a window around the caret, not the whole line.
 out=$("$bin" --devices cpu:8 "$tmp/parens.spmd" 2>&1)
 [ "$(wc -c <<<"$out")" -lt 1000 ] || bad "the diagnostic of parens.spmd is $(wc -c <<<"$out") bytes long"

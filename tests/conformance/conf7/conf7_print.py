@@ -1,0 +1,23 @@
+import jax, jax.numpy as jnp, numpy as np
+A = np.asarray; a_ = jnp.array
+z = jnp.zeros(3)
+bad = z / z
+print(A(bad), A(-z), A(1.0 / z), A(-1.0 / z))
+print(A(a_([1e-8, 1.0, 1e8])), A(a_([1e16, 1.0])), A(a_([0.1, 0.25, 1e-5])))
+print(A(a_([1.5, -0.0, 3.25])), A(a_([100000000.0, 1.5])), A(a_([1e-3, 123456.0])))
+print(A(a_([1, 2, 3]).astype(jnp.float32) / 7.0), A(a_([0.001, 0.01])))
+print(A(jnp.arange(-3, 4)), A(a_([0, 4294967295, 7], dtype=jnp.uint32)), A(a_([True, False]) == a_([True, True])))
+print(A((jnp.arange(6) - 3).reshape(2, 3)), A((jnp.arange(6.0) * 1e6).reshape(3, 2)))
+print(A(jnp.zeros(0)), A(jnp.zeros((2, 0))), A(jnp.ones(0, jnp.int32)), A(jnp.zeros((0, 3), bool)))
+print(A(jnp.arange(1001.0)[995:]), A(jnp.sum(jnp.arange(2000))), jnp.arange(1200.0).shape)
+print(A(jnp.arange(2400.0).reshape(2, 1200)))
+print(A(jnp.arange(1001) * 3))
+t = (1.5, (jnp.ones(2, jnp.int32), True))
+print("(%s, (%s, %s))" % (t[0], A(t[1][0]), t[1][1]), (2,))
+print(A(jnp.float32(2 ** 24) + 1.0), A(jnp.float32(16777217)), A(jnp.int32(-2.7)), A(jnp.uint32(3.9)))
+print(1.0 / 3.0, 2.0 ** 0.5, 1e300 * 10, 0.1 + 0.2)
+print(A(jnp.max(jnp.arange(5.0) * 1e-45)), A(jnp.min(a_([3.0, -1e-30]))), A(a_([3.4028235e38, -3.4028235e38])))
+print(A(jnp.exp(a_([88.0, 89.0, -88.0, -104.0]))), A(jnp.log(a_([0.0, -1.0, 1.0]))))
+print(A(jnp.sqrt(a_([-1.0, 4.0, 0.0]))), 7 // 2, -7 // 2, -7 % 3, 7.5 % -2.0)
+print(A(a_([7, -7]) // 2), A(a_([7, -7]) % -3), A(a_([7.5, -7.5]) % 2.0), A(a_([-0.0, 2.0]) % 2.0))
+print(A(z + 1e-38 * 0.01), A(a_([1e-40, 1.0])), A(jnp.abs(a_([-0.0, -2.0]))), A(jnp.sign(a_([-0.0, 0.0, -3.0]))))
