@@ -31,6 +31,15 @@ res.append(str(np.asarray(jax.jit(jax.vmap(jnp.sum))(x))))
 lines.append("print(ravel(sum(x11 * x11 - x11, axis=(0, 2)))[0:8])")
 x11 = (jax.random.uniform(jax.random.key(211), (160, 8, 60)) - 0.37) * 100.0
 res.append(str(np.asarray(jax.jit(lambda a: jnp.sum(a * a - a, axis=(0, 2)))(x11)).reshape(-1)[:8]))
+# a vmapped sum over two groups, and grad's sum of a cotangent over broadcast axes
+lines.append("let z = (uniform(key(301), [5, 40, 9, 30]) - 0.37) * 100.0")
+lines.append("print(vmap k (a in z) { sum(a, axis=(0, 2)) })")
+z = (jax.random.uniform(jax.random.key(301), (5, 40, 9, 30)) - 0.37) * 100.0
+res.append(str(np.asarray(jax.jit(jax.vmap(lambda a: jnp.sum(a, axis=(0, 2))))(z))))
+lines.append("print(ravel(grad(fn(w) { sum(x11 * w) })(ones([1, 8, 1]))))")
+# (x an argument of the jit: as a constant, XLA would fold the sum in another order)
+gr = jax.jit(lambda x: jax.grad(lambda w: jnp.sum(x * w))(jnp.ones([1, 8, 1])))
+res.append(str(np.asarray(gr(x11)).reshape(-1)))
 lines.append("print(mean(x0, axis=(1, 2)))")
 res.append(str(np.asarray(jax.jit(lambda a: jnp.mean(a, axis=(1, 2)))(
     (jax.random.uniform(jax.random.key(200), (12, 6, 23)) - 0.37) * 100.0))))
