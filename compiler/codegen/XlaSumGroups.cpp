@@ -8,11 +8,13 @@
 // 1. Squeeze size-1 dimensions and fuse the innermost run of dimensions of one kind
 //    (reduced or kept) into one; the other dimensions stay apart.
 // 2. Tile that shape as Note [XLA sum order] says (from the innermost, min(extent,
-//    32768 / the inner tiles)). At most one dimension is split (every one outside it has
-//    tile 1). When no reduced dimension is split, step 3 runs on the whole input; else
-//    each tile (a contiguous block) is reduced by step 3 into its own partial, from 0,
-//    and step 3 then reduces the partials (the reduced dimensions of the input become
-//    the number of tiles along them).
+//    32768 / the inner tiles)): one dimension is split, every one outside it has tile 1.
+//    When no reduced dimension is split, step 3 runs on the whole input; else each tile
+//    of the innermost split reduced dimension (a contiguous block) is reduced by step 3
+//    into its own partial, from 0, and step 3 then reduces the partials (the reduced
+//    dimensions of the input become the number of tiles along them). A kept dimension
+//    split inside it does not change the order ([10, 5000, 8] over (0, 2): partials of
+//    each [5000, 8], then kn over the 10 partials).
 // 3. The untiled reduce of a contiguous block: fuse adjacent dimensions of one kind.
 //    If the innermost is reduced, each run of it is summed by k1 and added to its output
 //    (which starts at 0), the runs in row-major order; else the innermost is kept (C
@@ -20,7 +22,9 @@
 //    added to its C outputs, the slabs in row-major order.
 // Not modelled (emitReduce's own order is used): a split reduced dimension with a
 // reduced dimension just outside it ([5, 35, 1442] over (0, 1)): jaxlib's YNNPACK
-// schedules those partials otherwise.
+// schedules those partials otherwise; a split kept dimension longer than 32768 with a
+// reduced one outside it ([7, 40000, 3] over (0, 2) adds the runs in order, without
+// partials, unlike [7, 20000, 3]; one shape measured, the rule is not known).
 #include "codegen/XlaSumGroups.h"
 
 namespace spmd::codegen::xlasum {
@@ -39,12 +43,19 @@ void innerFused(const std::vector<int64_t> &shape, const std::vector<bool> &red,
   }
 }
 
-/// Step 2: the index of the dimension the tiles split (-1: none) and its tile.
-int splitDim(const std::vector<int64_t> &ns, int64_t &tile) {
+/// Step 2: the reduced dimension whose tiles the partials follow (-1: none) and its tile.
+/// The tiles split one dimension i; every one outside it has tile 1 (a tile of 32768 /
+/// the inner tiles < n_i leaves at most 1 for them). A split kept dimension changes no
+/// output's order, but a reduced one outside it (tile 1) does: its partials are taken.
+int splitDim(const std::vector<int64_t> &ns, const std::vector<bool> &rs, int64_t &tile) {
   int64_t area = 1;
   for (size_t k = ns.size(); k-- > 0;) {
     int64_t t = std::max<int64_t>(1, std::min(ns[k], kTileArea / area));
-    if (t < ns[k]) return tile = t, int(k);
+    if (t < ns[k]) {
+      for (size_t j = k + 1; j-- > 0;)
+        if (rs[j]) return tile = j == k ? t : 1, int(j);
+      return -1;
+    }
     area *= t;
   }
   return -1;
@@ -154,8 +165,13 @@ bool ynnGroupsModelled(const std::vector<int64_t> &shape, const std::vector<bool
   std::vector<bool> rs;
   innerFused(shape, red, ns, rs);
   int64_t tile = 0;
-  int i = splitDim(ns, tile);
-  return i <= 0 || !rs[size_t(i)] || !rs[size_t(i - 1)];
+  int i = splitDim(ns, rs, tile);
+  if (i > 0 && rs[size_t(i - 1)]) return false;
+  // A split kept dimension longer than a tile with a reduced one outside it: [7, 40000,
+  // 3] over (0, 2) sums each output in order, with no partials ([7, 20000, 3] takes them).
+  for (size_t k = size_t(std::max(i, 0)) + 1; i >= 0 && k < ns.size(); ++k)
+    if (!rs[k] && ns[k] > kTileArea) return false;
+  return true;
 }
 
 void emitYnnGroups(Emit &E, const std::vector<int64_t> &shape, const std::vector<bool> &red,
@@ -170,8 +186,8 @@ void emitYnnGroups(Emit &E, const std::vector<int64_t> &shape, const std::vector
     if (!rs[k]) nOut *= ns[k];
   G.zero(dst, nOut);
   int64_t t = 0;
-  int i = splitDim(ns, t);
-  if (i < 0 || !rs[size_t(i)]) return G.untiled(src, L.c64(0), ns, rs, dst, L.c64(0));
+  int i = splitDim(ns, rs, t);
+  if (i < 0) return G.untiled(src, L.c64(0), ns, rs, dst, L.c64(0));
   // Partials [outer..., tiles along dimension i, kept dimensions inside it].
   size_t d = size_t(i);
   int64_t outer = 1, inner = 1, keptIn = 1, n = ns[d], cnt = ceilDiv(n, t);
