@@ -1,7 +1,7 @@
 """Sweep: float reductions of random shapes, spmdrun against jax.jit on CPU, bit for bit.
 
     /tmp/jaxenv/bin/python tests/difftest/sum_order_sweep.py [--spmdrun build/spmdrun]
-        [--classes a1,a2,b,c,d,w] [--count N] [--seed S] [-v]
+        [--classes s,a1,a2,g,b,c,d,w] [--count N] [--seed S] [-v]
 
 Not run in CI (needs JAX). For each class of Note [XLA sum order] (compiler/codegen/
 XlaSum.cpp) it draws random shapes, writes one .spmd program printing every reduction,
@@ -34,6 +34,16 @@ def shapes_for(cls, r, n):
             shape = [rnd_side(r, 200) for _ in range(rank)]
             if np.prod(shape) > 400000: continue
             out.append((shape, (r.randrange(rank),), "sum"))
+        elif cls == "s":  # one axis of a small 2-D (< 4096), the reduced side over 32
+            a, c = r.randint(1, 40), r.randint(33, 400)
+            if a * c >= 4096: continue
+            out.append(([a, c], (1,), "sum") if r.random() < 0.5 else ([c, a], (0,), "sum"))
+        elif cls == "g":  # two groups of reduced axes, 4096 elements or more
+            rank = r.choice([3, 3, 4])
+            shape = [rnd_side(r, 200) for _ in range(rank)]
+            if not 4096 <= np.prod(shape) <= 400000: continue
+            axes = (0, 2) if rank == 3 else r.choice([(0, 2), (1, 3), (0, 3), (0, 1, 3), (0, 2, 3)])
+            out.append((shape, axes, "sum"))
         elif cls == "b":  # 2-D whole, < 4096, a side 32k - 1
             k = r.randint(1, 4)
             s = 32 * k - 1 if k > 1 else r.randint(33, 127)

@@ -136,3 +136,28 @@ def ynn3(x, axes, area=32768):
         psl = tuple(slice(tix[i], tix[i]+1) if reds[i] else sl[i] for i in range(len(ns)))
         parts[psl] = pr.reshape(parts[psl].shape)
     return ynn_untiled(parts, rax)
+
+def ynn_groups(x, axes, area=32768):
+    """Note [YNNPACK groups] (XlaSumGroups.cpp): squeeze, fuse only the innermost run of
+    one kind, tile, partials per tile, then an untiled (fully fused) reduce of them."""
+    sq = [(n, k in axes) for k, n in enumerate(x.shape) if n != 1]
+    if not sq: return x.reshape(()).astype(f32)
+    ns = [n for n, _ in sq]; reds = [r for _, r in sq]
+    while len(ns) >= 2 and reds[-2] == reds[-1]:
+        ns[-2] *= ns[-1]; ns.pop(); reds.pop()
+    xs = x.reshape(ns)
+    t = [0]*len(ns); p = 1
+    for i in range(len(ns) - 1, -1, -1):
+        t[i] = max(1, min(ns[i], area // p)); p *= t[i]
+    rax = tuple(i for i in range(len(ns)) if reds[i])
+    if not any(reds[i] and t[i] < ns[i] for i in range(len(ns))):
+        return ynn_untiled(xs, rax)
+    cnt = [-(-ns[i] // t[i]) for i in range(len(ns))]
+    pshape = [cnt[i] if reds[i] else ns[i] for i in range(len(ns))]
+    parts = np.zeros(pshape, f32)
+    for tix in itertools.product(*[range(c) for c in cnt]):
+        sl = tuple(slice(tix[i]*t[i], min(ns[i], (tix[i]+1)*t[i])) for i in range(len(ns)))
+        pr = ynn_untiled(np.ascontiguousarray(xs[sl]), rax)
+        psl = tuple(slice(tix[i], tix[i]+1) if reds[i] else sl[i] for i in range(len(ns)))
+        parts[psl] = pr.reshape(parts[psl].shape)
+    return ynn_untiled(parts, rax)

@@ -1,0 +1,249 @@
+// ===- XlaSumEmit.h - the kernels of XLA:CPU's sum order (internal) --------===//
+//
+// Shared by XlaSum.cpp and XlaSumGroups.cpp only: the LLVM IR of YNNPACK's k1 and kn
+// kernels and of XLA's loop emitter, as Note [XLA sum order] (XlaSum.cpp) describes them.
+#pragma once
+
+#include "codegen/LlvmEmitter.h"
+
+#include <llvm/IR/Intrinsics.h>
+
+#include <algorithm>
+#include <functional>
+#include <vector>
+
+namespace spmd::codegen::xlasum {
+
+using namespace llvm;
+using ir::DType;
+using ir::Op;
+
+constexpr int64_t kLanes = 16;         // YNNPACK's consistent f32 width
+constexpr int64_t kTileArea = 32768;   // YNNPACK's tile, in f32 elements
+constexpr int64_t kYnnMinElems = 4096; // XLA sends reductions this big to YNNPACK
+constexpr int64_t kWindow = 32;        // XLA's TreeReductionRewriter window
+
+inline int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/// VF of LLVM's vectorisation of the row loop of a whole-array sum of [a, b], both in
+/// 2..32 (XLA:CPU, AVX-512 host): row a - 2, column b - 2; '0' when not vectorised.
+inline const char *const kVf[31] = {
+#include "codegen/XlaSumVf.inc"
+};
+
+struct Emit {
+  LlvmEmitter &L;
+  IRBuilder<> &b;
+  Op comb;
+  Type *f;
+  FixedVectorType *v16;
+
+  explicit Emit(LlvmEmitter &l, Op c)
+      : L(l), b(l.b), comb(c), f(l.b.getFloatTy()), v16(FixedVectorType::get(f, kLanes)) {}
+
+  Value *cf(float x) { return ConstantFP::get(f, x); }
+  Value *zero16() { return ConstantFP::get(v16, 0.0); }
+  Value *op(Value *x, Value *y) { return comb == Op::Add ? b.CreateFAdd(x, y) : b.CreateFMul(x, y); }
+  Value *slot(Type *t, Value *init) {
+    Value *p = L.entryAlloca(t);
+    b.CreateStore(init, p);
+    return p;
+  }
+  Value *ld(Type *t, Value *p) { return b.CreateLoad(t, p); }
+
+  /// A loop lo <= i < hi (static bounds).
+  void loop(int64_t lo, int64_t hi, const std::function<void(Value *)> &body) {
+    if (hi <= lo) return;
+    if (hi - lo == 1) return body(L.c64(lo));
+    Function *fn = b.GetInsertBlock()->getParent();
+    BasicBlock *pre = b.GetInsertBlock();
+    BasicBlock *head = BasicBlock::Create(L.ctx, "x.head", fn),
+               *bodyB = BasicBlock::Create(L.ctx, "x.body", fn),
+               *exit = BasicBlock::Create(L.ctx, "x.end", fn);
+    b.CreateBr(head);
+    b.SetInsertPoint(head);
+    PHINode *i = b.CreatePHI(L.i64(), 2, "i");
+    i->addIncoming(L.c64(lo), pre);
+    b.CreateCondBr(b.CreateICmpSLT(i, L.c64(hi)), bodyB, exit);
+    b.SetInsertPoint(bodyB);
+    body(i);
+    i->addIncoming(b.CreateAdd(i, L.c64(1)), b.GetInsertBlock());
+    b.CreateBr(head);
+    b.SetInsertPoint(exit);
+  }
+  void ifThen(Value *cond, const std::function<void()> &then) {
+    Function *fn = b.GetInsertBlock()->getParent();
+    BasicBlock *t = BasicBlock::Create(L.ctx, "x.then", fn),
+               *cont = BasicBlock::Create(L.ctx, "x.endif", fn);
+    b.CreateCondBr(cond, t, cont);
+    b.SetInsertPoint(t);
+    then();
+    b.CreateBr(cont);
+    b.SetInsertPoint(cont);
+  }
+  /// Tiles of `tile` over [0, n) in order: body(start, size) with a static size.
+  void tiles(int64_t n, int64_t tile, const std::function<void(Value *, int64_t)> &body) {
+    int64_t full = n / tile, rest = n - full * tile;
+    loop(0, full, [&](Value *t) { body(b.CreateMul(t, L.c64(tile)), tile); });
+    if (rest) body(L.c64(full * tile), rest);
+  }
+
+  // ---- YNNPACK --------------------------------------------------------------------
+
+  /// hsum: the upper half of the lanes onto the lower half, until one is left.
+  Value *hsum(Value *v) {
+    for (int64_t w = kLanes / 2; w >= 1; w /= 2) {
+      SmallVector<int, 16> lo, hi;
+      for (int64_t q = 0; q < w; ++q) lo.push_back(int(q)), hi.push_back(int(q + w));
+      v = b.CreateFAdd(b.CreateShuffleVector(v, lo), b.CreateShuffleVector(v, hi));
+    }
+    return b.CreateExtractElement(v, uint64_t(0));
+  }
+  /// acc2 += a by Kahan summation with error err (vectors in slots); a := 0.
+  void kahan(Value *aS, Value *accS, Value *errS) {
+    Value *a = ld(v16, aS), *acc = ld(v16, accS), *err = ld(v16, errS);
+    Value *y = b.CreateFSub(a, err);
+    Value *t = b.CreateFAdd(acc, y);
+    Value *e = b.CreateFSub(b.CreateFSub(t, acc), y);
+    Value *fin = b.CreateFCmpOLT(b.CreateUnaryIntrinsic(Intrinsic::fabs, e),
+                                 ConstantFP::getInfinity(v16));
+    b.CreateStore(b.CreateSelect(fin, e, zero16()), errS);
+    b.CreateStore(t, accS);
+    b.CreateStore(zero16(), aS);
+  }
+  /// The tree of accumulators after `clock` (0: the final flush).
+  void accumulate(Value *clock, Value *acc0, Value *acc1, Value *acc2, Value *err) {
+    b.CreateStore(b.CreateFAdd(ld(v16, acc1), ld(v16, acc0)), acc1);
+    b.CreateStore(zero16(), acc0);
+    ifThen(b.CreateICmpEQ(b.CreateAnd(clock, L.c64(255)), L.c64(0)),
+           [&] { kahan(acc1, acc2, err); });
+  }
+
+  /// YNNPACK's k1 kernel over elements 0 <= i < k: hsum(0 + acc2). vec(i0, valid): the
+  /// 16 elements from i0, those at or past i0 + valid (valid < 16) as 0.0.
+  Value *k1(int64_t k, const std::function<Value *(Value *, int64_t)> &vec) {
+    Value *acc0 = slot(v16, zero16()), *acc1 = slot(v16, zero16()), *acc2 = slot(v16, zero16()),
+          *err = slot(v16, zero16());
+    auto block = [&](Value *base, int64_t valid) {  // local over 64 elements
+      Value *local = zero16();
+      for (int64_t j = 0; j < 4; ++j) {
+        int64_t v = std::clamp<int64_t>(valid - 16 * j, 0, 16);
+        local = b.CreateFAdd(local, v ? vec(b.CreateAdd(base, L.c64(16 * j)), v) : zero16());
+      }
+      b.CreateStore(b.CreateFAdd(ld(v16, acc0), local), acc0);
+    };
+    int64_t n256 = k / 256, n64 = (k - n256 * 256) / 64, rest = k % 64;
+    loop(0, n256, [&](Value *t) {
+      Value *base = b.CreateMul(t, L.c64(256));
+      for (int64_t q = 0; q < 4; ++q) block(b.CreateAdd(base, L.c64(64 * q)), 64);
+      accumulate(b.CreateMul(b.CreateAdd(t, L.c64(1)), L.c64(64)), acc0, acc1, acc2, err);
+    });
+    loop(0, n64, [&](Value *t) {
+      block(b.CreateAdd(L.c64(n256 * 256), b.CreateMul(t, L.c64(64))), 64);
+      Value *clock = b.CreateAdd(L.c64(n256 * 64), b.CreateMul(b.CreateAdd(t, L.c64(1)), L.c64(16)));
+      accumulate(clock, acc0, acc1, acc2, err);
+    });
+    if (rest) block(L.c64(n256 * 256 + n64 * 64), rest);
+    accumulate(L.c64(0), acc0, acc1, acc2, err);
+    return hsum(b.CreateFAdd(zero16(), ld(v16, acc2)));
+  }
+
+  /// YNNPACK's kn kernel for 16 columns over rows 0 <= r < k: x0 + acc2. row(r): the 16
+  /// columns of row r.
+  Value *kn(int64_t k, Value *x0, const std::function<Value *(Value *)> &row) {
+    auto local = [&](Value *r0, int64_t rows) {
+      Value *acc = zero16();
+      for (int64_t j = 0; j < 4; ++j)
+        acc = b.CreateFAdd(acc, j < rows ? row(b.CreateAdd(r0, L.c64(j))) : zero16());
+      return acc;
+    };
+    if (k <= 4) return b.CreateFAdd(x0, local(L.c64(0), k));
+    Value *acc0 = slot(v16, zero16()), *acc1 = slot(v16, zero16()), *acc2 = slot(v16, zero16()),
+          *err = slot(v16, zero16());
+    loop(0, k / 4, [&](Value *g) {
+      b.CreateStore(b.CreateFAdd(ld(v16, acc0), local(b.CreateMul(g, L.c64(4)), 4)), acc0);
+      Value *clock = b.CreateMul(b.CreateAdd(g, L.c64(1)), L.c64(4));
+      ifThen(b.CreateICmpEQ(b.CreateAnd(clock, L.c64(15)), L.c64(0)),
+             [&] { accumulate(clock, acc0, acc1, acc2, err); });
+    });
+    if (k % 4)
+      b.CreateStore(b.CreateFAdd(ld(v16, acc0), local(L.c64(k / 4 * 4), k % 4)), acc0);
+    accumulate(L.c64(0), acc0, acc1, acc2, err);
+    return b.CreateFAdd(x0, ld(v16, acc2));
+  }
+
+  // ---- XLA's loop emitter ------------------------------------------------------------
+
+  /// init, then elements 0 <= i < n one by one.
+  Value *seq(Value *init, int64_t n, const std::function<Value *(Value *)> &elem) {
+    if (n <= 8) {
+      for (int64_t i = 0; i < n; ++i) init = op(init, elem(L.c64(i)));
+      return init;
+    }
+    Value *acc = slot(f, init);
+    loop(0, n, [&](Value *i) { b.CreateStore(op(ld(f, acc), elem(i)), acc); });
+    return ld(f, acc);
+  }
+  /// The fold of a whole [a, c] (2 <= a, c <= 32) from `init` as LLVM vectorises XLA's
+  /// loops: with the VF of kVf, rows r = l (mod VF) into lane l (lane 0 from init, the
+  /// others from -0.0), each row in order; halving; the leftover rows in order.
+  Value *slab(Value *init, int64_t a, int64_t c, const std::function<Value *(Value *, Value *)> &el) {
+    // kVf covers 2 <= a, c <= 32; a slab of one row or column, or an empty one (a side of
+    // 0 or 1 in a 3-D array), is summed in order.
+    bool measured = a >= 2 && c >= 2 && a <= 32 && c <= 32;
+    int vf = measured ? kVf[a - 2][c - 2] - '0' : 0;
+    if (vf == 0)
+      return seq(init, a * c, [&](Value *k) {
+        return el(b.CreateUDiv(k, L.c64(c)), b.CreateURem(k, L.c64(c)));
+      });
+    std::vector<Value *> lane(static_cast<size_t>(vf), nullptr);
+    int64_t main = a / vf * vf;
+    for (int l = 0; l < vf; ++l) {
+      Value *acc = l == 0 ? init : cf(-0.0f);
+      for (int64_t i = l; i < main; i += vf)
+        for (int64_t j = 0; j < c; ++j) acc = op(acc, el(L.c64(i), L.c64(j)));
+      lane[size_t(l)] = acc;
+    }
+    for (int w = vf / 2; w >= 1; w /= 2)
+      for (int q = 0; q < w; ++q) lane[size_t(q)] = op(lane[size_t(q)], lane[size_t(q + w)]);
+    Value *out = lane[0];
+    for (int64_t i = main; i < a; ++i)
+      for (int64_t j = 0; j < c; ++j) out = op(out, el(L.c64(i), L.c64(j)));
+    return out;
+  }
+  /// The windows of 32 of an axis of n > 32 (SAME padding): the window j covers
+  /// [first(j), last(j)).
+  static int64_t padLo(int64_t n) { return (ceilDiv(n, kWindow) * kWindow - n) / 2; }
+
+  /// A scratch array of n floats (heap when large).
+  Value *scratch(int64_t n, std::vector<Value *> &heap) {
+    if (n <= 4096) return L.entryAlloca(ArrayType::get(f, uint64_t(n)));
+    if (L.fs->kernel) return L.allocBytes(n * 4);  // hoisted: one per launch
+    Value *p = L.hostAlloc(n * 4);
+    heap.push_back(p);
+    return p;
+  }
+  Value *at(Value *base, Value *i) { return b.CreateInBoundsGEP(f, base, i); }
+
+  /// The 1-D fold of XLA's loop emitter: windows of 32 while longer than 32, then in order.
+  Value *tree1(Value *init, int64_t n, const std::function<Value *(Value *)> &elem,
+               std::vector<Value *> &heap) {
+    if (n <= kWindow) return seq(init, n, elem);
+    int64_t out = ceilDiv(n, kWindow), lo = padLo(n);
+    Value *w = scratch(out, heap);
+    loop(0, out, [&](Value *j) {
+      // elements max(0, 32j - lo) .. min(n, 32j - lo + 32)
+      Value *first = b.CreateSub(b.CreateMul(j, L.c64(kWindow)), L.c64(lo));
+      Value *acc = slot(f, init);
+      for (int64_t q = 0; q < kWindow; ++q) {
+        Value *i = b.CreateAdd(first, L.c64(q));
+        Value *in = b.CreateAnd(b.CreateICmpSGE(i, L.c64(0)), b.CreateICmpSLT(i, L.c64(n)));
+        ifThen(in, [&] { b.CreateStore(op(ld(f, acc), elem(i)), acc); });
+      }
+      b.CreateStore(ld(f, acc), at(w, j));
+    });
+    return tree1(init, out, [&](Value *j) { return ld(f, at(w, j)); }, heap);
+  }
+};
+
+}  // namespace spmd::codegen::xlasum
