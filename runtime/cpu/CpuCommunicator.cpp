@@ -236,11 +236,11 @@ void CpuCommunicator::doneReading(Mailbox *box) {
 // G write-backs. When the group's outputs together are at least kStreamBytes (16 MiB, half
 // the L3 cache that one core complex of this machine's AMD EPYC shares; sysconf reports
 // the whole package's 320 MiB, which no thread gets), so that they would not stay cached
-// for the next kernel anyway, the folded chunk is
-// written with non-temporal stores (x86 SSE2 `movntdq`), which write whole lines without
-// reading them; an `sfence` before B2 makes them visible to the members that read the
-// outputs after it. Smaller outputs keep ordinary stores and stay in the cache. The
-// stored values are the same either way. bench/notes.md has the measurements.
+// for the next kernel anyway, the folded chunk is written with non-temporal stores (x86
+// SSE2 `movntdq`), which write whole lines without reading them; an `sfence` before B2
+// makes them visible to the members that read the outputs after it. Smaller outputs keep
+// ordinary stores and stay in the cache. The stored values are the same either way.
+// bench/notes.md (2026-11-24) has the measurements.
 
 static std::atomic<int64_t> &streamSetting() {
   static std::atomic<int64_t> bytes{-1};
