@@ -125,6 +125,10 @@ void ErrorState::clear() {
 // return first, so every frame that longjmp skips holds only trivially destructible locals. C++
 // exceptions are never thrown through jitted frames.
 
+void Backend::startAll(int64_t n, const DeviceWork *works, spmd_dev *contexts) {
+  for (int64_t i = 0; i < n; ++i) device(int(i)).start(works[i], &contexts[i]);
+}
+
 std::string indexErrorMessage(int64_t index, int64_t size, const char *where) {
   return std::string(where ? where : "?") + ": index " + std::to_string(index) +
          " is out of range for size " + std::to_string(size);

@@ -194,6 +194,11 @@ public:
   virtual std::string describe() const = 0;
   virtual Device &device(int index) = 0;
   virtual Communicator &communicator() = 0;
+  /// Starts works[i] with context contexts[i] on device i, for i < n; the caller then
+  /// waits for each device. A backend may wake its devices together, and may run one
+  /// device's work on the calling thread before it returns (the CPU backend: Note
+  /// [Dispatch] in cpu/CpuDevice.cpp).
+  virtual void startAll(int64_t n, const DeviceWork *works, spmd_dev *contexts);
 
   /// Loads a program's GPU kernels (PTX text) onto every GPU, beside the modules loaded
   /// before; throws std::runtime_error with the JIT's log when they do not load. Called

@@ -140,7 +140,7 @@ int32_t launch(spmd_host *h, const spmd_launch_desc &d) {
     if (!be.beginLaunch(d.name, mesh, h->works, h->errors, why)) return badLaunch(h, d, why);
   }
   be.communicator().begin(mesh);
-  for (int64_t i = 0; i < mesh.size; ++i) be.device(int(i)).start(h->works[i], &h->contexts[i]);
+  be.startAll(mesh.size, h->works.data(), h->contexts.data());
   bool ok = true;
   for (int64_t i = 0; i < mesh.size; ++i) ok &= be.device(int(i)).wait();
   ok = be.endLaunch(ok, h->errors);  // over all processes (MPI)

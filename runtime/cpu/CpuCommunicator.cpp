@@ -3,11 +3,16 @@
 #include "Trace.h"
 
 #include "cpu/Reduce.h"
+#include "cpu/Spin.h"
 
 #include <algorithm>
 #include <cstring>
 #include <new>
 #include <thread>
+
+#if defined(__x86_64__)
+#include <emmintrin.h>
+#endif
 
 namespace spmd::rt {
 
@@ -83,20 +88,6 @@ bool CpuCommunicator::Buffer::reserve(int64_t bytes) {
 CpuCommunicator::CpuCommunicator(int devices) : members_(devices) {}
 CpuCommunicator::~CpuCommunicator() = default;
 
-/// The most pause iterations a waiter spins before it sleeps (spin_ set): tens of
-/// microseconds.
-static constexpr int kMaxSpin = 2000;
-/// The fewest: a waiter whose spins keep failing still looks briefly.
-static constexpr int kMinSpin = 8;
-
-static inline void cpuRelax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield");
-#endif
-}
-
 // Note [Adaptive spinning]
 // ~~~~~~~~~~~~~~~~~~~~~~~~
 // A waiter that sleeps on the futex at once pays a system call and a wake-up (several
@@ -108,17 +99,7 @@ static inline void cpuRelax() {
 // than cores spin at all. bench/notes.md (2026-11-23) has the measurements.
 
 void CpuCommunicator::await(const std::atomic<uint32_t> &word, uint32_t seen, int &spin) const {
-  if (spin_) {
-    for (int k = 0; k < spin; ++k) {
-      if (word.load(std::memory_order_acquire) != seen) {
-        spin = std::min(kMaxSpin, spin + spin / 4 + kMinSpin);
-        return;
-      }
-      cpuRelax();
-    }
-    spin = std::max(kMinSpin, spin / 2);
-  }
-  word.wait(seen);
+  awaitChange(word, seen, spin, spin_);
 }
 
 void CpuCommunicator::begin(const Mesh &mesh) {
@@ -247,6 +228,73 @@ void CpuCommunicator::doneReading(Mailbox *box) {
   if (box->readers.fetch_sub(1, std::memory_order_acq_rel) == 1) box->readers.notify_all();
 }
 
+// Note [Streaming stores]
+// ~~~~~~~~~~~~~~~~~~~~~~~
+// An ordinary store to a line that is not in the cache first reads the line from memory
+// (to own it), so an all-reduce whose outputs miss the cache moves 3 x G bytes per output
+// byte instead of 2 x G: G reads of the inputs, G reads of the outputs' old contents and
+// G write-backs. When the group's outputs together are at least kStreamBytes (16 MiB, half
+// the L3 cache that one core complex of this machine's AMD EPYC shares; sysconf reports
+// the whole package's 320 MiB, which no thread gets), so that they would not stay cached
+// for the next kernel anyway, the folded chunk is written with non-temporal stores (x86
+// SSE2 `movntdq`), which write whole lines without reading them; an `sfence` before B2
+// makes them visible to the members that read the outputs after it. Smaller outputs keep
+// ordinary stores and stay in the cache. The stored values are the same either way.
+// bench/notes.md (2026-11-24) has the measurements.
+
+static std::atomic<int64_t> &streamSetting() {
+  static std::atomic<int64_t> bytes{-1};
+  return bytes;
+}
+
+int64_t CpuCommunicator::streamBytes() {
+  int64_t set = streamSetting().load(std::memory_order_relaxed);
+  return set >= 0 ? set : kStreamBytes;
+}
+
+void CpuCommunicator::setStreamBytes(int64_t bytes) {
+  streamSetting().store(bytes, std::memory_order_relaxed);
+}
+
+/// memcpy with non-temporal stores where the target has them (Note [Streaming stores]).
+static void streamCopy(char *dst, const char *src, size_t n) {
+#if defined(__x86_64__)
+  size_t head = (16 - (reinterpret_cast<uintptr_t>(dst) & 15)) & 15;
+  if (head >= n) {
+    std::memcpy(dst, src, n);
+    return;
+  }
+  std::memcpy(dst, src, head);
+  dst += head;
+  src += head;
+  n -= head;
+  size_t k = 0;
+  for (; k + 64 <= n; k += 64) {
+    __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i *>(src + k));
+    __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i *>(src + k + 16));
+    __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i *>(src + k + 32));
+    __m128i d = _mm_loadu_si128(reinterpret_cast<const __m128i *>(src + k + 48));
+    _mm_stream_si128(reinterpret_cast<__m128i *>(dst + k), a);
+    _mm_stream_si128(reinterpret_cast<__m128i *>(dst + k + 16), b);
+    _mm_stream_si128(reinterpret_cast<__m128i *>(dst + k + 32), c);
+    _mm_stream_si128(reinterpret_cast<__m128i *>(dst + k + 48), d);
+  }
+  for (; k + 16 <= n; k += 16)
+    _mm_stream_si128(reinterpret_cast<__m128i *>(dst + k),
+                     _mm_loadu_si128(reinterpret_cast<const __m128i *>(src + k)));
+  std::memcpy(dst + k, src + k, n - k);
+#else
+  std::memcpy(dst, src, n);
+#endif
+}
+
+/// Orders the streaming stores before what follows (a barrier's atomics).
+static void storeFence() {
+#if defined(__x86_64__)
+  _mm_sfence();
+#endif
+}
+
 bool CpuCommunicator::allreduce(int64_t dev, const void *in, void *out, int64_t count, DType dt,
                                 RedOp op, uint32_t axes, int64_t &bytesMoved) {
   trace::Span span("psum (allreduce)", "collective", trace::kDevicePid, int(dev));
@@ -276,14 +324,23 @@ bool CpuCommunicator::allreduce(int64_t dev, const void *in, void *out, int64_t 
   int64_t lo = count * v.index / v.size, hi = count * (v.index + 1) / v.size;
   me.srcs.resize(v.size);
   for (int64_t j = 0; j < v.size; ++j) me.srcs[j] = members_[v.members[j]].src;
+  me.dsts.resize(v.size);
+  for (int64_t j = 0; j < v.size; ++j) me.dsts[j] = static_cast<char *>(members_[v.members[j]].dst);
+  // Outputs too large to stay in the cache are written past it (Note [Streaming stores]).
+  bool stream = bytes * v.size >= streamBytes();
   alignas(64) char chunk[kReduceChunkBytes];
   int64_t step = kReduceChunkBytes / esize;
   for (int64_t at = lo; at < hi; at += step) {
     int64_t n = std::min(step, hi - at);
     reduceInto(chunk, me.srcs.data(), v.size, at, n, dt, op);
-    for (int64_t j = 0; j < v.size; ++j)
-      std::memcpy(static_cast<char *>(members_[v.members[j]].dst) + at * esize, chunk, n * esize);
+    for (int64_t j = 0; j < v.size; ++j) {
+      if (stream)
+        streamCopy(me.dsts[j] + at * esize, chunk, size_t(n * esize));
+      else
+        std::memcpy(me.dsts[j] + at * esize, chunk, size_t(n * esize));
+    }
   }
+  if (stream) storeFence();  // before B2: others read these outputs after it
   if (!finish(*v.barrier, me.spin)) return false;
   bytesMoved += moved;
   return true;

@@ -40,9 +40,17 @@ public:
   bool reduceScatter(int64_t dev, const void *in, void *out, int64_t count, DType dt, RedOp op,
                      uint32_t axes, int64_t &bytesMoved) override;
 
+  /// Group output bytes (G x each member's) from which a large allreduce writes its
+  /// outputs with streaming stores (Note [Streaming stores]): kStreamBytes, or what
+  /// setStreamBytes set last (tests; negative: back to kStreamBytes).
+  static int64_t streamBytes();
+  static void setStreamBytes(int64_t bytes);
+
 private:
   /// allreduce folds this many bytes at a time into a buffer on the stack.
   static constexpr int64_t kReduceChunkBytes = 16384;
+  /// allreduce's outputs, G x each member's, from which it streams (Note [Streaming stores]).
+  static constexpr int64_t kStreamBytes = int64_t(16) << 20;
   /// Collectives whose input is at most this many bytes per member go through mailboxes.
   static constexpr int64_t kMailboxBytes = 16384;
   /// A growable 64-byte-aligned buffer owned by one member.
@@ -75,6 +83,7 @@ private:
     void *dst = nullptr;             ///< allreduce: its output, which others write
     Buffer stage;                    ///< the staged copy of an input that overlaps the output
     std::vector<const void *> srcs;  ///< gathered pointers, reused between calls
+    std::vector<char *> dsts;        ///< allreduce: the members' outputs, reused
     std::vector<Mailbox *> boxes;    ///< mailbox path: the members' mailboxes, reused
     std::vector<int64_t> sources;    ///< ppermute: the source of each destination
     Mailbox mail[2];                 ///< used in turn

@@ -2,6 +2,7 @@
 #include "cpu/CpuDevice.h"
 
 #include "cpu/CpuCommunicator.h"
+#include "cpu/Spin.h"
 #include "Denormals.h"
 #include "Trace.h"
 
@@ -12,36 +13,59 @@
 
 namespace spmd::rt {
 
+// Note [Dispatch]
+// ~~~~~~~~~~~~~~~
+// A launch hands each device its work and waits for all of them. The devices of a
+// backend share one futex word, `go`: the host posts the work of every device of the
+// launch (a pointer and a flag per device), bumps `go` once and wakes all sleepers with
+// one FUTEX_WAKE; each woken thread takes its flag, or goes back to sleep when the
+// launch has nothing for it. A thread reads `go` before it looks at its flag, so a post
+// between the two is seen either by the flag or by `go` having moved: none is lost. The
+// last device to finish bumps `wake`, the word the host sleeps on. The CPU backend runs
+// device 0's share on the host thread itself (runHere), which saves a thread's wake-up
+// and sleep per launch and leaves a core free for the others. When the launch has no
+// more devices than the machine has cores, both sides spin briefly before they sleep
+// (Spin.h); they sleep on the futex itself (sleepWhile), not in std::atomic::wait,
+// whose sched_yield loop switches threads on a busy machine. Before, each device had its own mutex and condition variable, so a launch
+// cost a wake and a sleep per device and the host took every device's lock twice.
+
 CpuDevice::CpuDevice(int index, CpuCompletion &done, HostKernels &kernels)
     : index_(index), done_(done), kernels_(kernels), thread_([this] { loop(); }) {}
 
 CpuDevice::~CpuDevice() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    stop_ = true;
-  }
-  cv_.notify_all();
+  stop_.store(true);
+  kick(done_);  // the others find nothing posted and sleep again
   thread_.join();
 }
 
-void CpuDevice::start(const DeviceWork &work, spmd_dev *ctx) {
+void CpuDevice::post(const DeviceWork &work, spmd_dev *ctx) {
   done_.pending.fetch_add(1);
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    work_ = &work;
-    ctx_ = ctx;
-  }
-  cv_.notify_all();
+  work_ = &work;
+  ctx_ = ctx;
+  posted_.store(true, std::memory_order_release);
+}
+
+void CpuDevice::kick(CpuCompletion &done) {
+  done.go.fetch_add(1, std::memory_order_release);
+  wakeAll(done.go);
+}
+
+void CpuDevice::start(const DeviceWork &work, spmd_dev *ctx) {
+  post(work, ctx);
+  kick(done_);
+}
+
+void CpuDevice::runHere(const DeviceWork &work, spmd_dev *ctx) {
+  DenormalMode flush(true);  // as on the device threads (Note [Denormals])
+  ok_ = run(work, ctx);
 }
 
 bool CpuDevice::wait() {
   for (;;) {
-    uint32_t seen = done_.wake.load();
-    if (done_.pending.load() == 0) break;
-    done_.wake.wait(seen);
+    uint32_t seen = done_.wake.load(std::memory_order_acquire);
+    if (done_.pending.load(std::memory_order_acquire) == 0) break;
+    awaitChangeFutex(done_.wake, seen, waitSpin_, done_.spin.load(std::memory_order_relaxed));
   }
-  std::unique_lock<std::mutex> lock(mu_);
-  cv_.wait(lock, [&] { return work_ == nullptr; });  // already true: pending counts it
   return ok_;
 }
 
@@ -116,21 +140,21 @@ void CpuDevice::unwind() { std::longjmp(unwind_, 1); }
 bool CpuDevice::run(const DeviceWork &work, spmd_dev *ctx) {
   // The previous launch has ended on every device, so nobody reads this arena now.
   arena_.reset();
-  std::vector<void *> ins = work.ins;
-  std::vector<void *> outs = work.outs;
-  for (size_t k = 0; k < outs.size(); ++k) {
-    if (outs[k]) continue;
+  ins_.assign(work.ins.begin(), work.ins.end());
+  outs_.assign(work.outs.begin(), work.outs.end());
+  for (size_t k = 0; k < outs_.size(); ++k) {
+    if (outs_[k]) continue;
     // A replica whose result is discarded writes it to scratch (Runtime.cpp).
-    outs[k] = arena_.alloc(work.outBytes[k]);
-    if (!outs[k]) {
+    outs_[k] = arena_.alloc(work.outBytes[k]);
+    if (!outs_[k]) {
       recordDeviceError(ctx, "device " + std::to_string(index_) + " is out of memory (" +
                                  std::to_string(work.outBytes[k]) + " bytes of output)");
       return false;
     }
   }
-  if (!trace::enabled()) return callKernel(unwind_, work.fn, ctx, ins.data(), outs.data());
+  if (!trace::enabled()) return callKernel(unwind_, work.fn, ctx, ins_.data(), outs_.data());
   double t0 = trace::nowMicros();
-  bool ok = callKernel(unwind_, work.fn, ctx, ins.data(), outs.data());
+  bool ok = callKernel(unwind_, work.fn, ctx, ins_.data(), outs_.data());
   trace::complete(trace::kDevicePid, index_, trace::currentLaunch(), "kernel", t0,
                   trace::nowMicros() - t0, ok ? "" : "\"failed\":true");
   return ok;
@@ -138,23 +162,18 @@ bool CpuDevice::run(const DeviceWork &work, spmd_dev *ctx) {
 
 void CpuDevice::loop() {
   DenormalMode flush(true);  // the device's whole life (Note [Denormals])
-  std::unique_lock<std::mutex> lock(mu_);
   for (;;) {
-    cv_.wait(lock, [&] { return work_ != nullptr || stop_; });
-    if (stop_) return;
-    const DeviceWork *work = work_;
-    spmd_dev *ctx = ctx_;
-    lock.unlock();
-    bool ok = run(*work, ctx);
-    lock.lock();
-    ok_ = ok;
-    work_ = nullptr;
-    lock.unlock();
-    if (done_.pending.fetch_sub(1) == 1) {
-      done_.wake.fetch_add(1);
-      done_.wake.notify_all();
+    uint32_t seen = done_.go.load(std::memory_order_acquire);
+    if (stop_.load(std::memory_order_acquire)) return;
+    if (posted_.exchange(false, std::memory_order_acq_rel)) {
+      ok_ = run(*work_, ctx_);
+      if (done_.pending.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+        done_.wake.fetch_add(1, std::memory_order_release);
+        wakeAll(done_.wake);
+      }
+      continue;
     }
-    lock.lock();
+    awaitChangeFutex(done_.go, seen, spin_, done_.spin.load(std::memory_order_relaxed));
   }
 }
 
@@ -173,6 +192,15 @@ public:
   }
   Device &device(int index) override { return *devices_[index]; }
   Communicator &communicator() override { return comm_; }
+  /// Posts devices 1..n-1, wakes them at once, and runs device 0 on this thread
+  /// (Note [Dispatch]).
+  void startAll(int64_t n, const DeviceWork *works, spmd_dev *contexts) override {
+    done_.spin.store(n <= int64_t(std::thread::hardware_concurrency()),
+                     std::memory_order_relaxed);
+    for (int64_t i = 1; i < n; ++i) devices_[i]->post(works[i], &contexts[i]);
+    if (n > 1) CpuDevice::kick(done_);
+    devices_[0]->runHere(works[0], &contexts[0]);
+  }
   void loadHostKernels(const std::vector<std::pair<std::string, void *>> &kernels) override {
     {
       std::lock_guard<std::mutex> lock(kernels_.mu);

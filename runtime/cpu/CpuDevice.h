@@ -1,35 +1,38 @@
 // ===- CpuDevice.h - a logical CPU device: one persistent worker thread --------===//
 //
 // Each CPU device owns a thread, created with the backend and kept for its lifetime, and
-// an arena for spmd_dev_alloc. start() hands the thread a DeviceWork and returns; the
-// thread runs the kernel on the host buffers directly (zero copy) inside a setjmp, so a
-// failing device unwinds back to it (Note [Unwinding kernels] in Device.cpp). Idle
-// threads sleep on a condition variable: any number of devices may share few cores.
-// The devices of a backend share a CpuCompletion, so that the host waiting for a launch
-// is woken once, by the last device to finish, rather than once per device. Device
-// programs (spmdrt.h) run here too: their buffers are host memory and the kernels they
-// launch are host functions (HostKernels), called in place.
+// an arena for spmd_dev_alloc. The thread runs the kernel on the host buffers directly
+// (zero copy) inside a setjmp, so a failing device unwinds back to it (Note [Unwinding
+// kernels] in Device.cpp). The devices of a backend share a CpuCompletion: idle threads
+// sleep on one futex word that the host bumps once per launch, and the host waiting for
+// a launch is woken once, by the last device to finish (Note [Dispatch] in
+// CpuDevice.cpp). Device programs (spmdrt.h) run here too: their buffers are host memory
+// and the kernels they launch are host functions (HostKernels), called in place.
 #pragma once
 
 #include "Device.h"
 #include "cpu/Arena.h"
 
 #include <atomic>
-#include <condition_variable>
 #include <csetjmp>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
 namespace spmd::rt {
 
-/// How many of a backend's devices still run work that was started; `wake` is bumped
-/// (and waiters woken) when the count drops to zero.
+/// What the devices of a backend share (Note [Dispatch]): how many still run work that
+/// was started, with `wake` bumped (and waiters woken) when the count drops to zero; and
+/// `go`, bumped after work was posted, on which idle device threads sleep.
 struct CpuCompletion {
   std::atomic<int64_t> pending{0};
   std::atomic<uint32_t> wake{0};
+  std::atomic<uint32_t> go{0};
+  /// Waiters spin briefly before sleeping (the launch has no more threads than cores).
+  std::atomic<bool> spin{false};
 };
 
 /// The entry of a kernel compiled for the host (Backend::loadHostKernels).
@@ -47,7 +50,17 @@ public:
   CpuDevice(int index, CpuCompletion &done, HostKernels &kernels);
   ~CpuDevice() override;
 
+  /// post() and kick(): wakes every idle device of the backend, which then find out
+  /// whether there is work for them. To start several, post each, then kick once.
   void start(const DeviceWork &work, spmd_dev *ctx) override;
+  /// Hands the device `work`; it may start it at once, or at the next kick().
+  void post(const DeviceWork &work, spmd_dev *ctx);
+  /// Wakes the idle devices sharing `done` to run what was posted to them.
+  static void kick(CpuCompletion &done);
+  /// Runs `work` as this device on the calling thread (the host's, whose floating-point
+  /// mode it sets as a device thread's for the while) and returns when it is done;
+  /// wait() then gives its outcome.
+  void runHere(const DeviceWork &work, spmd_dev *ctx);
   /// Waits until every device of the backend has finished what it was started on (a
   /// launch waits for all of them anyway), then returns this device's outcome.
   bool wait() override;
@@ -79,12 +92,14 @@ private:
   uint64_t kernelGeneration_ = 0;
   spmd_kernel_error record_{};  ///< what the running host kernel reports
   std::jmp_buf unwind_;         ///< set around the kernel call (Note [Unwinding kernels])
-  std::mutex mu_;
-  std::condition_variable cv_;
-  const DeviceWork *work_ = nullptr;  ///< non-null while a launch is pending or running
+  const DeviceWork *work_ = nullptr;  ///< what post() handed over, published by posted_
   spmd_dev *ctx_ = nullptr;
-  bool ok_ = true;
-  bool stop_ = false;
+  std::atomic<bool> posted_{false};  ///< work_ waits to be run by the thread
+  std::atomic<bool> stop_{false};
+  bool ok_ = true;   ///< the last run's outcome, published by done_.pending
+  int spin_ = 64;    ///< the thread's spin budget (Spin.h)
+  int waitSpin_ = 64;  ///< wait()'s spin budget, on the host thread
+  std::vector<void *> ins_, outs_;  ///< the kernel's arguments, reused between launches
   Arena arena_;
   std::thread thread_;  ///< last: starts once the members above exist
 };

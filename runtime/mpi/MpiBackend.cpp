@@ -98,6 +98,19 @@ public:
     return remote_;
   }
   Communicator &communicator() override { return comm_; }
+  /// This process's CPU devices are posted and then woken at once (Note [Dispatch]);
+  /// their work stays on the device threads (the host thread is the one that talks MPI).
+  void startAll(int64_t n, const DeviceWork *works, spmd_dev *contexts) override {
+    if (gpu_) return Backend::startAll(n, works, contexts);
+    bool any = false;
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t local = i - int64_t(rank_) * perRank_;
+      if (local < 0 || local >= perRank_) continue;
+      devices_[local]->post(works[i], &contexts[i]);
+      any = true;
+    }
+    if (any) CpuDevice::kick(done_);
+  }
   void loadKernels(const std::string &ptx) override {
     if (gpu_) gpu_->loadKernels(ptx);
   }

@@ -408,9 +408,18 @@ TEST_CASE("64 devices on few cores finish quickly", "[collectives]") {
 
 TEST_CASE("allreduce of buffers much larger than its reduction chunk", "[collectives]") {
   // Each member reduces its slice a chunk (16 KiB) at a time straight from the other
-  // members' buffers: slices of several chunks, with a ragged end, in every dtype.
+  // members' buffers: slices of several chunks, with a ragged end, in every dtype,
+  // written with ordinary stores and with streaming stores (Note [Streaming stores]:
+  // forced on here, since the buffers are smaller than the cache; the slices start at
+  // offsets that are not multiples of 16 bytes, so the unaligned heads are covered).
   auto host = Host::create({"cpu", 8});
   const int64_t count = 3 * 8 * 4096 + 13;
+  struct Restore {
+    ~Restore() { CpuCommunicator::setStreamBytes(-1); }
+  } restore;
+  const bool streaming = GENERATE(false, true);
+  CpuCommunicator::setStreamBytes(streaming ? 0 : int64_t(1) << 62);
+  INFO("streaming stores " << streaming);
   for (const auto &mesh : std::vector<std::vector<int64_t>>{{8}, {4, 2}}) {
     int64_t n = meshSize(mesh);
     for (uint32_t axes = 1; axes < (1u << mesh.size()); ++axes) {

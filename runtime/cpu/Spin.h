@@ -1,0 +1,89 @@
+// ===- Spin.h - wait for a futex word, spinning briefly first ------------------===//
+//
+// Device threads and the host wait for each other on 32-bit words (std::atomic::wait,
+// a futex on Linux). Sleeping at once costs a system call and a wake-up, several
+// microseconds, even when the other side is a moment away; spinning first avoids that
+// when every waiting thread has a core of its own, but burns the core another thread
+// needs when the machine is busy. Note [Adaptive spinning] in CpuCommunicator.cpp.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+
+#if defined(__linux__)
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
+namespace spmd::rt {
+
+/// The most pause iterations a waiter spins before it sleeps: tens of microseconds.
+inline constexpr int kMaxSpin = 2000;
+/// The fewest: a waiter whose spins keep failing still looks briefly.
+inline constexpr int kMinSpin = 8;
+
+inline void cpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+/// Sleeps until `word` may differ from `seen` (a futex wait: no spinning or sched_yield
+/// first, unlike libstdc++'s std::atomic::wait, which yields a dozen times before it
+/// sleeps and so switches threads on a busy machine).
+inline void sleepWhile(const std::atomic<uint32_t> &word, uint32_t seen) {
+#if defined(__linux__)
+  static_assert(sizeof(std::atomic<uint32_t>) == sizeof(uint32_t));
+  while (word.load(std::memory_order_acquire) == seen)
+    syscall(SYS_futex, reinterpret_cast<const uint32_t *>(&word), FUTEX_WAIT_PRIVATE, seen,
+            nullptr, nullptr, 0);
+#else
+  word.wait(seen, std::memory_order_acquire);
+#endif
+}
+
+/// Wakes every thread sleeping on `word` (after it was changed).
+inline void wakeAll(std::atomic<uint32_t> &word) {
+#if defined(__linux__)
+  syscall(SYS_futex, reinterpret_cast<uint32_t *>(&word), FUTEX_WAKE_PRIVATE, INT32_MAX, nullptr,
+          nullptr, 0);
+#else
+  word.notify_all();
+#endif
+}
+
+/// Spins up to `budget` iterations for `word` to differ from `seen`; true when it did. A
+/// spin that sees the change grows the budget, one that runs out halves it (Note
+/// [Adaptive spinning]).
+inline bool spinFor(const std::atomic<uint32_t> &word, uint32_t seen, int &budget) {
+  for (int k = 0; k < budget; ++k) {
+    if (word.load(std::memory_order_acquire) != seen) {
+      budget = std::min(kMaxSpin, budget + budget / 4 + kMinSpin);
+      return true;
+    }
+    cpuRelax();
+  }
+  budget = std::max(kMinSpin, budget / 2);
+  return false;
+}
+
+/// Waits until `word` differs from `seen`, first spinning (spinFor) when `spin` is set;
+/// sleeps in std::atomic::wait, woken by std::atomic::notify_all.
+inline void awaitChange(const std::atomic<uint32_t> &word, uint32_t seen, int &budget,
+                        bool spin) {
+  if (spin && spinFor(word, seen, budget)) return;
+  word.wait(seen, std::memory_order_acquire);
+}
+
+/// As awaitChange, but sleeps on the futex directly (sleepWhile), woken by wakeAll.
+inline void awaitChangeFutex(const std::atomic<uint32_t> &word, uint32_t seen, int &budget,
+                             bool spin) {
+  if (spin && spinFor(word, seen, budget)) return;
+  sleepWhile(word, seen);
+}
+
+}  // namespace spmd::rt
