@@ -161,9 +161,9 @@ TEST_CASE("tuples and patterns", "[lower][tuple]") {
 TEST_CASE("var reassignment and let", "[lower][var]") {
   CHECK(lastType("var s = zeros([3])\ns = s + 1.0\ns = s * s") == "f32[3]");
   CHECK(err("var s = zeros([3])\ns = zeros([4])") ==
-        "2:5: cannot assign a value of type f32[4] to 's' of type f32[3]");
+        "2:5: cannot assign a value of type f32[4] to 's', a var of type f32[3]");
   CHECK(err("var s = zeros([3])\ns = arange(3)") ==
-        "2:5: cannot assign a value of type i32[3] to 's' of type f32[3]");
+        "2:5: cannot assign a value of type i32[3] to 's', a var of type f32[3]");
   Compiled c = compile("let s = 1\ns = 2");
   CHECK(c.error() == "2:1: cannot assign to 's': it was bound with 'let'");
   CHECK(c.notes() == "declare it with 'var' to make it mutable");
