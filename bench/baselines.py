@@ -227,22 +227,8 @@ def pool_map(a):
 
 
 def _mlp_step_fns(lr, nclass):
-    def predict(params, x):
-        *layers, (w, b) = params
-        for wl, bl in layers:
-            x = jax.nn.relu(x @ wl + bl)
-        return x @ w + b
-
-    def loss(params, x, y):
-        logits = predict(params, x)
-        logp = logits - jax.nn.logsumexp(logits, axis=1, keepdims=True)
-        return -jnp.mean(jnp.sum(logp * jax.nn.one_hot(y, nclass), axis=1))
-
-    def step(params, xs, ys):
-        l, g = jax.value_and_grad(loss)(params, xs, ys)
-        g = jax.tree_util.tree_map(lambda t: lax.pmean(t, "i"), g)
-        return lax.pmean(l, "i"), jax.tree_util.tree_map(lambda p, d: p - lr * d, params, g)
-    return jax.pmap(step, axis_name="i", in_axes=(None, 0, 0))
+    from jax_mlp import sgd_step
+    return jax.pmap(sgd_step(nclass, lr), axis_name="i", in_axes=(None, 0, 0))
 
 
 def _train(pstep, params, x, y, steps):
@@ -260,13 +246,8 @@ def train_mlp(a):
     out = {}
     if jax is None:
         return out
-    d = jax.device_count()
-    keys = jax.random.split(jax.random.PRNGKey(42), 2)
-    x = jax.random.uniform(keys[0], (d, 64, 2), minval=-1.0, maxval=1.0)
-    y = (x[:, :, 0] * x[:, :, 1] > 0).astype(jnp.int32)
-    ks = jax.random.split(keys[1], 2)
-    params = ((jax.random.normal(ks[0], (2, 32)) * 0.5, jnp.zeros(32)),
-              (jax.random.normal(ks[1], (32, 2)) * 0.5, jnp.zeros(2)))
+    from jax_mlp import train_mlp_data
+    params, x, y = train_mlp_data(jax.device_count())
     e2e_and_steady(_train(_mlp_step_fns(0.5, 2), params, x, y, steps), out, repeats=1)
     return out
 
@@ -276,14 +257,8 @@ def train_mlp_wide(a):
     out = {}
     if jax is None:
         return out
-    d = jax.device_count()
-    keys = jax.random.split(jax.random.PRNGKey(42), 3)
-    x = jax.random.uniform(keys[0], (d, batch // d, 784), minval=-1.0, maxval=1.0)
-    y = jnp.argmax(x @ jax.random.normal(keys[2], (784, 10)), axis=2)
-    ks = jax.random.split(keys[1], 3)
-    params = ((jax.random.normal(ks[0], (784, 512)) * 0.05, jnp.zeros(512)),
-              (jax.random.normal(ks[1], (512, 512)) * 0.05, jnp.zeros(512)),
-              (jax.random.normal(ks[2], (512, 10)) * 0.05, jnp.zeros(10)))
+    from jax_mlp import train_mlp_wide_data
+    params, x, y = train_mlp_wide_data(jax.device_count(), batch)
     e2e_and_steady(_train(_mlp_step_fns(0.1, 10), params, x, y, steps), out, repeats=1)
     return out
 

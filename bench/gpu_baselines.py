@@ -162,40 +162,23 @@ def random_matmul(a, d):
     return out
 
 
-def _mlp(nclass, lr):
-    def predict(params, x):
-        *layers, (w, b) = params
-        for wl, bl in layers:
-            x = jax.nn.relu(x @ wl + bl)
-        return x @ w + b
-
-    def loss(params, x, y):
-        logits = predict(params, x)
-        logp = logits - jax.nn.logsumexp(logits, axis=1, keepdims=True)
-        return -jnp.mean(jnp.sum(logp * jax.nn.one_hot(y, nclass), axis=1))
-
-    def body(params, xs, ys):
-        l, g = jax.value_and_grad(loss)(params, xs, ys)
-        g = jax.tree_util.tree_map(lambda t: lax.pmean(t, "i"), g)
-        return lax.pmean(l, "i"), jax.tree_util.tree_map(lambda p, dp: p - lr * dp, params, g)
-    batched = jax.vmap(body, in_axes=(None, 0, 0), axis_name="i")
+def _mlp_step(nclass, lr):
+    """One jitted SGD step for all d replicas (jax_mlp.sgd_step under vmap over "i")."""
+    from jax_mlp import sgd_step
+    batched = jax.vmap(sgd_step(nclass, lr), in_axes=(None, 0, 0), axis_name="i")
 
     @jax.jit
     def step(params, xs, ys):  # params = tree_map(p[0], stacked), inside the one call
         l, stacked = batched(params, xs, ys)
         return l, jax.tree_util.tree_map(lambda t: t[0], stacked)
-    return step, predict
+    return step
 
 
 def train_mlp(a, d):
+    from jax_mlp import predict, train_mlp_data
     steps = int(a["steps"])
-    keys = jax.random.split(jax.random.key(42), 2)
-    x = jax.random.uniform(keys[0], (d, 64, 2), minval=-1.0, maxval=1.0)
-    y = (x[:, :, 0] * x[:, :, 1] > 0).astype(jnp.int32)
-    ks = jax.random.split(keys[1], 2)
-    params = ((jax.random.normal(ks[0], (2, 32)) * 0.5, jnp.zeros(32)),
-              (jax.random.normal(ks[1], (32, 2)) * 0.5, jnp.zeros(2)))
-    step, predict = _mlp(2, 0.5)
+    params, x, y = train_mlp_data(d)
+    step = _mlp_step(2, 0.5)
     accuracy = spmd(lambda p, xs, ys: jnp.mean((jnp.argmax(predict(p, xs), axis=1) == ys).astype(jnp.float32)),
                     in_axes=(None, 0, 0))
 
@@ -212,15 +195,10 @@ def train_mlp(a, d):
 
 
 def train_mlp_wide(a, d):
+    from jax_mlp import train_mlp_wide_data
     steps, batch = int(a["steps"]), int(a["batch"])
-    keys = jax.random.split(jax.random.key(42), 3)
-    x = jax.random.uniform(keys[0], (d, batch // d, 784), minval=-1.0, maxval=1.0)
-    y = jnp.argmax(x @ jax.random.normal(keys[2], (784, 10)), axis=2)
-    ks = jax.random.split(keys[1], 3)
-    params = ((jax.random.normal(ks[0], (784, 512)) * 0.05, jnp.zeros(512)),
-              (jax.random.normal(ks[1], (512, 512)) * 0.05, jnp.zeros(512)),
-              (jax.random.normal(ks[2], (512, 10)) * 0.05, jnp.zeros(10)))
-    step, _ = _mlp(10, 0.1)
+    params, x, y = train_mlp_wide_data(d, batch)
+    step = _mlp_step(10, 0.1)
 
     def work():
         p, l = params, None
