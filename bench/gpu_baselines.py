@@ -80,25 +80,11 @@ def arange_shards(d, m):
 
 # --- the workloads (each: sizes, d -> timings) ---------------------------------------------------
 
-def normalize(a, d):
-    m = int(a["n"]) // d
-    gen = arange_shards(d, m)
-    norm = spmd(lambda x: x / lax.psum(jnp.sum(x), "i"))
-    sums = spmd(jnp.sum)
-
-    def work():
-        return float(jnp.sum(sums(norm(gen(jnp.arange(d))))))
-    out = whole(work)
-    xs = ready(gen(jnp.arange(d)))
-    out["kernel"] = per_call(lambda: norm(xs), 10)
-    return out
-
-
-def chain(a, d):
-    m = int(a["n"]) // d
-    gen = arange_shards(d, m)
-    f = spmd(lambda x: (x * 1.5 + 2.0) * jnp.exp(x * -0.125) - jnp.sin(x) * 0.5)
-    sums = spmd(jnp.sum)
+def _sharded_map(a, d, body):
+    """A pmap of `body` over d shards of arange data (n elements in all), then the shards'
+    sums, as normalize.spmd and chain.spmd do; the kernel is `body`'s call alone."""
+    gen = arange_shards(d, int(a["n"]) // d)
+    f, sums = spmd(body), spmd(jnp.sum)
 
     def work():
         return float(jnp.sum(sums(f(gen(jnp.arange(d))))))
@@ -106,6 +92,14 @@ def chain(a, d):
     xs = ready(gen(jnp.arange(d)))
     out["kernel"] = per_call(lambda: f(xs), 10)
     return out
+
+
+def normalize(a, d):
+    return _sharded_map(a, d, lambda x: x / lax.psum(jnp.sum(x), "i"))
+
+
+def chain(a, d):
+    return _sharded_map(a, d, lambda x: (x * 1.5 + 2.0) * jnp.exp(x * -0.125) - jnp.sin(x) * 0.5)
 
 
 def rule30(a, d):
