@@ -26,8 +26,9 @@ namespace spmd::rt {
 // and sleep per launch and leaves a core free for the others. When the launch has no
 // more devices than the machine has cores, both sides spin briefly before they sleep
 // (Spin.h); they sleep on the futex itself (sleepWhile), not in std::atomic::wait,
-// whose sched_yield loop switches threads on a busy machine. Before, each device had its own mutex and condition variable, so a launch
-// cost a wake and a sleep per device and the host took every device's lock twice.
+// whose sched_yield loop switches threads on a busy machine. Before, each device had its
+// own mutex and condition variable, so a launch cost a wake and a sleep per device and
+// the host took every device's lock twice.
 
 CpuDevice::CpuDevice(int index, CpuCompletion &done, HostKernels &kernels)
     : index_(index), done_(done), kernels_(kernels), thread_([this] { loop(); }) {}

@@ -137,8 +137,8 @@ std::string cudaErrorText(const CudaApi &api, CUresult r, const std::string &wha
 //      loader's path finds: LD_LIBRARY_PATH, ld.so.cache);
 //   2. each directory listed in SPMD_CUBLAS_PATH (':'-separated), then
 //      nvidia/cu13/lib and nvidia/cublas/lib under the usual site-packages directories
-//      (system, /usr/local,
-//      the user's ~/.local, $VIRTUAL_ENV) and /usr/local/cuda/lib64, newest soname first.
+//      (system, /usr/local, the user's ~/.local, $VIRTUAL_ENV) and /usr/local/cuda/lib64,
+//      newest soname first.
 // A wheel's libcublas needs libcublasLt from the same directory, which its RPATH may not
 // name: we open that one first, RTLD_GLOBAL, so the loader finds it already loaded.
 // Python itself is never run. Which candidate is compatible with the driver shows only
