@@ -9,6 +9,8 @@
 # Exits 77 (CTest: skipped), saying why, when no GPU is usable.
 # With `split`, the same checks run the GPU's device programs and kernels on CPU devices
 # (--devices cpu:N --split-kernels) instead, which needs no GPU (CTest: split_kernels).
+# CHECK_EXTRA_COUNTS (default "2 3") are the device counts run besides 1 and 8 for programs
+# with collectives; ./x sanitize sets it empty (tests/tests.cmake) to keep CI's time.
 set -u
 bin=$(realpath "$1"); src=$(realpath "$2"); mode=${3:-cuda}
 py=${PYTHON:-/usr/bin/python3}
@@ -45,7 +47,7 @@ for f in "${programs[@]}"; do
   name=$(basename "$(dirname "$f")")/$(basename "$f" .spmd)
   for n in 1 8; do run "$name" "$f" $n; done
   if grep -qE 'psum|pmean|pmax|pmin|ppermute|all_gather|all_to_all|psum_scatter|axis_index' "$f"; then
-    for n in 2 3; do run "$name" "$f" $n; done
+    for n in ${CHECK_EXTRA_COUNTS-2 3}; do run "$name" "$f" $n; done
   fi
 done
 # The same program twice on the GPU: the same bits.
