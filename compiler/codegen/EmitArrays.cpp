@@ -20,8 +20,8 @@ using namespace llvm;
 using ir::DType;
 using ir::Op;
 
-/// A loop lo <= i < hi with run-time bounds.
-void loopRange(LlvmEmitter &L, Value *lo, Value *hi, const std::function<void(Value *)> &body) {
+void loopRange(LlvmEmitter &L, Value *lo, Value *hi, const std::function<void(Value *)> &body,
+               Value *step) {
   auto &b = L.b;
   Function *f = b.GetInsertBlock()->getParent();
   BasicBlock *pre = b.GetInsertBlock();
@@ -35,7 +35,7 @@ void loopRange(LlvmEmitter &L, Value *lo, Value *hi, const std::function<void(Va
   b.CreateCondBr(b.CreateICmpSLT(i, hi), bodyB, exit);
   b.SetInsertPoint(bodyB);
   body(i);
-  i->addIncoming(b.CreateAdd(i, L.c64(1), "", true, true), b.GetInsertBlock());
+  i->addIncoming(b.CreateAdd(i, step ? step : L.c64(1), "", true, true), b.GetInsertBlock());
   b.CreateBr(head);
   b.SetInsertPoint(exit);
 }

@@ -239,27 +239,6 @@ static Value *ifElse(LlvmEmitter &L, Value *cond, const std::function<Value *()>
   return phi;
 }
 
-/// A loop lo <= i < hi step `step` (run-time bounds) in the current function.
-static void stridedLoop(LlvmEmitter &L, Value *lo, Value *hi, Value *step,
-                        const std::function<void(Value *)> &body) {
-  auto &b = L.b;
-  Function *f = b.GetInsertBlock()->getParent();
-  BasicBlock *pre = b.GetInsertBlock();
-  BasicBlock *head = BasicBlock::Create(L.ctx, "s.head", f),
-             *bodyB = BasicBlock::Create(L.ctx, "s.body", f),
-             *exit = BasicBlock::Create(L.ctx, "s.end", f);
-  b.CreateBr(head);
-  b.SetInsertPoint(head);
-  PHINode *i = b.CreatePHI(L.i64(), 2, "r");
-  i->addIncoming(lo, pre);
-  b.CreateCondBr(b.CreateICmpSLT(i, hi), bodyB, exit);
-  b.SetInsertPoint(bodyB);
-  body(i);
-  i->addIncoming(b.CreateAdd(i, step, "", true, true), b.GetInsertBlock());
-  b.CreateBr(head);
-  b.SetInsertPoint(exit);
-}
-
 Value *LlvmEmitter::kernelElem(const ir::Eqn &e, const std::vector<Value *> &idx) {
   if (indexable(e)) return computeElem(e, idx);
   const ir::Type &ot = e.out[0].type;
@@ -455,9 +434,10 @@ Value *LlvmEmitter::foldRange(Op comb, DType d, Value *ident, Value *lo, Value *
   if (!lanes) {
     Value *acc = entryAlloca(regTy(d));
     b.CreateStore(ident, acc);
-    stridedLoop(*this, lo, hi, step, [&](Value *r) {
+    auto fold = [&](Value *r) {
       b.CreateStore(binaryOp(comb, d, b.CreateLoad(regTy(d), acc), elem(r)), acc);
-    });
+    };
+    loopRange(*this, lo, hi, fold, step);
     return b.CreateLoad(regTy(d), acc);
   }
   std::vector<Value *> acc(kLanes);
@@ -470,7 +450,7 @@ Value *LlvmEmitter::foldRange(Op comb, DType d, Value *ident, Value *lo, Value *
   count = b.CreateIntrinsic(Intrinsic::smax, {i64()}, {count, c64(0)});
   Value *blocks = b.CreateSDiv(count, c64(kLanes));
   Value *blockStep = b.CreateMul(step, c64(kLanes));
-  stridedLoop(*this, c64(0), blocks, c64(1), [&](Value *blk) {
+  loopRange(*this, c64(0), blocks, [&](Value *blk) {
     Value *r0 = b.CreateAdd(lo, b.CreateMul(blk, blockStep));
     for (int q = 0; q < kLanes; ++q) {
       Value *r = b.CreateAdd(r0, b.CreateMul(step, c64(q)));

@@ -347,9 +347,10 @@ ir::Op reduceCombiner(ir::Op reduce);
 double reduceIdentity(ir::Op reduce, ir::DType d);
 
 // ---- helpers shared by the Emit*.cpp files (defined in EmitArrays.cpp) ----
-/// A loop lo <= i < hi with run-time bounds.
+/// A loop lo <= i < hi with run-time bounds, stepping by `step` (1 when null; positive).
+/// Top-tested, so it may run no times; LlvmEmitter::loop is the static-count form.
 void loopRange(LlvmEmitter &L, llvm::Value *lo, llvm::Value *hi,
-               const std::function<void(llvm::Value *)> &body);
+               const std::function<void(llvm::Value *)> &body, llvm::Value *step = nullptr);
 /// Runs `then` only when `cond` holds.
 void ifThen(LlvmEmitter &L, llvm::Value *cond, const std::function<void()> &then);
 /// The fold of elem(0) .. elem(n - 1) by `comb` in Note [Cascade]'s order.
