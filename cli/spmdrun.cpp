@@ -134,6 +134,14 @@ int main(int argc, char **argv) {
     std::cerr << "spmdrun: --trace needs a file name\n";
     return 2;
   }
+  // `spmdrun --trace prog.spmd` took the script as the trace's name, ran the REPL on
+  // standard input and wrote the trace over the script. A trace never goes to a .spmd.
+  if (traceFile.size() > 5 && traceFile.ends_with(".spmd")) {
+    std::cerr << "spmdrun: --trace " << traceFile << ": the trace would be written over a script;"
+              << " give the trace a file name of its own (--trace run.json " << traceFile
+              << ")\n";
+    return 2;
+  }
   rt::DeviceSpec spec;
   try {
     if (cfg.devices.empty() && distributed) {

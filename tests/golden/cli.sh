@@ -41,6 +41,9 @@ out=$("$bin" --devices cpu:2 --trace /no/such/dir/t.json "$tmp/p.spmd" 2>/dev/nu
 [ -z "$out" ] || { echo "--trace to an unwritable path ran the program first: $out"; fail=1; }
 expectMsg 2 "is a directory" "$bin" --devices cpu:2 --trace "$tmp" "$tmp/p.spmd"
 expectMsg 0 "42" "$bin" --devices cpu:2 --trace "$tmp/t.json" "$tmp/p.spmd"
+# --trace takes a file name: given the script instead, it stops and the script is untouched.
+expectMsg 2 "the trace would be written over a script" "$bin" --devices cpu:2 --trace "$tmp/p.spmd" </dev/null
+[ "$(cat "$tmp/p.spmd")" = "print(42)" ] || { echo "--trace SCRIPT overwrote the script"; fail=1; }
 grep -q traceEvents "$tmp/t.json" || { echo "--trace wrote no trace"; fail=1; }
 # Scripts that are not text, or empty: a clear diagnostic (or nothing to do), never a crash.
 : > "$tmp/empty.spmd"
