@@ -100,7 +100,9 @@ CpuCommunicator::~CpuCommunicator() = default;
 
 void CpuCommunicator::await(const std::atomic<uint32_t> &word, uint32_t seen, int &spin,
                             std::atomic<uint32_t> &sleepers) const {
-  awaitChangeFutex(word, seen, spin, spin_, sleepers);
+  if (spin_ && spinFor(word, seen, spin)) return;
+  if (sleepHook_) sleepHook_(sleepArg_);
+  sleepWhile(word, seen, sleepers);
 }
 
 void CpuCommunicator::begin(const Mesh &mesh) {

@@ -46,6 +46,15 @@ public:
   static int64_t streamBytes();
   static void setStreamBytes(int64_t bytes);
 
+  /// Called with `arg` by a device thread about to sleep in a collective (after its spin),
+  /// so that the backend can hand the devices it has not started yet to another thread
+  /// (Note [Dispatch] in CpuDevice.cpp). None by default.
+  using SleepHook = void (*)(void *arg);
+  void setSleepHook(SleepHook hook, void *arg) {
+    sleepHook_ = hook;
+    sleepArg_ = arg;
+  }
+
 private:
   /// allreduce folds this many bytes at a time into a buffer on the stack.
   static constexpr int64_t kReduceChunkBytes = 16384;
@@ -134,6 +143,8 @@ private:
   std::vector<Member> members_;    ///< by flat device index
   std::atomic<bool> aborted_{false};
   bool spin_ = false;  ///< no more devices than cores: spin briefly before sleeping
+  SleepHook sleepHook_ = nullptr;
+  void *sleepArg_ = nullptr;
 };
 
 }  // namespace spmd::rt

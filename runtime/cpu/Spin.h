@@ -34,17 +34,16 @@ inline void cpuRelax() {
 #endif
 }
 
-/// Sleeps until `word` may differ from `seen` (a futex wait: no spinning or sched_yield
-/// first, unlike libstdc++'s std::atomic::wait, which yields a dozen times before it
-/// sleeps and so switches threads on a busy machine).
-inline void sleepWhile(const std::atomic<uint32_t> &word, uint32_t seen) {
+/// Wakes up to `count` of the threads sleeping on `word` (after it was changed).
+inline void wakeSome(std::atomic<uint32_t> &word, int count) {
 #if defined(__linux__)
-  static_assert(sizeof(std::atomic<uint32_t>) == sizeof(uint32_t));
-  while (word.load(std::memory_order_acquire) == seen)
-    syscall(SYS_futex, reinterpret_cast<const uint32_t *>(&word), FUTEX_WAIT_PRIVATE, seen,
-            nullptr, nullptr, 0);
+  syscall(SYS_futex, reinterpret_cast<uint32_t *>(&word), FUTEX_WAKE_PRIVATE, count, nullptr,
+          nullptr, 0);
 #else
-  word.wait(seen, std::memory_order_acquire);
+  if (count == 1)
+    word.notify_one();
+  else
+    word.notify_all();
 #endif
 }
 
@@ -58,9 +57,13 @@ inline void wakeAll(std::atomic<uint32_t> &word) {
 #endif
 }
 
-/// sleepWhile, counted in `sleepers` for the while (wakeSleepers).
+/// Sleeps until `word` may differ from `seen` (a futex wait: no spinning or sched_yield
+/// first, unlike libstdc++'s std::atomic::wait, which yields a dozen times before it
+/// sleeps and so switches threads on a busy machine), counted in `sleepers` for the while
+/// (wakeSleepers).
 inline void sleepWhile(const std::atomic<uint32_t> &word, uint32_t seen,
                        std::atomic<uint32_t> &sleepers) {
+  static_assert(sizeof(std::atomic<uint32_t>) == sizeof(uint32_t));
   sleepers.fetch_add(1, std::memory_order_seq_cst);
   // seq_cst: ordered after the count (wakeSleepers).
   while (word.load(std::memory_order_seq_cst) == seen) {
@@ -98,14 +101,7 @@ inline bool spinFor(const std::atomic<uint32_t> &word, uint32_t seen, int &budge
 }
 
 /// Waits until `word` differs from `seen`, first spinning (spinFor) when `spin` is set;
-/// then sleeps on the futex (sleepWhile), woken by wakeAll.
-inline void awaitChangeFutex(const std::atomic<uint32_t> &word, uint32_t seen, int &budget,
-                             bool spin) {
-  if (spin && spinFor(word, seen, budget)) return;
-  sleepWhile(word, seen);
-}
-
-/// As awaitChangeFutex, counted in `sleepers` while asleep; woken by wakeSleepers.
+/// then sleeps on the futex (sleepWhile), counted in `sleepers`, woken by wakeSleepers.
 inline void awaitChangeFutex(const std::atomic<uint32_t> &word, uint32_t seen, int &budget,
                              bool spin, std::atomic<uint32_t> &sleepers) {
   if (spin && spinFor(word, seen, budget)) return;
