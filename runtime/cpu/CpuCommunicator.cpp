@@ -98,8 +98,11 @@ CpuCommunicator::~CpuCommunicator() = default;
 // change grows it, one that runs out halves it, and only launches with no more devices
 // than cores spin at all. bench/notes.md (2026-11-23) has the measurements.
 
-void CpuCommunicator::await(const std::atomic<uint32_t> &word, uint32_t seen, int &spin) const {
-  awaitChange(word, seen, spin, spin_);
+void CpuCommunicator::await(const std::atomic<uint32_t> &word, uint32_t seen, int &spin,
+                            std::atomic<uint32_t> &sleepers) const {
+  if (spin_ && spinFor(word, seen, spin)) return;
+  if (sleepHook_) sleepHook_(sleepArg_);
+  sleepWhile(word, seen, sleepers);
 }
 
 void CpuCommunicator::begin(const Mesh &mesh) {
@@ -136,7 +139,7 @@ void CpuCommunicator::abort() {
   for (MaskGroups &mg : masks_) {
     for (auto &b : mg.barriers) {
       b->wake.fetch_add(1);  // a waiter that read `wake` before the flag wakes up
-      b->wake.notify_all();
+      wakeSleepers(b->wake, b->sleepers);
     }
   }
 }
@@ -154,7 +157,7 @@ std::optional<uint32_t> CpuCommunicator::arrive(Barrier &b) {
   b.arrived.store(0);  // before the release: nobody arrives for the next round earlier
   b.generation.fetch_add(1);
   b.wake.fetch_add(1);
-  b.wake.notify_all();
+  wakeSleepers(b.wake, b.sleepers);
   return std::nullopt;
 }
 
@@ -166,7 +169,7 @@ bool CpuCommunicator::sync(Barrier &b, int &spin) {
     uint32_t seen = b.wake.load();
     if (b.generation.load() != *gen) return true;
     if (aborted_.load()) return false;
-    await(b.wake, seen, spin);
+    await(b.wake, seen, spin, b.sleepers);
   }
 }
 
@@ -175,7 +178,7 @@ bool CpuCommunicator::finish(Barrier &b, int &spin) {
     for (;;) {
       uint32_t seen = b.wake.load();
       if (b.generation.load() != *gen) break;
-      await(b.wake, seen, spin);
+      await(b.wake, seen, spin, b.sleepers);
     }
   }
   return !aborted_.load();
@@ -208,7 +211,7 @@ bool CpuCommunicator::post(int64_t dev, const View &v, const void *in, int64_t b
     box = &me.mail[me.posts++ & 1];
     // Its readers two posts ago (Note [Collective protocol]).
     for (uint32_t r; (r = box->readers.load(std::memory_order_acquire)) != 0;)
-      await(box->readers, r, me.spin);
+      await(box->readers, r, me.spin, box->sleepers);
     if (!box->data.reserve(std::max<int64_t>(bytes, 64))) return false;
     if (bytes > 0) std::memcpy(box->data.data, in, size_t(bytes));
     box->readers.store(readers, std::memory_order_relaxed);  // published by the barrier
@@ -225,7 +228,9 @@ bool CpuCommunicator::post(int64_t dev, const View &v, const void *in, int64_t b
 }
 
 void CpuCommunicator::doneReading(Mailbox *box) {
-  if (box->readers.fetch_sub(1, std::memory_order_acq_rel) == 1) box->readers.notify_all();
+  // seq_cst, before wakeSleepers (Spin.h).
+  if (box->readers.fetch_sub(1, std::memory_order_seq_cst) == 1)
+    wakeSleepers(box->readers, box->sleepers);
 }
 
 // Note [Streaming stores]

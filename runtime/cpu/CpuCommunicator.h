@@ -46,6 +46,15 @@ public:
   static int64_t streamBytes();
   static void setStreamBytes(int64_t bytes);
 
+  /// Called with `arg` by a device thread about to sleep in a collective (after its spin),
+  /// so that the backend can hand the devices it has not started yet to another thread
+  /// (Note [Dispatch] in CpuDevice.cpp). None by default.
+  using SleepHook = void (*)(void *arg);
+  void setSleepHook(SleepHook hook, void *arg) {
+    sleepHook_ = hook;
+    sleepArg_ = arg;
+  }
+
 private:
   /// allreduce folds this many bytes at a time into a buffer on the stack.
   static constexpr int64_t kReduceChunkBytes = 16384;
@@ -64,15 +73,18 @@ private:
   struct Mailbox {
     Buffer data;
     std::atomic<uint32_t> readers{0};  ///< members that have yet to read it
+    std::atomic<uint32_t> sleepers{0};  ///< its owner, asleep until `readers` is 0
   };
   /// A reusable barrier for the members of one group; counts generations so that a
   /// fast thread cannot overtake a slow one into the next round. Waiters sleep on the
-  /// futex word `wake` (std::atomic::wait), which every release and every abort bumps.
+  /// futex word `wake` (Spin.h), which every release and every abort bumps, counted in
+  /// `sleepers` so that a release with nobody asleep makes no system call.
   struct Barrier {
     int64_t size = 1;
     std::atomic<int64_t> arrived{0};
     std::atomic<uint32_t> generation{0};
     std::atomic<uint32_t> wake{0};
+    std::atomic<uint32_t> sleepers{0};
     /// Mailbox path: posted[g % 2][index] is the mailbox member `index` posted for the
     /// round of generation g (null when nobody reads it).
     std::vector<Mailbox *> posted[2];
@@ -121,14 +133,18 @@ private:
   /// Tells the owner of `box` that this device has read it.
   static void doneReading(Mailbox *box);
   /// Waits until `word` differs from `seen`, first spinning up to `spin` iterations when
-  /// spin_ is set; adapts the device's `spin` budget (Note [Adaptive spinning]).
-  void await(const std::atomic<uint32_t> &word, uint32_t seen, int &spin) const;
+  /// spin_ is set (adapting the device's budget, Note [Adaptive spinning]), then asleep on
+  /// the futex, counted in `sleepers` (woken by wakeSleepers, Spin.h).
+  void await(const std::atomic<uint32_t> &word, uint32_t seen, int &spin,
+             std::atomic<uint32_t> &sleepers) const;
 
   Mesh mesh_;
   std::vector<MaskGroups> masks_;  ///< indexed by axis mask, 2^rank entries
   std::vector<Member> members_;    ///< by flat device index
   std::atomic<bool> aborted_{false};
   bool spin_ = false;  ///< no more devices than cores: spin briefly before sleeping
+  SleepHook sleepHook_ = nullptr;
+  void *sleepArg_ = nullptr;
 };
 
 }  // namespace spmd::rt

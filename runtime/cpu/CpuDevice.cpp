@@ -6,6 +6,7 @@
 #include "Denormals.h"
 #include "Trace.h"
 
+#include <algorithm>
 #include <csetjmp>
 #include <cstring>
 #include <string>
@@ -15,20 +16,41 @@ namespace spmd::rt {
 
 // Note [Dispatch]
 // ~~~~~~~~~~~~~~~
-// A launch hands each device its work and waits for all of them. The devices of a
-// backend share one futex word, `go`: the host posts the work of every device of the
-// launch (a pointer and a flag per device), bumps `go` once and wakes all sleepers with
-// one FUTEX_WAKE; each woken thread takes its flag, or goes back to sleep when the
-// launch has nothing for it. A thread reads `go` before it looks at its flag, so a post
-// between the two is seen either by the flag or by `go` having moved: none is lost. The
-// last device to finish bumps `wake`, the word the host sleeps on. The CPU backend runs
-// device 0's share on the host thread itself (runHere), which saves a thread's wake-up
-// and sleep per launch and leaves a core free for the others. When the launch has no
-// more devices than the machine has cores, both sides spin briefly before they sleep
-// (Spin.h); they sleep on the futex itself (sleepWhile), not in std::atomic::wait,
-// whose sched_yield loop switches threads on a busy machine. Before, each device had its
-// own mutex and condition variable, so a launch cost a wake and a sleep per device and
-// the host took every device's lock twice.
+// A launch hands each device its work and waits for all of them. The CPU backend runs
+// device 0's share on the host thread itself (runHere) and offers devices 1..n-1 to be
+// claimed: one word, CpuCompletion::claims, holds n and the next unclaimed device, and a
+// compare-and-swap takes it. Every thread of the backend claims the next device, runs it
+// and claims again until none is left; the host too, after device 0, before it waits. A
+// device's work thus runs on whichever thread got to it first: its arena, jmp_buf,
+// kernel cache and outcome are the device's, not the thread's (nothing here is
+// thread-local). Idle threads sleep on one futex word, `go`; the host bumps it once per
+// launch and wakes only one idle thread per other core, min(n, cores) - 1, so 8 devices
+// on 2 cores wake one thread, not 7: short kernels run in turn on two threads, which
+// also spares the host its wait when it claims the last device itself.
+//
+// A kernel waiting in a collective may wait for a device that nobody has claimed yet. So
+// a thread about to sleep in a collective first wakes one more idle thread while devices
+// are unclaimed (CpuCommunicator's sleep hook, handOff). The launch cannot stall. While a
+// device is unclaimed, fewer are claimed than the backend has threads (one per device),
+// so some thread holds none: the host, which claims until none is left before it waits,
+// or an idle device thread. An idle thread sleeps on `go` only after it looked for a
+// device and found none, and it reads `go` before it looks, so it sees `go` move if the
+// launch came later. Every bump of `go` (the launch's, handOff's) is followed by a wake
+// when anyone counts as asleep, and a woken thread claims whatever is left. So the last
+// holder to go to sleep in a collective while a device was unclaimed made one more
+// thread claim it, a holder that will either finish or sleep later: a contradiction.
+// Claims only decrease in a launch.
+//
+// The MPI backend posts each of its devices to the device's own thread instead (posted_,
+// checked first; its host thread is the one that talks MPI) and wakes them all. The last
+// device to finish bumps `wake`, the word the host sleeps on. Sleepers count themselves
+// (hostAsleep, idleAsleep), so that a wake with nobody asleep makes no system call. When
+// the launch has no more devices than the machine has cores, both sides spin briefly
+// before they sleep (Spin.h); they sleep on the futex itself (sleepWhile), not in
+// std::atomic::wait, whose sched_yield loop switches threads on a busy machine. Before
+// claims, each device ran on its own thread, so a launch woke G - 1 threads whatever the
+// cores; before that, each device had its own mutex and condition variable, so a launch
+// cost a wake and a sleep per device. bench/notes.md (2026-11-24) has the measurements.
 
 CpuDevice::CpuDevice(int index, CpuCompletion &done, HostKernels &kernels)
     : index_(index), done_(done), kernels_(kernels), thread_([this] { loop(); }) {}
@@ -47,8 +69,42 @@ void CpuDevice::post(const DeviceWork &work, spmd_dev *ctx) {
 }
 
 void CpuDevice::kick(CpuCompletion &done) {
-  done.go.fetch_add(1, std::memory_order_release);
-  wakeAll(done.go);
+  done.go.fetch_add(1);  // seq_cst, before wakeSleepers
+  wakeSleepers(done.go, done.idleAsleep);
+}
+
+void CpuDevice::assign(const DeviceWork &work, spmd_dev *ctx) {
+  work_ = &work;
+  ctx_ = ctx;
+}
+
+CpuDevice *CpuDevice::claim(CpuCompletion &done) {
+  uint64_t c = done.claims.load(std::memory_order_acquire);
+  while (uint32_t(c) < uint32_t(c >> 32))
+    if (done.claims.compare_exchange_weak(c, c + 1, std::memory_order_acq_rel,
+                                          std::memory_order_acquire))
+      return done.devices[uint32_t(c)];
+  return nullptr;
+}
+
+void CpuDevice::runClaimed() {
+  ok_ = run(*work_, ctx_);
+  finished();
+}
+
+void CpuDevice::finished() {
+  if (done_.pending.fetch_sub(1) == 1) {  // seq_cst, as the bump, before wakeSleepers
+    done_.wake.fetch_add(1);
+    wakeSleepers(done_.wake, done_.hostAsleep);
+  }
+}
+
+void CpuDevice::handOff(void *arg) {
+  auto &done = *static_cast<CpuCompletion *>(arg);
+  uint64_t c = done.claims.load(std::memory_order_acquire);
+  if (uint32_t(c) >= uint32_t(c >> 32)) return;
+  done.go.fetch_add(1);
+  if (done.idleAsleep.load() != 0) wakeSome(done.go, 1);
 }
 
 void CpuDevice::start(const DeviceWork &work, spmd_dev *ctx) {
@@ -65,7 +121,8 @@ bool CpuDevice::wait() {
   for (;;) {
     uint32_t seen = done_.wake.load(std::memory_order_acquire);
     if (done_.pending.load(std::memory_order_acquire) == 0) break;
-    awaitChangeFutex(done_.wake, seen, waitSpin_, done_.spin.load(std::memory_order_relaxed));
+    awaitChangeFutex(done_.wake, seen, waitSpin_, done_.spin.load(std::memory_order_relaxed),
+                     done_.hostAsleep);
   }
   return ok_;
 }
@@ -166,15 +223,17 @@ void CpuDevice::loop() {
   for (;;) {
     uint32_t seen = done_.go.load(std::memory_order_acquire);
     if (stop_.load(std::memory_order_acquire)) return;
-    if (posted_.exchange(false, std::memory_order_acq_rel)) {
+    if (posted_.exchange(false, std::memory_order_acq_rel)) {  // MPI: its own work
       ok_ = run(*work_, ctx_);
-      if (done_.pending.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-        done_.wake.fetch_add(1, std::memory_order_release);
-        wakeAll(done_.wake);
-      }
+      finished();
       continue;
     }
-    awaitChangeFutex(done_.go, seen, spin_, done_.spin.load(std::memory_order_relaxed));
+    if (CpuDevice *d = claim(done_)) {  // the CPU backend: any unclaimed device
+      d->runClaimed();
+      continue;
+    }
+    awaitChangeFutex(done_.go, seen, spin_, done_.spin.load(std::memory_order_relaxed),
+                     done_.idleAsleep);
   }
 }
 
@@ -183,8 +242,12 @@ class CpuBackend final : public Backend {
 public:
   explicit CpuBackend(int count) : comm_(count) {
     devices_.reserve(count);
-    for (int i = 0; i < count; ++i)
+    for (int i = 0; i < count; ++i) {
       devices_.push_back(std::make_unique<CpuDevice>(i, done_, kernels_));
+      byIndex_.push_back(devices_.back().get());
+    }
+    done_.devices = byIndex_.data();
+    comm_.setSleepHook(&CpuDevice::handOff, &done_);
   }
   int deviceCount() const override { return static_cast<int>(devices_.size()); }
   std::string describe() const override {
@@ -193,14 +256,22 @@ public:
   }
   Device &device(int index) override { return *devices_[index]; }
   Communicator &communicator() override { return comm_; }
-  /// Posts devices 1..n-1, wakes them at once, and runs device 0 on this thread
-  /// (Note [Dispatch]).
+  /// Offers devices 1..n-1 to be claimed, wakes one idle thread per other core, runs
+  /// device 0 on this thread, then claims what is left (Note [Dispatch]).
   void startAll(int64_t n, const DeviceWork *works, spmd_dev *contexts) override {
-    done_.spin.store(n <= int64_t(std::thread::hardware_concurrency()),
-                     std::memory_order_relaxed);
-    for (int64_t i = 1; i < n; ++i) devices_[i]->post(works[i], &contexts[i]);
-    if (n > 1) CpuDevice::kick(done_);
+    int64_t cores = std::max(1u, std::thread::hardware_concurrency());
+    done_.spin.store(n <= cores, std::memory_order_relaxed);
+    for (int64_t i = 1; i < n; ++i) devices_[i]->assign(works[i], &contexts[i]);
+    if (n > 1) {
+      done_.pending.fetch_add(n - 1);
+      done_.claims.store(uint64_t(n) << 32 | 1, std::memory_order_release);
+      done_.go.fetch_add(1);  // seq_cst, before the count of sleepers
+      int others = int(std::min(n, cores) - 1);  // none on one core: the host claims them
+      if (others > 0 && done_.idleAsleep.load() != 0) wakeSome(done_.go, others);
+    }
+    DenormalMode flush(true);  // for the claimed devices too (runHere sets it for its own)
     devices_[0]->runHere(works[0], &contexts[0]);
+    while (CpuDevice *d = CpuDevice::claim(done_)) d->runClaimed();
   }
   void loadHostKernels(const std::vector<std::pair<std::string, void *>> &kernels) override {
     {
@@ -216,6 +287,7 @@ private:
   CpuCompletion done_;   ///< before the devices, which keep a reference to it
   HostKernels kernels_;  ///< likewise
   std::vector<std::unique_ptr<CpuDevice>> devices_;
+  std::vector<CpuDevice *> byIndex_;  ///< the same, for CpuCompletion::devices
 };
 
 std::unique_ptr<Backend> makeCpuBackend(int count) { return std::make_unique<CpuBackend>(count); }

@@ -1,13 +1,14 @@
 // ===- CpuDevice.h - a logical CPU device: one persistent worker thread --------===//
 //
 // Each CPU device owns a thread, created with the backend and kept for its lifetime, and
-// an arena for spmd_dev_alloc. The thread runs the kernel on the host buffers directly
-// (zero copy) inside a setjmp, so a failing device unwinds back to it (Note [Unwinding
-// kernels] in Device.cpp). The devices of a backend share a CpuCompletion: idle threads
-// sleep on one futex word that the host bumps once per launch, and the host waiting for
-// a launch is woken once, by the last device to finish (Note [Dispatch] in
-// CpuDevice.cpp). Device programs (spmdrt.h) run here too: their buffers are host memory
-// and the kernels they launch are host functions (HostKernels), called in place.
+// an arena for spmd_dev_alloc. A device's work runs on the host buffers directly (zero
+// copy) inside a setjmp, so a failing device unwinds back to it (Note [Unwinding kernels]
+// in Device.cpp), on whichever thread of the backend claimed it: the host's, its own or
+// another device's. The devices of a backend share a CpuCompletion: idle threads sleep on
+// one futex word that the host bumps once per launch, and the host waiting for a launch
+// is woken once, by the last device to finish (Note [Dispatch] in CpuDevice.cpp). Device
+// programs (spmdrt.h) run here too: their buffers are host memory and the kernels they
+// launch are host functions (HostKernels), called in place.
 #pragma once
 
 #include "Device.h"
@@ -24,15 +25,24 @@
 
 namespace spmd::rt {
 
+class CpuDevice;
+
 /// What the devices of a backend share (Note [Dispatch]): how many still run work that
-/// was started, with `wake` bumped (and waiters woken) when the count drops to zero; and
-/// `go`, bumped after work was posted, on which idle device threads sleep.
+/// was started, with `wake` bumped (and the host woken) when the count drops to zero;
+/// `go`, bumped after work was posted, on which idle device threads sleep; and the
+/// devices of the launch in progress that no thread has claimed yet.
 struct CpuCompletion {
   std::atomic<int64_t> pending{0};
   std::atomic<uint32_t> wake{0};
   std::atomic<uint32_t> go{0};
+  std::atomic<uint32_t> hostAsleep{0};  ///< asleep on `wake` (wakeSleepers in Spin.h)
+  std::atomic<uint32_t> idleAsleep{0};  ///< asleep on `go`
   /// Waiters spin briefly before sleeping (the launch has no more threads than cores).
   std::atomic<bool> spin{false};
+  /// The CPU backend's launch: devices [next, n) wait to be claimed, as n << 32 | next
+  /// (0 under MPI, whose devices each run their own work).
+  std::atomic<uint64_t> claims{0};
+  CpuDevice *const *devices = nullptr;  ///< by index, for claims
 };
 
 /// The entry of a kernel compiled for the host (Backend::loadHostKernels).
@@ -57,6 +67,18 @@ public:
   void post(const DeviceWork &work, spmd_dev *ctx);
   /// Wakes the idle devices sharing `done` to run what was posted to them.
   static void kick(CpuCompletion &done);
+  /// Stores `work` for whichever thread claims this device (Note [Dispatch]); the
+  /// launch then publishes CpuCompletion::claims and counts it in `pending`.
+  void assign(const DeviceWork &work, spmd_dev *ctx);
+  /// The next device of the launch that no thread has claimed yet, now claimed by the
+  /// caller, which then calls its runClaimed(); null when none is left.
+  static CpuDevice *claim(CpuCompletion &done);
+  /// Runs the assigned work on the calling thread and counts it done.
+  void runClaimed();
+  /// CpuCommunicator's sleep hook (`arg`: the CpuCompletion): when devices of the launch
+  /// are still unclaimed, wakes one idle thread to take them, since the caller's thread
+  /// is about to sleep in a collective that may wait for them.
+  static void handOff(void *arg);
   /// Runs `work` as this device on the calling thread (the host's, whose floating-point
   /// mode it sets as a device thread's for the while) and returns when it is done;
   /// wait() then gives its outcome.
@@ -83,6 +105,8 @@ private:
   void loop();
   /// Runs the kernel; false when it unwound after an error.
   bool run(const DeviceWork &work, spmd_dev *ctx);
+  /// Counts a started work done; the last one wakes the host.
+  void finished();
 
   int index_;
   CpuCompletion &done_;
@@ -92,12 +116,12 @@ private:
   uint64_t kernelGeneration_ = 0;
   spmd_kernel_error record_{};  ///< what the running host kernel reports
   std::jmp_buf unwind_;         ///< set around the kernel call (Note [Unwinding kernels])
-  const DeviceWork *work_ = nullptr;  ///< what post() handed over, published by posted_
+  const DeviceWork *work_ = nullptr;  ///< what post() or assign() handed over
   spmd_dev *ctx_ = nullptr;
   std::atomic<bool> posted_{false};  ///< work_ waits to be run by the thread
   std::atomic<bool> stop_{false};
   bool ok_ = true;   ///< the last run's outcome, published by done_.pending
-  int spin_ = 64;    ///< the thread's spin budget (Spin.h)
+  int spin_ = 64;    ///< the thread's spin budget while idle (Spin.h)
   int waitSpin_ = 64;  ///< wait()'s spin budget, on the host thread
   std::vector<void *> ins_, outs_;  ///< the kernel's arguments, reused between launches
   Arena arena_;

@@ -1,10 +1,12 @@
 // ===- Spin.h - wait for a futex word, spinning briefly first ------------------===//
 //
-// Device threads and the host wait for each other on 32-bit words (std::atomic::wait,
-// a futex on Linux). Sleeping at once costs a system call and a wake-up, several
-// microseconds, even when the other side is a moment away; spinning first avoids that
-// when every waiting thread has a core of its own, but burns the core another thread
-// needs when the machine is busy. Note [Adaptive spinning] in CpuCommunicator.cpp.
+// Device threads and the host wait for each other on 32-bit words, sleeping in the futex
+// itself (Linux; std::atomic::wait elsewhere). Sleeping at once costs a system call and a
+// wake-up, several microseconds, even when the other side is a moment away; spinning
+// first avoids that when every waiting thread has a core of its own, but burns the core
+// another thread needs when the machine is busy. Note [Adaptive spinning] in
+// CpuCommunicator.cpp. A word may come with a count of its sleepers, so that a wake with
+// nobody asleep costs no system call.
 #pragma once
 
 #include <algorithm>
@@ -32,17 +34,16 @@ inline void cpuRelax() {
 #endif
 }
 
-/// Sleeps until `word` may differ from `seen` (a futex wait: no spinning or sched_yield
-/// first, unlike libstdc++'s std::atomic::wait, which yields a dozen times before it
-/// sleeps and so switches threads on a busy machine).
-inline void sleepWhile(const std::atomic<uint32_t> &word, uint32_t seen) {
+/// Wakes up to `count` of the threads sleeping on `word` (after it was changed).
+inline void wakeSome(std::atomic<uint32_t> &word, int count) {
 #if defined(__linux__)
-  static_assert(sizeof(std::atomic<uint32_t>) == sizeof(uint32_t));
-  while (word.load(std::memory_order_acquire) == seen)
-    syscall(SYS_futex, reinterpret_cast<const uint32_t *>(&word), FUTEX_WAIT_PRIVATE, seen,
-            nullptr, nullptr, 0);
+  syscall(SYS_futex, reinterpret_cast<uint32_t *>(&word), FUTEX_WAKE_PRIVATE, count, nullptr,
+          nullptr, 0);
 #else
-  word.wait(seen, std::memory_order_acquire);
+  if (count == 1)
+    word.notify_one();
+  else
+    word.notify_all();
 #endif
 }
 
@@ -54,6 +55,34 @@ inline void wakeAll(std::atomic<uint32_t> &word) {
 #else
   word.notify_all();
 #endif
+}
+
+/// Sleeps until `word` may differ from `seen` (a futex wait: no spinning or sched_yield
+/// first, unlike libstdc++'s std::atomic::wait, which yields a dozen times before it
+/// sleeps and so switches threads on a busy machine), counted in `sleepers` for the while
+/// (wakeSleepers).
+inline void sleepWhile(const std::atomic<uint32_t> &word, uint32_t seen,
+                       std::atomic<uint32_t> &sleepers) {
+  static_assert(sizeof(std::atomic<uint32_t>) == sizeof(uint32_t));
+  sleepers.fetch_add(1, std::memory_order_seq_cst);
+  // seq_cst: ordered after the count (wakeSleepers).
+  while (word.load(std::memory_order_seq_cst) == seen) {
+#if defined(__linux__)
+    syscall(SYS_futex, reinterpret_cast<const uint32_t *>(&word), FUTEX_WAIT_PRIVATE, seen,
+            nullptr, nullptr, 0);
+#else
+    word.wait(seen, std::memory_order_acquire);
+#endif
+  }
+  sleepers.fetch_sub(1, std::memory_order_release);
+}
+
+/// wakeAll, skipped when nobody counts in `sleepers`. `word` must have been changed by a
+/// seq_cst read-modify-write before: in their single total order, either the sleeper's
+/// check of `word` comes after the change and sees it, or its count comes before this
+/// load, which then sees it and wakes.
+inline void wakeSleepers(std::atomic<uint32_t> &word, const std::atomic<uint32_t> &sleepers) {
+  if (sleepers.load(std::memory_order_seq_cst) != 0) wakeAll(word);
 }
 
 /// Spins up to `budget` iterations for `word` to differ from `seen`; true when it did. A
@@ -72,18 +101,11 @@ inline bool spinFor(const std::atomic<uint32_t> &word, uint32_t seen, int &budge
 }
 
 /// Waits until `word` differs from `seen`, first spinning (spinFor) when `spin` is set;
-/// sleeps in std::atomic::wait, woken by std::atomic::notify_all.
-inline void awaitChange(const std::atomic<uint32_t> &word, uint32_t seen, int &budget,
-                        bool spin) {
-  if (spin && spinFor(word, seen, budget)) return;
-  word.wait(seen, std::memory_order_acquire);
-}
-
-/// As awaitChange, but sleeps on the futex directly (sleepWhile), woken by wakeAll.
+/// then sleeps on the futex (sleepWhile), counted in `sleepers`, woken by wakeSleepers.
 inline void awaitChangeFutex(const std::atomic<uint32_t> &word, uint32_t seen, int &budget,
-                             bool spin) {
+                             bool spin, std::atomic<uint32_t> &sleepers) {
   if (spin && spinFor(word, seen, budget)) return;
-  sleepWhile(word, seen);
+  sleepWhile(word, seen, sleepers);
 }
 
 }  // namespace spmd::rt
