@@ -92,3 +92,6 @@ foreach(f ${GOLDEN})
   set_tests_properties(ptx_golden_${name} PROPERTIES SKIP_RETURN_CODE 77)
 endforeach()
 include(${CMAKE_SOURCE_DIR}/tests/mpi/mpi.cmake)
+# More CPU devices than cores, on one core: collectives must not stall (tests/stress).
+add_test(NAME one_core_collectives COMMAND ${CMAKE_SOURCE_DIR}/tests/stress/one_core.sh ${SPMDRUN} ${CMAKE_SOURCE_DIR}/tests/stress)
+set_tests_properties(one_core_collectives PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600)
