@@ -209,6 +209,77 @@ void LlvmEmitter::escapeGlobal(GlobalVariable *g) {
   b.CreateCall(InlineAsm::get(asmTy, "", "r,~{memory}", /*hasSideEffects=*/true), {g});
 }
 
+// Note [FMA contraction]
+// Inside a pmap body (one XLA computation, as jax.pmap compiles it), XLA:CPU's LLVM backend
+// runs with FP contraction on: a float multiply whose only use is an add or a subtract in
+// the same fused loop becomes a fused multiply-add, rounded once (LLVM's DAGCombiner:
+// (a * b) + c and c + (a * b) give fma(a, b, c), (a * b) - c gives fma(a, b, -c), c - (a * b)
+// gives fma(-a, b, c), the left operand tried first). JAX's `x * w + b` in a pmap prints
+// those digits (a quarter of random f32 inputs differ in the last place from two
+// roundings). A multiply fused into its one consumer (Note [Fusion]) is exactly that case;
+// a multiply by 0, 1 or -1 is left alone, as XLA's simplifier removes or rewrites it. In
+// elementwise loops and the inputs of XLA's own reduction loops, that is; but a sum of
+// 4096 elements or more goes to YNNPACK (Note [XLA sum order] in XlaSum.cpp), whose input
+// rounds twice in JAX (sum(c * c - 7.0) in tests/golden/xla_sum_fused), as here. Host
+// code is eager JAX, one op at a time, where nothing fuses: it rounds twice (Note [Eager
+// division] in sema/LowerArith.cpp describes the two modes).
+
+/// `p + q` or `p - q` (floats, in a kernel) as XLA contracts it, or null when no multiply
+/// fused into it can be (Note [FMA contraction]). LLVM first turns a subtraction of a
+/// negation into an addition, an addition of a negation into a subtraction and (-r) - q
+/// into -(r + q) (all exact), then fuses: (a * b) + q, p + (a * b), (a * b) - q, p - (a * b),
+/// trying the left operand first.
+static Value *contracted(LlvmEmitter &l, bool sub, const ir::Atom &p, const ir::Atom &q, DType d,
+                         const std::vector<Value *> &idx, int depth = 0) {
+  auto def = [&](const ir::Atom &a, Op op) -> const ir::Eqn * {
+    if (a.isLit) return nullptr;
+    auto f = l.fs->fused.find(a.var.id);
+    if (f == l.fs->fused.end() || f->second->op != op || f->second->out[0].type.dtype != d)
+      return nullptr;
+    return f->second;
+  };
+  auto mulOf = [&](const ir::Atom &a) -> const ir::Eqn * {
+    const ir::Eqn *m = def(a, Op::Mul);
+    if (m)
+      for (auto &o : m->in)
+        if (o.isLit) {
+          double v = o.lit.asDouble();
+          if (v == 0.0 || v == 1.0 || v == -1.0) return nullptr;
+        }
+    return m;
+  };
+  if (depth > 8) return nullptr;
+  if (const ir::Eqn *n = def(q, Op::Neg)) return contracted(l, !sub, p, n->in[0], d, idx, depth + 1);
+  if (const ir::Eqn *n = def(p, Op::Neg)) {
+    if (!sub) return contracted(l, true, q, n->in[0], d, idx, depth + 1);
+    // (-r) - q is -(r + q) (InstCombine's rewrite, before the DAG's)
+    Value *v = contracted(l, false, n->in[0], q, d, idx, depth + 1);
+    return v ? l.b.CreateFNeg(v) : nullptr;
+  }
+  auto fma = [&](const ir::Eqn &m, bool negX, Value *c) {
+    std::vector<Value *> mi = m.out[0].type.rank() == 0 ? std::vector<Value *>{} : idx;
+    Value *x = l.elemAt(m.in[0], mi), *y = l.elemAt(m.in[1], mi);
+    if (negX) x = l.b.CreateFNeg(x);
+    return l.b.CreateIntrinsic(Intrinsic::fma, {x->getType()}, {x, y, c});
+  };
+  if (const ir::Eqn *m = mulOf(p)) {
+    Value *c = l.elemAt(q, idx);
+    return fma(*m, false, sub ? l.b.CreateFNeg(c) : c);
+  }
+  if (const ir::Eqn *m = mulOf(q)) return fma(*m, sub, l.elemAt(p, idx));
+  return nullptr;
+}
+
+/// Whether the equation being emitted contracts the multiplies fused into it (Note [FMA
+/// contraction]): an elementwise loop, or a reduction XLA does not send to YNNPACK.
+static bool contracts(const LlvmEmitter &l) {
+  const ir::Eqn *curEqn = l.curEqn;
+  if (!curEqn) return false;
+  if (LlvmEmitter::indexable(*curEqn)) return true;
+  if (ir::info(curEqn->op).category != OpCategory::Reduce) return false;
+  return !(curEqn->op == Op::ReduceSum && curEqn->in[0].type().numel() >= 4096);
+}
+
 Value *LlvmEmitter::computeElem(const ir::Eqn &e, const std::vector<Value *> &idx) {
   const ir::Type &ot = e.out[0].type;
   switch (ir::info(e.op).category) {
@@ -221,6 +292,8 @@ Value *LlvmEmitter::computeElem(const ir::Eqn &e, const std::vector<Value *> &id
     DType d = e.in[0].isLit ? e.in[1].type().dtype : e.in[0].type().dtype;
     if (e.in[0].isLit && e.in[1].isLit)  // Note [Folding literals]
       return binaryOp(e.op, d, opaque(elemAt(e.in[0], idx)), elemAt(e.in[1], idx));
+    if (fs->kernel && ir::isFloat(d) && (e.op == Op::Add || e.op == Op::Sub) && contracts(*this))
+      if (Value *v = contracted(*this, e.op == Op::Sub, e.in[0], e.in[1], d, idx)) return v;
     if (!fs->kernel && ir::isFloat(d) && (e.in[0].isLit || e.in[1].isLit) &&
         (e.op == Op::Mul || e.op == Op::Div || e.op == Op::Add || e.op == Op::Sub)) {
       // Note [Folding literals]: LLVM rewrites x * 1.0, x / 1.0, x - 0.0, x + -0.0 to x and

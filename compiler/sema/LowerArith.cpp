@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 namespace spmd::sema {
 using namespace ast;
@@ -206,6 +207,23 @@ ValueP AstLowering::binary(BinOp op, ValueP a, ValueP bv, SrcRange loc) {
     auto e = a->elems;
     e.insert(e.end(), bv->elems.begin(), bv->elems.end());
     return Value::tuple(e);
+  }
+  // Two static tuples (not lists, which are arrays: shape(x), (2, 3)) compare as Python
+  // compares tuples, to one bool: shape(x) == (2, 3) is True, not [True, True].
+  if (a->kind == Value::Tuple && bv->kind == Value::Tuple && !a->isList && !bv->isList &&
+      (op == BinOp::Eq || op == BinOp::Ne) && a->isStatic() && bv->isStatic()) {
+    std::function<bool(const Value &, const Value &)> same = [&](const Value &p,
+                                                                const Value &q) {
+      if (p.isNumber() && q.isNumber()) return foldStatic(BinOp::Eq, p, q, loc)->i != 0;
+      if (p.kind == Value::Str && q.kind == Value::Str) return p.s == q.s;
+      if (p.kind != Value::Tuple || q.kind != Value::Tuple || p.isList != q.isList ||
+          p.elems.size() != q.elems.size())
+        return false;
+      for (size_t k = 0; k < p.elems.size(); ++k)
+        if (!same(*p.elems[k], *q.elems[k])) return false;
+      return true;
+    };
+    return Value::boolean(same(*a, *bv) == (op == BinOp::Eq));
   }
   // Keys (JAX's typed keys): '==' and '!=' compare their words; no other operator takes them.
   auto isKey = [](const Value &v) {

@@ -19,6 +19,10 @@ using ir::Param;
 ValueP AstLowering::index(ValueP base, const IndexExpr &e) {
   // Tuples and static lists: static indexing and slicing.
   if (base->kind == Value::Tuple) {
+    // A static list of numbers spelled as a nested list is the array it spells:
+    // [[1, 2], [3, 4]][:, 0] indexes it as jnp.array would.
+    if (e.items.size() != 1 && base->isList && base->isStatic())
+      return index(toArray(base, e.loc), e);
     if (e.items.size() != 1) userError(e.loc, "a " + describe(*base) + " takes one index");
     const IndexItem &it = e.items[0];
     int64_t n = int64_t(base->elems.size());
@@ -35,17 +39,24 @@ ValueP AstLowering::index(ValueP base, const IndexExpr &e) {
                   "index " + std::to_string(k) + " is out of range for a " + describe(*base));
       return base->elems[kk];
     }
-    int64_t lo = it.lo ? staticInt(expr(*it.lo), it.lo->loc, "a slice bound") : 0;
-    int64_t hi = it.hi ? staticInt(expr(*it.hi), it.hi->loc, "a slice bound") : n;
+    // Python's slice of a tuple or list (slice.indices): a negative step walks back from
+    // the end, t[::-1] reverses, bounds past either end clamp.
     int64_t st = it.step ? staticInt(expr(*it.step), it.step->loc, "a slice step") : 1;
-    if (st <= 0) userError(it.loc, "slices of tuples need a positive step");
-    st = std::min<int64_t>(st, std::max<int64_t>(n, 1));  // a longer step takes one element
-    if (lo < 0) lo += n;
-    if (hi < 0) hi += n;
-    lo = std::clamp<int64_t>(lo, 0, n);
-    hi = std::clamp<int64_t>(hi, 0, n);
+    if (st == 0) userError(it.step->loc, "a slice step cannot be zero");
+    auto bound = [&](const ExprP &b, int64_t dflt) {
+      if (!b) return dflt;
+      int64_t v = staticInt(expr(*b), b->loc, "a slice bound");
+      if (v < 0) v = v < -n ? (st < 0 ? -1 : 0) : v + n;
+      else if (v >= n) v = st < 0 ? n - 1 : n;
+      return v;
+    };
+    int64_t lo = bound(it.lo, st < 0 ? n - 1 : 0), hi = bound(it.hi, st < 0 ? -1 : n);
     std::vector<ValueP> r;
-    for (int64_t k = lo; k < hi; k += st) r.push_back(base->elems[k]);
+    for (int64_t k = lo; st > 0 ? k < hi : k > hi;) {
+      r.push_back(base->elems[k]);
+      if (st > 0 ? hi - k <= st : k - hi <= -st) break;  // no overflow for a huge step
+      k += st;
+    }
     return Value::tuple(r, base->isList);
   }
   if (base->kind != Value::Array)

@@ -88,7 +88,7 @@ EOF
 run_cpu long_array 0 "[30000. 30000. 30000. 30000.]"
 run_split long_scalar 0 "12003.0"
 run long_pmap 0 "[5000. 5000.]"
-run_cpu long_mix 0 "[5252.831  5273.952  5295.0723 5316.195 ]"
+run_cpu long_mix 0 "[5252.831  5273.952  5295.0723 5316.1953]"  # as jax.pmap (fused multiply-adds)
 run_cpu long_index 1 "error: long_index.spmd:2504:17: index 4 is out of range for size 4"
 run chain_ok 0 "[5000. 5000. 5000.]"
 run chain_long 1 "chain_long.spmd:1:40002: error: expression too long (more than 10000 operators)"

@@ -1,0 +1,16 @@
+import jax, jax.numpy as jnp, numpy as np
+A = np.asarray; a_ = jnp.array; lax = jax.lax
+big = jnp.arange(2 * 30 * 40).reshape(2, 30, 40)
+print(A(big))
+print(A(big[0].astype(jnp.float32) / 7.0 - 20.0))
+print(A(big % 3 == 0))
+print(A(big[1, :, :35].astype(jnp.uint32) * jnp.uint32(1000003)))
+w = (jnp.sin(jnp.arange(60.0)) * 1e-3).reshape(3, 20)
+print(A(w))
+print(A(w * 1e6), A(w[0] * 1e-30))
+shard = jax.pmap(lambda r: jnp.exp(r * 9.0), axis_name='i')(jnp.arange(8.0).reshape(8, 1))
+print(A(shard), A(shard[:, 0]))
+print(A(jnp.sum(shard)), A(jnp.max(shard) > 1e27), "(%s, %s, (%s, %s))" % (A(jnp.sum(big)), A(jnp.float32(2.5)), True, A(jnp.uint32(3))))
+print(A(jax.pmap(lambda x: x * 300000000, axis_name='i')(jnp.arange(8))), A(jax.pmap(lambda x: x < 4, axis_name='i')(jnp.arange(8))))
+print(A(jnp.linspace(-1.0, 1.0, 1500).reshape(3, 500)[:, ::100]))
+print(A(jnp.linspace(-1.0, 1.0, 1001)), A(jnp.arange(1001) - 500))

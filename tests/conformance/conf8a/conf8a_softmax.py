@@ -1,0 +1,26 @@
+import jax, jax.numpy as jnp, numpy as np
+A = np.asarray; a_ = jnp.array
+logits = (jnp.arange(24.0) * 0.37 - 4.0).reshape(6, 4) * a_([1.0, -1.0, 0.5, 2.0])
+labels = a_([3, 0, 1, 2, 3, 3])
+def softmax(x):
+    m = jnp.max(x, axis=-1, keepdims=True)
+    e = jnp.exp(x - m)
+    return e / jnp.sum(e, axis=-1, keepdims=True)
+def log_softmax(x): return x - jax.nn.logsumexp(x, axis=-1, keepdims=True)
+p = softmax(logits)
+print(A(p))
+print(A(jnp.sum(p, axis=1)))
+lp = log_softmax(logits)
+y = jax.nn.one_hot(labels, 4)
+nll = -jnp.sum(y * lp, axis=-1)
+print(A(nll), A(jnp.mean(nll)))
+pred = jnp.argmax(logits, axis=-1)
+print(A(pred), A(pred == labels), A(jnp.mean(pred == labels)), A(jnp.sum(pred == labels)))
+conf = jnp.max(p, axis=1)
+print(A(conf > 0.9), A(jnp.any(conf > 0.99)), A(jnp.all(conf > 0.3)))
+print(A(jnp.argmin(lp, axis=0)), A(jnp.argmax(lp, axis=0, keepdims=True)))
+def t2(r):
+    a = jnp.argmax(r); r2 = r.at[a].set(-1.0); return (a, jnp.argmax(r2))
+top2 = jax.vmap(t2)(p)
+print("(%s, %s)" % (A(top2[0]), A(top2[1])))
+print(A(jnp.transpose(jnp.stack([pred.astype(jnp.float32), conf], axis=0))))
