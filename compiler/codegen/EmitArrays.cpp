@@ -132,6 +132,12 @@ Op reduceCombiner(Op op) {
 }
 
 void LlvmEmitter::emitReduce(const ir::Eqn &e) {
+  // In a pmap body, XLA's own reduction loops contract a fused input's multiply-adds;
+  // YNNPACK's (float sums of 4096 elements or more) do not (Note [Contraction in pmap
+  // bodies], EmitElementwise.cpp).
+  const ir::Type &it = e.in[0].type();
+  bool ynn = e.op == Op::ReduceSum && ir::isFloat(it.dtype) && it.numel() >= 4096;
+  ContractGuard contract(fs->kernel && target == Target::Host && !ynn);
   // f32 sums and products in XLA:CPU's order where it is known (Note [XLA sum order]).
   if (emitXlaOrderReduce(*this, e)) return;
   const ir::Atom &x = e.in[0];

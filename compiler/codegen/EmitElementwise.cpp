@@ -14,6 +14,7 @@
 #include "codegen/LlvmEmitter.h"
 
 #include "codegen/ThreefryEmit.h"
+#include "codegen/XlaSum.h"
 #include "codegen/VecMath.h"
 
 #include <llvm/IR/InlineAsm.h>
@@ -131,8 +132,31 @@ static MDNode *accessGroup(LLVMContext &ctx, const std::vector<BasicBlock *> &bl
   return group;
 }
 
+// Note [Contraction in pmap bodies]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// JAX compiles a pmap body as one XLA computation, and XLA:CPU's LLVM backend fuses a
+// float multiply whose only use is an add or subtract into one fused multiply-add
+// (AllowFPOpFusion::Fast): inside jax.pmap, `v * 0.3 + 0.7` rounds once, where eager JAX
+// (every op its own computation) rounds twice. So while a CPU pmap kernel computes an
+// elementwise loop (a fused chain, Note [Fusion]) or a reduction that XLA's own loop
+// emitter would compute (emitReduce: not a float sum of 4096 elements or more, which XLA
+// hands to YNNPACK, whose elementwise ops round separately: xla_sum_fused's pmap lines),
+// binaryOp's fadd/fsub/fmul carry LLVM's `contract` flag (ContractGuard), and the backend
+// contracts the same pairs: a multiply with one use in the add or subtract that consumes
+// it. Not contracted, as in JAX: host-level code (eager JAX), dots and the hand-written
+// sequences (XlaSum's kernels, EmitDot, ThreefryEmit call the IRBuilder directly). A loop
+// is a loop (lax.fori_loop), not unrolled: JAX's Python loop unrolls, and XLA then
+// contracts across iterations. tests/golden/conf8b_pmap_fma has JAX's digits.
+namespace {
+thread_local bool contractElementwise = false;
+}  // namespace
+
+ContractGuard::ContractGuard(bool on) : saved(contractElementwise) { contractElementwise = on; }
+ContractGuard::~ContractGuard() { contractElementwise = saved; }
+
 void LlvmEmitter::emitIndexable(const ir::Eqn &e) {
   if (fs->deviceProgram) return deviceMaterialize(e);
+  ContractGuard contract(fs->kernel && target == Target::Host);
   const ir::Var &out = e.out[0];
   Value *dst = defBuffer(out);
   // The innermost loop (Note [Parallel loops]); none when its extent is 1 (loop() then
@@ -488,12 +512,18 @@ Value *LlvmEmitter::binaryOp(Op op, DType d, Value *x, Value *y) {
   bool fl = ir::isFloat(d), sgn = d == DType::I32;
   Type *t = x->getType();
   auto zero = [&] { return ConstantInt::get(t, 0); };
+  auto contract = [&](Value *v) {  // Note [Contraction in pmap bodies]
+    if (contractElementwise)
+      if (auto *i = dyn_cast<Instruction>(v)) i->setHasAllowContract(true);
+    return v;
+  };
   switch (op) {
   // XLA's add of two preds is their or (True + True is True in JAX), not an i1 add.
   case Op::Add:
-    return fl ? b.CreateFAdd(x, y) : d == DType::Bool ? b.CreateOr(x, y) : b.CreateAdd(x, y);
-  case Op::Sub: return fl ? b.CreateFSub(x, y) : b.CreateSub(x, y);
-  case Op::Mul: return fl ? b.CreateFMul(x, y) : b.CreateMul(x, y);
+    return fl ? contract(b.CreateFAdd(x, y))
+              : d == DType::Bool ? b.CreateOr(x, y) : b.CreateAdd(x, y);
+  case Op::Sub: return fl ? contract(b.CreateFSub(x, y)) : b.CreateSub(x, y);
+  case Op::Mul: return fl ? contract(b.CreateFMul(x, y)) : b.CreateMul(x, y);
   case Op::Div:
   case Op::Rem: {
     // NVPTX has no exact frem: libdevice's fmod.

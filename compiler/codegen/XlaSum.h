@@ -21,4 +21,14 @@ bool emitXlaOrderReduce(LlvmEmitter &L, const ir::Eqn &e);
 void emitXlaOrderDot(LlvmEmitter &L, llvm::Value *A, llvm::Value *B, llvm::Value *dst,
                      int64_t batch, int64_t K);
 
+/// While alive (and `on`), binaryOp's float add, subtract and multiply carry LLVM's
+/// `contract` flag (Note [Contraction in pmap bodies], EmitElementwise.cpp).
+struct ContractGuard {
+  bool saved;
+  explicit ContractGuard(bool on);
+  ~ContractGuard();
+  ContractGuard(const ContractGuard &) = delete;
+  ContractGuard &operator=(const ContractGuard &) = delete;
+};
+
 }  // namespace spmd::codegen
