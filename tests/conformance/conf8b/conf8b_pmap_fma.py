@@ -29,3 +29,8 @@ def ring_loss(x):
     return jnp.sum(pm(b, x))
 print(A(jax.grad(ring_loss)((jnp.arange(32.0) * 0.25 - 3.0).reshape(8, 4) * 0.1)[7]))
 print(A(pm(lambda v: v[0] * v[1] - v[2] * v[3], xs)))
+z = (jnp.arange(24.0) * 0.15625 + 0.1).reshape(8, 3)
+print(A(pm(lambda v: jnp.sum(v * 0.3 + 0.7) * 1.1 + 0.3, z)), A(pm(lambda v: jnp.max(v * 0.37 - v), z)))
+print(A(pm(lambda v: jnp.exp(v * 0.3) * 0.1 + jnp.sin(v), z)))
+print(A(pm(lambda v: jnp.where(v > 1.0, v * 0.3 + 0.7, v * 1.1 - 0.2), z)))
+print(A(pm(lambda v: (v * 0.3 + 0.7)[::-1] + v[0] * v, z)))
