@@ -31,13 +31,50 @@ const Table &table() {
 
 bool AstLowering::isBuiltin(const std::string &name) { return table().count(name) != 0; }
 
+namespace {
+// Note [Keyword aliases]
+// ~~~~~~~~~~~~~~~~~~~~~~
+// Where the spec (section 7) and JAX name a parameter differently, a keyword argument may
+// use either name: the spec writes split(k, n=2), psum(x, axes) and randint(k, shape, lo,
+// hi); a user porting JAX code writes split(k, num=2), psum(x, axis_name=i) and
+// randint(k, shape, minval=0, maxval=10). The table lists each parameter once, under one
+// name; the other is an alias here, resolved before binding (and by builtinArgKind, so the
+// axis check sees psum(x, axis_name=j) as the axis argument it is). all_gather keeps
+// JAX's meaning of axis= (where the new axis goes), so it has no alias.
+const std::map<std::pair<std::string, std::string>, std::string> &keywordAliases() {
+  static const std::map<std::pair<std::string, std::string>, std::string> m = [] {
+    std::map<std::pair<std::string, std::string>, std::string> a;
+    for (const char *f : {"psum", "pmean", "pmax", "pmin"}) a[{f, "axis_name"}] = "axes";
+    for (const char *f : {"ppermute", "all_to_all", "psum_scatter", "axis_index", "axis_size"})
+      a[{f, "axis"}] = "axis_name";
+    a[{"split", "n"}] = "num";
+    for (const char *f : {"uniform", "randint"}) a[{f, "minval"}] = "lo", a[{f, "maxval"}] = "hi";
+    return a;
+  }();
+  return m;
+}
+
+/// The table's name of `callee`'s parameter written `keyword` (itself unless an alias).
+const std::string &canonicalKeyword(const std::string &callee, const std::string &keyword) {
+  auto it = keywordAliases().find({callee, keyword});
+  return it == keywordAliases().end() ? keyword : it->second;
+}
+
+/// The parameter's name for error notes, with its alias: "num (or n)".
+std::string paramWithAlias(const std::string &callee, const std::string &param) {
+  for (auto &[k, v] : keywordAliases())
+    if (k.first == callee && v == param) return param + " (or " + k.second + ")";
+  return param;
+}
+}  // namespace
+
 BuiltinArg builtinArgKind(const std::string &callee, int pos, const std::string &keyword) {
   auto it = table().find(callee);
   if (it == table().end() || !it->second.fn) return BuiltinArg::Value;  // mesh: its own binding
   const BuiltinDef &def = it->second;
   int k = def.axisParam;
   if (keyword.empty()) return pos == k ? BuiltinArg::Axes : BuiltinArg::Value;
-  auto p = std::find(def.params.begin(), def.params.end(), keyword);
+  auto p = std::find(def.params.begin(), def.params.end(), canonicalKeyword(callee, keyword));
   if (p == def.params.end() || *p == "*") return BuiltinArg::Unknown;
   return p - def.params.begin() == k ? BuiltinArg::Axes : BuiltinArg::Value;
 }
@@ -65,7 +102,8 @@ ValueP AstLowering::builtin(const std::string &name, std::vector<ArgV> &args,
                              (np == 1 ? "" : "s"));
       continue;
     }
-    auto it = std::find(def.params.begin(), def.params.begin() + np, a.keyword);
+    auto it = std::find(def.params.begin(), def.params.begin() + np,
+                        canonicalKeyword(name, a.keyword));
     if (it == def.params.begin() + np && np == 0)
       userError(
           a.keywordLoc, name + "() takes no keyword arguments",
@@ -78,13 +116,13 @@ ValueP AstLowering::builtin(const std::string &name, std::vector<ArgV> &args,
               : std::vector<std::pair<SrcRange, std::string>>{});
     if (it == def.params.begin() + np) {
       std::string ps;
-      for (size_t k = 0; k < np; ++k) ps += (k ? ", " : "") + def.params[k];
+      for (size_t k = 0; k < np; ++k) ps += (k ? ", " : "") + paramWithAlias(name, def.params[k]);
       userError(a.keywordLoc, name + "() has no argument named '" + a.keyword + "'",
                 {{SrcRange{}, np ? "its arguments are: " + ps : name + "() takes no arguments"}});
     }
     size_t k = size_t(it - def.params.begin());
     if (bound.args[k].value)
-      userError(a.keywordLoc, name + "() got argument '" + a.keyword + "' twice");
+      userError(a.keywordLoc, name + "() got argument '" + def.params[k] + "' twice");
     bound.args[k] = a;
   }
   for (size_t k = 0; k < def.required; ++k)

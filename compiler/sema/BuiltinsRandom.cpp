@@ -186,18 +186,17 @@ void addRandomBuiltins(Table &m) {
                      return Value::array(
                          L.emit1(Op::RandomUnwrap, {keyArg(L, a[0], "key_data", false)}));
                    }};
-  m["uniform"] = {{"key", "shape", "lo", "hi", "minval", "maxval"},
+  m["uniform"] = {{"key", "shape", "lo", "hi"},  // minval, maxval: Note [Keyword aliases]
                   1,
                   [](AstLowering &L, Bound &a, auto &, SrcRange) {
                     Atom k = keyArg(L, a[0], "uniform");
                     ir::Shape s = a.has(1) ? L.staticShape(a[1], DType::F32) : ir::Shape{};
-                    // minval/maxval: static numbers or arrays that broadcast to the shape.
-                    auto bound = [&](int pos, int kw, double dflt, const char *what) {
-                      if (!a.has(kw) && !a.has(pos)) return L.b().lit(DType::F32, dflt);
-                      return randomBound(L, a.has(kw) ? a[kw] : a[pos], DType::F32, s, "uniform",
-                                         what);
+                    // lo/hi: static numbers or arrays that broadcast to the shape.
+                    auto bound = [&](int pos, double dflt, const char *what) {
+                      if (!a.has(pos)) return L.b().lit(DType::F32, dflt);
+                      return randomBound(L, a[pos], DType::F32, s, "uniform", what);
                     };
-                    Atom lo = bound(2, 4, 0.0, "lo"), hi = bound(3, 5, 1.0, "hi");
+                    Atom lo = bound(2, 0.0, "lo"), hi = bound(3, 1.0, "hi");
                     return Value::array(uniformBits(L, k, s, lo, hi));
                   }};
   m["normal"] = {

@@ -14,8 +14,9 @@ grep -qE '@llvm\.fma\.v(8|16)f32' <<<"$ll" || { echo "no <8 x float> or wider fm
 if grep -qE 'call [^@]*@(sinf|llvm\.sin\.)' <<<"$ll"; then echo "sin is still a call"; exit 1; fi
 if [ $# -ge 3 ]; then
   ll=$("$bin" --devices cpu:8 --dump=llvm --no-run "$3/donate.spmd") || { echo "--dump=llvm of donate.spmd failed"; exit 1; }
-  grep -qE '(fdiv|fmul) <(8|16) x float>' <<<"$ll" || { echo "donate.spmd: no vector division"; exit 1; }
-  if grep -qE 'fmul float |fdiv float %' <<<"$ll"; then
+  # ( [a-z]+)*: any fast-math flags LLVM may print.
+  grep -qE '(fdiv|fmul)( [a-z]+)* <(8|16) x float>' <<<"$ll" || { echo "donate.spmd: no vector division"; exit 1; }
+  if grep -qE 'fmul( [a-z]+)* float |fdiv( [a-z]+)* float %' <<<"$ll"; then
     echo "donate.spmd: a scalar division is left (a fallback loop)"; exit 1
   fi
 fi

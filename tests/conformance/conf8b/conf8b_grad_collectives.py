@@ -1,0 +1,13 @@
+from conf8b_common import *
+pm = lambda f, *a: jax.pmap(f, axis_name='i')(*a)
+x = (jnp.arange(32.0) / 8.0 - 2.0).reshape(8, 4)
+print(A(jax.grad(lambda x: jnp.sum(pm(lambda r: lax.all_gather(r, 'i')[3] * lax.axis_index('i').astype(jnp.float32), x)))(x)[3]))
+print(A(jax.grad(lambda x: jnp.sum(pm(lambda r: lax.all_gather(r[:2], 'i', tiled=True) * jnp.arange(16.0), x)))(x)[:, 0]))
+print(A(jax.grad(lambda x: jnp.sum(pm(lambda r: lax.ppermute(r * r, 'i', [(0, 3), (3, 5), (5, 0), (6, 7)]) * r, x)))(x)))
+print(A(jax.grad(lambda x: jnp.sum(pm(lambda r: lax.all_to_all(r.reshape(2, 4), 'i', 1, 0, tiled=True) * jnp.arange(8.0).reshape(8, 1), x.reshape(4, 8))))(x)[1]))
+print(A(jax.grad(lambda x: jnp.sum(pm(lambda r: lax.psum_scatter(r * r, 'i', tiled=True), x) ** 2.0))((jnp.arange(64.0) / 32.0).reshape(8, 8))[5]))
+def loss_mean(w, x): return jnp.mean(pm(lambda r: lax.pmean(jnp.tanh(r * w), 'i'), x) ** 2.0)
+print(A(jax.value_and_grad(loss_mean, argnums=(0, 1))(0.5, x)[1][1][0]))
+l, g = jax.value_and_grad(lambda w: jnp.sum(pm(lambda r: lax.psum(r @ w, 'i') / 8.0, x)))(jnp.array([1.0, -1.0, 2.0, 0.5]))
+print(A(l), A(g))
+print(A(jax.grad(lambda x: jnp.sum(pm(lambda r: r[lax.axis_index('i') % 4] * lax.psum(r[0], 'i'), x)))(x)[:, :2]))
