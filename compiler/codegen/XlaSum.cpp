@@ -57,12 +57,14 @@
 // reduced side at most 32, each output adds its elements in row-major order from the
 // initial value; when the reduced axes are the last ones, each output's block is summed
 // as a whole array (slab by slab, LLVM vectorising each [b, c] as in the 2-D case).
-// Known differences: below 4096 elements, a 2-D array summed whole whose windows of
-// 32 x 32 are padded by exactly one element on a side (a side of 32k - 1: [30, 63],
-// [95, 3]) or not at all along the rows ([128, 4]): LLVM reorders those windows (it
-// moves a conditionally padded last column after the rows, or vectorises the window's
-// row loop), and they are summed here in plain row-major order (5 of 160 random shapes
-// [a, b] with a side over 32). Reductions of other shapes (several reduced axes that
+// When the last side is 32k - 1 (its windows padded by exactly one element, at the end:
+// [30, 63], [2, 4, 127]), LLVM moves each window's last column, the only one it tests,
+// after the rest of the window: that column's elements are added last, in row-major
+// order (measured on 13 shapes, 2-D and 3-D, sums and products).
+// Known differences: below 4096 elements, a 2-D array summed whole whose rows are
+// windowed with few columns, padded by one ([95, 3]) or not at all ([128, 4]): LLVM
+// vectorises the window's row loop, and they are summed here in plain row-major order.
+// Reductions of other shapes (several reduced axes that
 // are not the whole array with a reduced side over 32 below 4096 elements; from 4096
 // elements, a tile that splits a reduced axis with another reduced axis just outside
 // it, [5, 35, 1442] over (0, 1): jaxlib's YNNPACK schedules those partials otherwise,
@@ -513,23 +515,31 @@ bool emitOrdered(LlvmEmitter &L, Op comb, const ir::Shape &in, const std::vector
       Value *w = E.scratch(oa * oc, heap);
       auto prev = el;
       int64_t pa = a, pc = c;
+      // Columns padded by exactly one (c = 32k - 1, no padding before): LLVM moves the
+      // window's last column, the only one tested, after its rows (Note [XLA sum order]).
+      bool lastAfter = c > kWindow && oc * kWindow - c == 1;
       E.loop(0, oa, [&](Value *i) {
         E.loop(0, oc, [&](Value *j) {
           Value *acc = E.slot(E.f, init);
           Value *fi = b.CreateSub(b.CreateMul(i, L.c64(wa)), L.c64(la));
           Value *fj = b.CreateSub(b.CreateMul(j, L.c64(wc)), L.c64(lc));
-          E.loop(0, wa, [&](Value *di) {
-            Value *ii = b.CreateAdd(fi, di);
-            Value *inI = b.CreateAnd(b.CreateICmpSGE(ii, L.c64(0)), b.CreateICmpSLT(ii, L.c64(pa)));
-            E.ifThen(inI, [&] {
-              E.loop(0, wc, [&](Value *dj) {
-                Value *jj = b.CreateAdd(fj, dj);
-                Value *inJ =
-                    b.CreateAnd(b.CreateICmpSGE(jj, L.c64(0)), b.CreateICmpSLT(jj, L.c64(pc)));
-                E.ifThen(inJ, [&] { b.CreateStore(E.op(E.ld(E.f, acc), prev(ii, jj)), acc); });
+          auto rows = [&](int64_t dj0, int64_t dj1) {
+            E.loop(0, wa, [&](Value *di) {
+              Value *ii = b.CreateAdd(fi, di);
+              Value *inI =
+                  b.CreateAnd(b.CreateICmpSGE(ii, L.c64(0)), b.CreateICmpSLT(ii, L.c64(pa)));
+              E.ifThen(inI, [&] {
+                E.loop(dj0, dj1, [&](Value *dj) {
+                  Value *jj = b.CreateAdd(fj, dj);
+                  Value *inJ =
+                      b.CreateAnd(b.CreateICmpSGE(jj, L.c64(0)), b.CreateICmpSLT(jj, L.c64(pc)));
+                  E.ifThen(inJ, [&] { b.CreateStore(E.op(E.ld(E.f, acc), prev(ii, jj)), acc); });
+                });
               });
             });
-          });
+          };
+          rows(0, lastAfter ? wc - 1 : wc);
+          if (lastAfter) rows(wc - 1, wc);
           b.CreateStore(E.ld(E.f, acc), E.at(w, b.CreateAdd(b.CreateMul(i, L.c64(oc)), j)));
         });
       });

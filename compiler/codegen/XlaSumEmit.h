@@ -260,6 +260,10 @@ struct Emit {
     w = scratch(nOut, heap);
     bool inner = r >= 3 && sh[r - 1] <= kWindow && sh[r - 2] <= kWindow;
     size_t stop = inner ? r - 2 : r;  // dimensions looped over one by one
+    // A last side padded by exactly one (32k - 1): LLVM moves the window's last column,
+    // the only one tested, after the rest of the window (as in the 2-D case).
+    bool lastAfter = sh[r - 1] > kWindow && ceilDiv(sh[r - 1], kWindow) * kWindow - sh[r - 1] == 1;
+    int64_t lastLo = 0, lastHi = kWindow;  // the window offsets of the last side
     loop(0, nOut, [&](Value *q) {
       std::vector<Value *> oi = L.delinearize(q, o), idx(r, nullptr);
       Value *acc = slot(f, init);
@@ -276,14 +280,17 @@ struct Emit {
         if (sh[size_t(k)] <= kWindow)
           return loop(0, sh[k], [&](Value *i) { idx[k] = i, nest(k + 1, wk); });
         Value *first = b.CreateSub(b.CreateMul(oi[wk], L.c64(kWindow)), L.c64(padLo(sh[k])));
-        loop(0, kWindow, [&](Value *d) {
+        bool last = k == r - 1;
+        loop(last ? lastLo : 0, last ? lastHi : kWindow, [&](Value *d) {
           Value *i = b.CreateAdd(first, d);
           idx[k] = i;
           ifThen(b.CreateAnd(b.CreateICmpSGE(i, L.c64(0)), b.CreateICmpSLT(i, L.c64(sh[k]))),
                  [&] { nest(k + 1, wk + 1); });
         });
       };
+      if (lastAfter) lastHi = kWindow - 1;
       nest(0, 0);
+      if (lastAfter) lastLo = kWindow - 1, lastHi = kWindow, nest(0, 0), lastLo = 0;
       b.CreateStore(ld(f, acc), at(w, q));
     });
     return o;

@@ -42,6 +42,11 @@ nd = [("sum", (15, 54, 3), None), ("sum", (8, 6, 34), None), ("sum", (7, 7, 2, 1
       ("prod", (8, 6), None), ("prod", (12, 5), None), ("prod", (0, 50, 3), None),
       ("prod", (4, 4, 22, 3), (1, 2, 3)), ("prod", (5, 6, 7), (1, 2)),
       ("sum", (2, 4, 8, 3, 3), (2, 3, 4))]
+# A last side of 32k - 1 (windows padded by one at the end): the window's last column
+# after the rest of it (2-D and 3-D).
+nd += [("sum", (50, 63), None), ("sum", (31, 127), None), ("sum", (9, 127), None),
+       ("sum", (16, 95), None), ("prod", (7, 63), None), ("sum", (2, 4, 127), None),
+       ("sum", (6, 3, 95), None)]
 for k, (op, shape, ax) in enumerate(nd):
     key = 200 + k
     if op == "prod":
