@@ -151,6 +151,9 @@ bool emitOrdered(LlvmEmitter &L, Op comb, const ir::Shape &in, const std::vector
     if (in[k] != 1) s.shape.push_back(in[k]), s.red.push_back(red0[k]), s.orig.push_back(int(k));
   int64_t numel = 1;
   for (auto n : in) numel *= n;
+  // No element: every output is the initial value, whatever the order (emitReduce's; the
+  // windows below would divide by a side of 0).
+  if (numel == 0) return false;
   bool ynn = comb == Op::Add && numel >= kYnnMinElems;
   // YNNPACK with reduced axes in two or more groups, or in one group of several axes that
   // its tiles split: Note [YNNPACK groups] (XlaSumGroups.cpp).

@@ -47,6 +47,8 @@ nd = [("sum", (15, 54, 3), None), ("sum", (8, 6, 34), None), ("sum", (7, 7, 2, 1
 nd += [("sum", (50, 63), None), ("sum", (31, 127), None), ("sum", (9, 127), None),
        ("sum", (16, 95), None), ("prod", (7, 63), None), ("sum", (2, 4, 127), None),
        ("sum", (6, 3, 95), None)]
+# Empty 2-D arrays with a side over 32 (their windows once divided by the side of 0).
+nd += [("sum", (0, 127), None), ("prod", (40, 0), None)]
 for k, (op, shape, ax) in enumerate(nd):
     key = 200 + k
     if op == "prod":
