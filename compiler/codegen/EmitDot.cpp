@@ -83,8 +83,9 @@ DotShape dotShape(const ir::Eqn &e) {
 //   (tiled_dot_emitter.cc), with vectors of 8 floats (xla_cpu_prefer_vector_width=256)
 //   and fused multiply-adds (the backend contracts them on any CPU with FMA):
 //   * A @ x (XLA's row-major gemv, A [M, K] with k contiguous): rows in tiles of 8;
-//     per row, 8 lanes, lane l an FMA chain over k = l (mod 8) for k below K - K % 8; the rest of k an in-order FMA chain from 0 (s); the result is
-//     hsum(lanes) + s, hsum being ((l0+l1)+(l2+l3))+((l4+l5)+(l6+l7)) for a full tile
+//     per row, 8 lanes, lane l an FMA chain over k = l (mod 8) for k below K - K % 8;
+//     the rest of k an in-order FMA chain from 0 (s); the result is hsum(lanes) + s,
+//     hsum being ((l0+l1)+(l2+l3))+((l4+l5)+(l6+l7)) for a full tile
 //     of 8 rows (XLA's AVX horizontal sums) and ((l0+l4)+(l2+l6))+((l1+l5)+(l3+l7))
 //     (halving) for the last, partial tile;
 //   * x @ B (XLA's column-major gemv, B [K, N]): each output one FMA chain over k in
@@ -95,13 +96,15 @@ DotShape dotShape(const ir::Eqn &e) {
 //   jit is fused into the dot by XLA (a loop fusion, summed elementwise, another order;
 //   here the transpose is a buffer and the gemv order is used); the last N mod 8
 //   outputs of vector . matrix (XLA's scalar epilogue) now and then differ by an ulp
-//   (1 element of 593 in one of 30 random shapes; not understood yet); a product whose
-//   free dimensions are all 1 ([1, k] @ [k]) is XLA's multiply and sum only below 4096
-//   elements (measured: k = 100 and 1000; from 4096, JAX sums otherwise, not modelled).
+//   (1 element of 593 in one of 30 random shapes; not understood yet). A product whose
+//   free dimensions are all 1 ([1, k] @ [k]) is vector . vector at every k (XLA's
+//   multiply and reduce, on YNNPACK's road from 4096 elements: measured bit for bit at
+//   24 values of k from 4096 to 120000).
 // - matrix-vector products with a batch: a dot that XLA emits itself, not modelled yet.
 // - everything else (matrix . matrix, batched matrix products): XLA hands the dot to
-//   YNNPACK, which picks a micro-kernel per CPU (and per shape) from its cost model; XLA enables YNNPACK's consistent-arithmetic mode only
-//   with xla_cpu_enable_platform_dependent_math=false, and its default is true. So JAX's
+//   YNNPACK, which picks a micro-kernel per CPU (and per shape) from its cost model; XLA
+//   enables YNNPACK's consistent-arithmetic mode only with
+//   xla_cpu_enable_platform_dependent_math=false, and its default is true. So JAX's
 //   summation order there depends on the CPU model (the k split and the number of
 //   partial sums of the chosen kernel, bench/notes.md) and is not reproduced: these stay
 //   in Note [Dot] / Note [BLIS order], agreeing with JAX to the last ulp or two.

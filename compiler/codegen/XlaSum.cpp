@@ -41,26 +41,35 @@
 //    compiles for; kVf below is the table measured on an AVX-512 machine (XLA asks LLVM
 //    for 256-bit vectors). On a machine without AVX-512, or with another LLVM, jax
 //    itself gives other bits for these few shapes.
-//    A 3-D [a, b, c] with every side at most 32 is summed slab by slab, each [b, c] as
-//    the 2-D case from the sum so far.
+//    An array of 3 or more dimensions (size-1 ones squeezed) is windowed the same way,
+//    on every side over 32 at once (the others are whole in each window, and the result
+//    drops them: [40, 40, 4] -> [2, 2]); each window adds its elements in row-major
+//    order from the initial value, except that when its last two sides are whole (both
+//    at most 32) LLVM vectorises each [b, c] of it as the 2-D case. When every side is
+//    at most 32 the array is summed slab by slab, each [b, c] as the 2-D case from the
+//    sum so far (Emit::foldND). Products take the same road at every size, with the same
+//    VF table (measured), their other lanes starting at 1.0. (Measured on 70 random 3-D
+//    and 4-D shapes below 4096 elements and 20 products of 1-D to 4-D shapes.)
 // Several reduced axes, not all (measured on random shapes): from 4096 elements,
 // YNNPACK's kernel fuses adjacent dimensions that are both reduced or both kept, so
 // when its tiles (of the unfused dimensions) split no reduced dimension, the sum is that
 // of the fused shape ([a, b, c] over (1, 2) is [a, b * c] over 1). Below 4096, with every
 // reduced side at most 32, each output adds its elements in row-major order from the
-// initial value; when the reduced axes are the last two, LLVM vectorises as in the 2-D
-// case (each output is its slab [b, c]).
-// Known differences: below 4096 elements, a 2-D array summed whole whose windows of
-// 32 x 32 are padded by exactly one element on a side (a side of 32k - 1: [30, 63],
-// [95, 3]) or not at all along the rows ([128, 4]): LLVM reorders those windows (it
-// moves a conditionally padded last column after the rows, or vectorises the window's
-// row loop), and they are summed here in plain row-major order (5 of 160 random shapes
-// [a, b] with a side over 32). Reductions of other shapes (several reduced axes that
+// initial value; when the reduced axes are the last ones, each output's block is summed
+// as a whole array (slab by slab, LLVM vectorising each [b, c] as in the 2-D case).
+// When the last side is 32k - 1 (its windows padded by exactly one element, at the end:
+// [30, 63], [2, 4, 127]), LLVM moves each window's last column, the only one it tests,
+// after the rest of the window: that column's elements are added last, in row-major
+// order (measured on 13 shapes, 2-D and 3-D, sums and products).
+// Known differences: below 4096 elements, a 2-D array summed whole whose rows are
+// windowed with few columns, padded by one ([95, 3]) or not at all ([128, 4]): LLVM
+// vectorises the window's row loop, and they are summed here in plain row-major order.
+// Reductions of other shapes (several reduced axes that
 // are not the whole array with a reduced side over 32 below 4096 elements; from 4096
 // elements, a tile that splits a reduced axis with another reduced axis just outside
 // it, [5, 35, 1442] over (0, 1): jaxlib's YNNPACK schedules those partials otherwise,
-// not found yet; 3-D below 4096 with a side over 32; 4-D and more below 4096; more than
-// 2 dimensions summed whole at 4096 or more whose trailing ones exceed 32768 elements)
+// not found yet; more than 2 dimensions summed whole at 4096 or more whose trailing
+// ones exceed 32768 elements)
 // are not in XLA's order yet: emitReduce's own order (Note [Cascade]) is used for them.
 // From 4096 elements, two groups of reduced axes ([a, b, c] over (0, 2)) and the other
 // tiles that split a group of reduced axes follow Note [YNNPACK groups] (XlaSumGroups.cpp).
@@ -142,6 +151,9 @@ bool emitOrdered(LlvmEmitter &L, Op comb, const ir::Shape &in, const std::vector
     if (in[k] != 1) s.shape.push_back(in[k]), s.red.push_back(red0[k]), s.orig.push_back(int(k));
   int64_t numel = 1;
   for (auto n : in) numel *= n;
+  // No element: every output is the initial value, whatever the order (emitReduce's; the
+  // windows below would divide by a side of 0).
+  if (numel == 0) return false;
   bool ynn = comb == Op::Add && numel >= kYnnMinElems;
   // YNNPACK with reduced axes in two or more groups, or in one group of several axes that
   // its tiles split: Note [YNNPACK groups] (XlaSumGroups.cpp).
@@ -165,21 +177,13 @@ bool emitOrdered(LlvmEmitter &L, Op comb, const ir::Shape &in, const std::vector
   } else if (!ynn && nRed >= 2 && nRed < r) {
     // Several reduced axes, not all, below 4096 elements: without windows (every reduced
     // side at most 32), each output adds its elements in row-major order; LLVM reorders
-    // that only when the reduced axes are the last ones (measured: two of them, the slab
-    // [b, c] of each output as in the 2-D case).
+    // that only when the reduced axes are the last ones (each output's block slab by
+    // slab, as a whole array: measured for two and three of them, sums and products).
     for (size_t k = 0; k < r; ++k)
       if (s.red[k] && s.shape[k] > kWindow) return false;
-    size_t trail = 0;  // trailing reduced axes
-    while (trail < r && s.red[r - 1 - trail]) ++trail;
-    if (trail == nRed && nRed == 2 && comb != Op::Add) return false;
-    if (trail == nRed && nRed > 2 && kVf[s.shape[r - 2] - 2][s.shape[r - 1] - 2] != '0')
-      return false;  // not measured
     kind = Multi;
   } else if (nRed == r) {
     kind = Full;
-    // Below 4096 elements: 3-D with every side at most 32 (no windows), by slabs.
-    if (r > 2 && !ynn && (r > 3 || s.shape[0] > kWindow || s.shape[1] > kWindow || s.shape[2] > kWindow))
-      return false;
   } else if (nRed == 1) {
     kind = Axis;
     axis = size_t(std::find(s.red.begin(), s.red.end(), true) - s.red.begin());
@@ -192,21 +196,11 @@ bool emitOrdered(LlvmEmitter &L, Op comb, const ir::Shape &in, const std::vector
   if (kind == Full) {
     R = r >= 2 ? s.shape[0] : 1;
     for (size_t k = r >= 2 ? 1 : 0; k < r; ++k) C *= s.shape[k];
-    if (r > 2 && C > kTileArea) return false;  // tiles of several runs: not modelled
+    if (ynn && r > 2 && C > kTileArea) return false;  // tiles of several runs: not modelled
   } else if (kind == Axis) {
     for (size_t k = 0; k < axis; ++k) A *= s.shape[k];
     R = s.shape[axis];
     for (size_t k = axis + 1; k < r; ++k) C *= s.shape[k];
-  }
-
-  if (!ynn && kind == Full && r == 3 && comb != Op::Add && s.shape[1] >= 2 && s.shape[2] >= 2 &&
-      s.shape[1] <= 32 && s.shape[2] <= 32 && kVf[s.shape[1] - 2][s.shape[2] - 2] != '0')
-    return false;
-  if (!ynn && kind == Full && r == 2 && comb != Op::Add) {
-    // The VF table is for sums: a product that LLVM would vectorise is not modelled.
-    int64_t a = R, c = C;
-    while (a > kWindow || c > kWindow) a = ceilDiv(a, std::min(a, kWindow)), c = ceilDiv(c, std::min(c, kWindow));
-    if (a >= 2 && c >= 2 && kVf[a - 2][c - 2] != '0') return false;
   }
 
   Emit E(L, comb);
@@ -317,20 +311,23 @@ bool emitOrdered(LlvmEmitter &L, Op comb, const ir::Shape &in, const std::vector
     E.loop(0, nOut, [&](Value *o) {
       Value *first = offset(o, keptN, keptS);
       Value *v;
-      if (nRed == 2 && s.red[r - 1] && s.red[r - 2]) {  // [..., b, c] over its last two
-        int64_t nb = s.shape[r - 2], nc = s.shape[r - 1];
-        v = E.slab(init, nb, nc, [&](Value *j, Value *k) {
-          return elemLin(b.CreateAdd(first, b.CreateAdd(b.CreateMul(j, L.c64(nc)), k)));
+      if (std::all_of(s.red.end() - long(nRed), s.red.end(), [](bool x) { return x; })) {
+        // the reduced axes are the last ones: each output's block as a whole array
+        ir::Shape blk(s.shape.end() - long(nRed), s.shape.end());
+        v = E.slabs(init, blk, [&](const std::vector<Value *> &idx) {
+          return elemLin(b.CreateAdd(first, L.linearIndex(idx, blk)));
         });
       } else {
-        v = E.seq(init, nIn, [&](Value *k) { return elemLin(b.CreateAdd(first, offset(k, redN, redS))); });
+        v = E.seq(init, nIn,
+                  [&](Value *k) { return elemLin(b.CreateAdd(first, offset(k, redN, redS))); });
       }
       L.store(DType::F32, v, dst, o);
     });
   } else if (ynn && (kind == Full || C == 1)) {
     // Rows of C (Full: R rows of C; a reduced last axis: A rows of R).
     int64_t rows = kind == Full ? R : A, len = kind == Full ? C : R;
-    int64_t s0 = std::min(kTileArea, len), s1 = std::max<int64_t>(1, std::min(kTileArea / s0, rows));
+    int64_t s0 = std::min(kTileArea, len),
+            s1 = std::max<int64_t>(1, std::min(kTileArea / s0, rows));
     // A run of k elements from start (align divides start); a fused input's run is
     // computed into the tile first.
     auto k1At = [&](Value *start, int64_t k, int64_t align) {
@@ -344,7 +341,8 @@ bool emitOrdered(LlvmEmitter &L, Op comb, const ir::Shape &in, const std::vector
       Value *parts = nC > 1 ? E.scratch(nC, heap) : nullptr;
       E.loop(0, rows, [&](Value *row) {
         Value *rowLin = b.CreateMul(row, L.c64(len));
-        if (nC == 1) return L.store(DType::F32, b.CreateFAdd(init, k1At(rowLin, len, len)), dst, row);
+        if (nC == 1)
+          return L.store(DType::F32, b.CreateFAdd(init, k1At(rowLin, len, len)), dst, row);
         E.tiles(len, s0, [&](Value *c0, int64_t k) {
           Value *p = b.CreateFAdd(init, k1At(b.CreateAdd(rowLin, c0), k, pieceAlign));
           b.CreateStore(p, E.at(parts, b.CreateUDiv(c0, L.c64(s0))));
@@ -375,7 +373,8 @@ bool emitOrdered(LlvmEmitter &L, Op comb, const ir::Shape &in, const std::vector
         } else {
           E.loop(0, rows, [&](Value *row) {
             E.tiles(len, s0, [&](Value *c0, int64_t k) {
-              Value *p = b.CreateFAdd(init, k1At(b.CreateAdd(b.CreateMul(row, L.c64(len)), c0), k, pieceAlign));
+              Value *p = b.CreateFAdd(
+                  init, k1At(b.CreateAdd(b.CreateMul(row, L.c64(len)), c0), k, pieceAlign));
               Value *j = b.CreateAdd(b.CreateMul(row, L.c64(nC)), b.CreateUDiv(c0, L.c64(s0)));
               b.CreateStore(p, E.at(parts, j));
             });
@@ -417,7 +416,8 @@ bool emitOrdered(LlvmEmitter &L, Op comb, const ir::Shape &in, const std::vector
       }
     };
     auto partAt = [&](Value *tile, Value *g) {
-      return b.CreateInBoundsGEP(E.f, parts, b.CreateMul(b.CreateAdd(b.CreateMul(tile, L.c64(G)), g), L.c64(kLanes)));
+      return b.CreateInBoundsGEP(
+          E.f, parts, b.CreateMul(b.CreateAdd(b.CreateMul(tile, L.c64(G)), g), L.c64(kLanes)));
     };
     E.loop(0, A, [&](Value *a) {
       Value *slab = b.CreateMul(a, L.c64(R * C));
@@ -426,7 +426,8 @@ bool emitOrdered(LlvmEmitter &L, Op comb, const ir::Shape &in, const std::vector
         Value *tile = b.CreateUDiv(r0, L.c64(sR));
         auto group = [&](Value *g, bool full) {
           Value *c0 = b.CreateMul(g, L.c64(kLanes));
-          Value *p = E.kn(k, E.zero16(), [&](Value *rr) { return rowVec(b.CreateMul(rr, L.c64(C)), c0, full); });
+          Value *p = E.kn(k, E.zero16(),
+                          [&](Value *rr) { return rowVec(b.CreateMul(rr, L.c64(C)), c0, full); });
           if (nR == 1) return storeLanes(a, c0, p);
           b.CreateAlignedStore(p, partAt(tile, g), Align(4));
         };
@@ -435,7 +436,9 @@ bool emitOrdered(LlvmEmitter &L, Op comb, const ir::Shape &in, const std::vector
       });
       if (nR > 1)
         E.loop(0, G, [&](Value *g) {
-          Value *res = E.kn(nR, E.zero16(), [&](Value *rr) { return b.CreateAlignedLoad(E.v16, partAt(rr, g), Align(4)); });
+          Value *res = E.kn(nR, E.zero16(), [&](Value *rr) {
+            return b.CreateAlignedLoad(E.v16, partAt(rr, g), Align(4));
+          });
           storeLanes(a, b.CreateMul(g, L.c64(kLanes)), res);
         });
     });
@@ -460,7 +463,11 @@ bool emitOrdered(LlvmEmitter &L, Op comb, const ir::Shape &in, const std::vector
         } else {
           E.tiles(R, sR, [&](Value *r0, int64_t k) {
             Value *p = E.kn(k, E.zero16(), [&](Value *rr) { return row(b.CreateAdd(r0, rr)); });
-            b.CreateAlignedStore(p, b.CreateInBoundsGEP(E.f, parts, b.CreateMul(b.CreateUDiv(r0, L.c64(sR)), L.c64(kLanes))), Align(4));
+            b.CreateAlignedStore(
+                p,
+                b.CreateInBoundsGEP(E.f, parts,
+                                    b.CreateMul(b.CreateUDiv(r0, L.c64(sR)), L.c64(kLanes))),
+                Align(4));
           });
           // The partials as a new input: one kn over all of them (the second reduce's
           // reduced dimension is not tiled).
@@ -489,17 +496,12 @@ bool emitOrdered(LlvmEmitter &L, Op comb, const ir::Shape &in, const std::vector
         L.store(DType::F32, v, dst, b.CreateAdd(b.CreateMul(a, L.c64(C)), c));
       });
     });
-  } else if (r == 3) {
-    // [a, b, c], sides at most 32: the slabs [b, c] in turn, each from the sum so far.
-    int64_t nb = s.shape[1], nc = s.shape[2];
-    Value *acc = E.slot(E.f, init);
-    E.loop(0, s.shape[0], [&](Value *i) {
-      Value *first = b.CreateMul(i, L.c64(nb * nc));
-      b.CreateStore(E.slab(E.ld(E.f, acc), nb, nc, [&](Value *j, Value *k) {
-        return elemLin(b.CreateAdd(first, b.CreateAdd(b.CreateMul(j, L.c64(nc)), k)));
-      }), acc);
-    });
-    L.store(DType::F32, E.ld(E.f, acc), dst, L.c64(0));
+  } else if (r >= 3) {
+    // Windows of 32 while a side is longer than 32, then slab by slab (Emit::foldND).
+    Value *v = E.foldND(init, s.shape, [&](const std::vector<Value *> &idx) {
+      return elemLin(L.linearIndex(idx, s.shape));
+    }, heap);
+    L.store(DType::F32, v, dst, L.c64(0));
   } else if (r == 1 || R == 1) {
     L.store(DType::F32, E.tree1(init, R * C, elemLin, heap), dst, L.c64(0));
   } else {
@@ -516,22 +518,31 @@ bool emitOrdered(LlvmEmitter &L, Op comb, const ir::Shape &in, const std::vector
       Value *w = E.scratch(oa * oc, heap);
       auto prev = el;
       int64_t pa = a, pc = c;
+      // Columns padded by exactly one (c = 32k - 1, no padding before): LLVM moves the
+      // window's last column, the only one tested, after its rows (Note [XLA sum order]).
+      bool lastAfter = c > kWindow && oc * kWindow - c == 1;
       E.loop(0, oa, [&](Value *i) {
         E.loop(0, oc, [&](Value *j) {
           Value *acc = E.slot(E.f, init);
           Value *fi = b.CreateSub(b.CreateMul(i, L.c64(wa)), L.c64(la));
           Value *fj = b.CreateSub(b.CreateMul(j, L.c64(wc)), L.c64(lc));
-          E.loop(0, wa, [&](Value *di) {
-            Value *ii = b.CreateAdd(fi, di);
-            Value *inI = b.CreateAnd(b.CreateICmpSGE(ii, L.c64(0)), b.CreateICmpSLT(ii, L.c64(pa)));
-            E.ifThen(inI, [&] {
-              E.loop(0, wc, [&](Value *dj) {
-                Value *jj = b.CreateAdd(fj, dj);
-                Value *inJ = b.CreateAnd(b.CreateICmpSGE(jj, L.c64(0)), b.CreateICmpSLT(jj, L.c64(pc)));
-                E.ifThen(inJ, [&] { b.CreateStore(E.op(E.ld(E.f, acc), prev(ii, jj)), acc); });
+          auto rows = [&](int64_t dj0, int64_t dj1) {
+            E.loop(0, wa, [&](Value *di) {
+              Value *ii = b.CreateAdd(fi, di);
+              Value *inI =
+                  b.CreateAnd(b.CreateICmpSGE(ii, L.c64(0)), b.CreateICmpSLT(ii, L.c64(pa)));
+              E.ifThen(inI, [&] {
+                E.loop(dj0, dj1, [&](Value *dj) {
+                  Value *jj = b.CreateAdd(fj, dj);
+                  Value *inJ =
+                      b.CreateAnd(b.CreateICmpSGE(jj, L.c64(0)), b.CreateICmpSLT(jj, L.c64(pc)));
+                  E.ifThen(inJ, [&] { b.CreateStore(E.op(E.ld(E.f, acc), prev(ii, jj)), acc); });
+                });
               });
             });
-          });
+          };
+          rows(0, lastAfter ? wc - 1 : wc);
+          if (lastAfter) rows(wc - 1, wc);
           b.CreateStore(E.ld(E.f, acc), E.at(w, b.CreateAdd(b.CreateMul(i, L.c64(oc)), j)));
         });
       });

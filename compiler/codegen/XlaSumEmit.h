@@ -43,7 +43,9 @@ struct Emit {
 
   Value *cf(float x) { return ConstantFP::get(f, x); }
   Value *zero16() { return ConstantFP::get(v16, 0.0); }
-  Value *op(Value *x, Value *y) { return comb == Op::Add ? b.CreateFAdd(x, y) : b.CreateFMul(x, y); }
+  Value *op(Value *x, Value *y) {
+    return comb == Op::Add ? b.CreateFAdd(x, y) : b.CreateFMul(x, y);
+  }
   Value *slot(Type *t, Value *init) {
     Value *p = L.entryAlloca(t);
     b.CreateStore(init, p);
@@ -140,7 +142,8 @@ struct Emit {
     });
     loop(0, n64, [&](Value *t) {
       block(b.CreateAdd(L.c64(n256 * 256), b.CreateMul(t, L.c64(64))), 64);
-      Value *clock = b.CreateAdd(L.c64(n256 * 64), b.CreateMul(b.CreateAdd(t, L.c64(1)), L.c64(16)));
+      Value *clock =
+          b.CreateAdd(L.c64(n256 * 64), b.CreateMul(b.CreateAdd(t, L.c64(1)), L.c64(16)));
       accumulate(clock, acc0, acc1, acc2, err);
     });
     if (rest) block(L.c64(n256 * 256 + n64 * 64), rest);
@@ -187,7 +190,8 @@ struct Emit {
   /// The fold of a whole [a, c] (2 <= a, c <= 32) from `init` as LLVM vectorises XLA's
   /// loops: with the VF of kVf, rows r = l (mod VF) into lane l (lane 0 from init, the
   /// others from -0.0), each row in order; halving; the leftover rows in order.
-  Value *slab(Value *init, int64_t a, int64_t c, const std::function<Value *(Value *, Value *)> &el) {
+  Value *slab(Value *init, int64_t a, int64_t c,
+              const std::function<Value *(Value *, Value *)> &el) {
     // kVf covers 2 <= a, c <= 32; a slab of one row or column, or an empty one (a side of
     // 0 or 1 in a 3-D array), is summed in order.
     bool measured = a >= 2 && c >= 2 && a <= 32 && c <= 32;
@@ -199,7 +203,8 @@ struct Emit {
     std::vector<Value *> lane(static_cast<size_t>(vf), nullptr);
     int64_t main = a / vf * vf;
     for (int l = 0; l < vf; ++l) {
-      Value *acc = l == 0 ? init : cf(-0.0f);
+      // the other lanes start at the identity that LLVM's reduction uses
+      Value *acc = l == 0 ? init : cf(comb == Op::Add ? -0.0f : 1.0f);
       for (int64_t i = l; i < main; i += vf)
         for (int64_t j = 0; j < c; ++j) acc = op(acc, el(L.c64(i), L.c64(j)));
       lane[size_t(l)] = acc;
@@ -211,6 +216,105 @@ struct Emit {
       for (int64_t j = 0; j < c; ++j) out = op(out, el(L.c64(i), L.c64(j)));
     return out;
   }
+  /// The fold of a whole array of shape `sh` (no side of 1, every side at most 32) from
+  /// `init` as XLA's loops with LLVM's vectorisation: slab by slab over the last two
+  /// dimensions (the outer indices in row-major order), each slab from the sum so far.
+  Value *slabs(Value *init, const ir::Shape &sh,
+               const std::function<Value *(const std::vector<Value *> &)> &el) {
+    size_t r = sh.size();
+    if (r < 2) {
+      int64_t n = r ? sh[0] : 1;
+      return seq(init, n, [&](Value *i) {
+        return el(r ? std::vector<Value *>{i} : std::vector<Value *>{});
+      });
+    }
+    ir::Shape outer(sh.begin(), sh.end() - 2);
+    int64_t nOuter = 1;
+    for (int64_t n : outer) nOuter *= n;
+    Value *acc = slot(f, init);
+    loop(0, nOuter, [&](Value *q) {
+      std::vector<Value *> idx = L.delinearize(q, outer);
+      idx.resize(r);
+      b.CreateStore(slab(ld(f, acc), sh[r - 2], sh[r - 1], [&](Value *j, Value *k) {
+        idx[r - 2] = j, idx[r - 1] = k;
+        return el(idx);
+      }), acc);
+    });
+    return ld(f, acc);
+  }
+
+  /// XLA's reduce_window pass over a whole array (no side of 1): every side
+  /// n > 32 becomes ceil(n / 32) windows of 32 (SAME padding), every other side one
+  /// window of all of it, which the result drops. Each window folds from `init`: its
+  /// last two sides slab by slab (`slabs`) when both are whole, else in row-major order
+  /// (LLVM does not vectorise a loop with a padding test). The result is in `w`.
+  ir::Shape windowsND(Value *init, const ir::Shape &sh,
+                      const std::function<Value *(const std::vector<Value *> &)> &el, Value *&w,
+                      std::vector<Value *> &heap) {
+    size_t r = sh.size();
+    ir::Shape o;  // the windowed sides' window counts
+    for (int64_t n : sh)
+      if (n > kWindow) o.push_back(ceilDiv(n, kWindow));
+    int64_t nOut = 1;
+    for (int64_t n : o) nOut *= n;
+    w = scratch(nOut, heap);
+    bool inner = r >= 3 && sh[r - 1] <= kWindow && sh[r - 2] <= kWindow;
+    size_t stop = inner ? r - 2 : r;  // dimensions looped over one by one
+    // A last side padded by exactly one (32k - 1): LLVM moves the window's last column,
+    // the only one tested, after the rest of the window (as in the 2-D case).
+    bool lastAfter = sh[r - 1] > kWindow && ceilDiv(sh[r - 1], kWindow) * kWindow - sh[r - 1] == 1;
+    int64_t lastLo = 0, lastHi = kWindow;  // the window offsets of the last side
+    loop(0, nOut, [&](Value *q) {
+      std::vector<Value *> oi = L.delinearize(q, o), idx(r, nullptr);
+      Value *acc = slot(f, init);
+      std::function<void(size_t, size_t)> nest = [&](size_t k, size_t wk) {
+        if (k == stop) {
+          Value *v = inner ? slab(ld(f, acc), sh[r - 2], sh[r - 1], [&](Value *j, Value *c) {
+            std::vector<Value *> full = idx;
+            full[r - 2] = j, full[r - 1] = c;
+            return el(full);
+          }) : op(ld(f, acc), el(idx));
+          b.CreateStore(v, acc);
+          return;
+        }
+        if (sh[size_t(k)] <= kWindow)
+          return loop(0, sh[k], [&](Value *i) { idx[k] = i, nest(k + 1, wk); });
+        Value *first = b.CreateSub(b.CreateMul(oi[wk], L.c64(kWindow)), L.c64(padLo(sh[k])));
+        bool last = k == r - 1;
+        loop(last ? lastLo : 0, last ? lastHi : kWindow, [&](Value *d) {
+          Value *i = b.CreateAdd(first, d);
+          idx[k] = i;
+          ifThen(b.CreateAnd(b.CreateICmpSGE(i, L.c64(0)), b.CreateICmpSLT(i, L.c64(sh[k]))),
+                 [&] { nest(k + 1, wk + 1); });
+        });
+      };
+      if (lastAfter) lastHi = kWindow - 1;
+      nest(0, 0);
+      if (lastAfter) lastLo = kWindow - 1, lastHi = kWindow, nest(0, 0), lastLo = 0;
+      b.CreateStore(ld(f, acc), at(w, q));
+    });
+    return o;
+  }
+
+  /// A whole array of rank >= 3 (no side of 1) folded as XLA's loop emitter does: window
+  /// passes while a side is longer than 32, then `slabs` (Note [XLA sum order]).
+  Value *foldND(Value *init, const ir::Shape &sh0,
+                const std::function<Value *(const std::vector<Value *> &)> &el0,
+                std::vector<Value *> &heap) {
+    ir::Shape sh = sh0;
+    std::function<Value *(const std::vector<Value *> &)> el = el0;
+    // (a pass may leave fewer dimensions, [3000, 40, 2] -> [94, 2], windowed again)
+    while (std::any_of(sh.begin(), sh.end(), [](int64_t n) { return n > kWindow; })) {
+      Value *w = nullptr;
+      ir::Shape o = windowsND(init, sh, el, w, heap);
+      sh = o;
+      el = [this, w, o](const std::vector<Value *> &idx) {
+        return ld(f, at(w, L.linearIndex(idx, o)));
+      };
+    }
+    return slabs(init, sh, el);
+  }
+
   /// The windows of 32 of an axis of n > 32 (SAME padding): the window j covers
   /// [first(j), last(j)).
   static int64_t padLo(int64_t n) { return (ceilDiv(n, kWindow) * kWindow - n) / 2; }

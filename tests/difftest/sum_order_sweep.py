@@ -6,7 +6,10 @@
 Not run in CI (needs JAX). For each class of Note [XLA sum order] (compiler/codegen/
 XlaSum.cpp) it draws random shapes, writes one .spmd program printing every reduction,
 runs it and compares each element's float32 (or float64) bits with JAX's. Prints, per
-class, how many cases match exactly.
+class, how many cases match exactly. An array prints as NumPy does (8 digits after the
+point), which loses the last bits of an element below 0.1 (a product): a one-element
+result of at most 16 elements is printed element by element as scalars (their shortest
+repr, every bit) so that it compares exactly.
 """
 import argparse, os, random, re, subprocess, sys, tempfile
 import numpy as np
@@ -115,7 +118,9 @@ def main():
             ax = "" if axes is None else f", axis={axes if len(axes) > 1 else axes[0]}"
             lines.append(f"let x{i} = {src}")
             lines.append(f"let r{i} = ravel({op}(x{i}{ax}))")
-            for lo in range(0, max(1, v.size), 500):
+            small = v.size <= 16  # scalars print their shortest repr: every bit
+            lines += [f"print(r{i}[{j}])" for j in range(v.size if small else 0)]
+            for lo in range(0, 0 if small else v.size, 500):
                 lines.append(f"print(r{i}[{lo}:{min(v.size, lo + 500)}])")
             lines.append('print("--")')
         with tempfile.NamedTemporaryFile("w", suffix=".spmd", delete=False) as f:

@@ -36,7 +36,7 @@ for k, n in vm:
     emit(f"{na} @ {nb}", jnp.matmul, a, b)
 # Batches of vector . vector (vmap of two vectors, or a batched matmul whose free
 # dimensions are 1): XLA's multiply and sum per example; a vmap over one side only is
-# matrix . vector (XLA's gemv); [1, k] @ [k] as vector . vector (below 4096 elements).
+# matrix . vector (XLA's gemv); [1, k] @ [k] as vector . vector.
 for bsz, k in [(5, 20), (5, 100), (5, 1000), (3, 5000)]:
     (na, a), (nb, b) = u((bsz, k)), u((bsz, k))
     emit(f"vmap (p in {na}, q in {nb}) {{ p @ q }}", jax.vmap(jnp.matmul), a, b)
@@ -48,6 +48,11 @@ for k in [100, 1000]:
     emit(f"{na} @ {nb}", jnp.matmul, a, b)
 for bsz, k in [(3, 100), (3, 5000)]:
     (na, a), (nb, b) = u((bsz, 1, k)), u((bsz, k, 1))
+    emit(f"{na} @ {nb}", jnp.matmul, a, b)
+# [1, k] @ [k] from 4096 elements: XLA's multiply and reduce, on YNNPACK's road (k1 over
+# the rounded products; tiles of 32768 and their partials past that).
+for k in [4096, 5821, 40000]:
+    (na, a), (nb, b) = u((1, k)), u((k,))
     emit(f"{na} @ {nb}", jnp.matmul, a, b)
 open(out_spmd, 'w').write("\n".join(lines) + "\n")
 open(out_txt, 'w').write("\n".join(res) + "\n")

@@ -30,5 +30,35 @@ for k, shape in enumerate([(7,), (16,), (33,), (3,5), (100,)]):
     x = 1.0 + (jax.random.uniform(jax.random.key(100 + k), shape) - 0.5) * 0.25
     lines.append(f"print(prod(1.0 + (uniform(key({100 + k}), {list(shape)}) - 0.5) * 0.25))")
     res.append(show(jax.jit(jnp.prod)(x)))
+# Whole arrays of 3 or more dimensions by XLA's loop emitter (below 4096 elements, and
+# every product): windows of 32 on the sides over 32, then slab by slab; means; products
+# (LLVM vectorises them as the sums); several trailing axes of a product; empty arrays.
+nd = [("sum", (15, 54, 3), None), ("sum", (8, 6, 34), None), ("sum", (7, 7, 2, 18), None),
+      ("sum", (42, 4, 6), None), ("sum", (30, 2, 50), None), ("sum", (2, 2, 1000), None),
+      ("sum", (3, 40, 4, 5), None), ("sum", (9, 9, 9, 5), None), ("sum", (1, 1, 1), None),
+      ("sum", (3, 4, 0), None), ("mean", (4, 5, 2, 8), None), ("mean", (27, 3, 39), None),
+      ("prod", (7, 8, 5), None), ("prod", (8, 1, 6), None), ("prod", (23, 6, 4, 5), None),
+      ("prod", (37, 6, 4), None), ("prod", (40, 40, 4), None), ("prod", (3000, 40, 2), None),
+      ("prod", (8, 6), None), ("prod", (12, 5), None), ("prod", (0, 50, 3), None),
+      ("prod", (4, 4, 22, 3), (1, 2, 3)), ("prod", (5, 6, 7), (1, 2)),
+      ("sum", (2, 4, 8, 3, 3), (2, 3, 4))]
+# A last side of 32k - 1 (windows padded by one at the end): the window's last column
+# after the rest of it (2-D and 3-D).
+nd += [("sum", (50, 63), None), ("sum", (31, 127), None), ("sum", (9, 127), None),
+       ("sum", (16, 95), None), ("prod", (7, 63), None), ("sum", (2, 4, 127), None),
+       ("sum", (6, 3, 95), None)]
+# Empty 2-D arrays with a side over 32 (their windows once divided by the side of 0).
+nd += [("sum", (0, 127), None), ("prod", (40, 0), None)]
+for k, (op, shape, ax) in enumerate(nd):
+    key = 200 + k
+    if op == "prod":
+        src = f"1.0 + (uniform(key({key}), {list(shape)}) - 0.5) * 0.25"
+        x = 1.0 + (jax.random.uniform(jax.random.key(key), shape) - 0.5) * 0.25
+    else:
+        src = f"(uniform(key({key}), {list(shape)}) - 0.37) * 100.0"
+        x = (jax.random.uniform(jax.random.key(key), shape) - 0.37) * 100.0
+    v = jax.jit(lambda a: getattr(jnp, op)(a, axis=ax))(x)
+    a = "" if ax is None else f", axis={ax}"
+    lines.append(f"print({op}({src}{a}))"); res.append(show(v))
 open(out_spmd, 'w').write("\n".join(lines) + "\n")
 open(out_txt, 'w').write("\n".join(res) + "\n")
