@@ -414,17 +414,13 @@ def gen_builtin(p):
             s, j = rng.choice([
                 ("key_data(split(key(%d), n=%d))" % (rng.randint(0, 9), rng.randint(0, 3)), None),
                 ("concat([%s, %s], axis=-1)" % (x, x), "jnp.concatenate([%s, %s], axis=-1)" % (x, x)),
-                ("stack(list=[%s, %s], axis=1)" % (x, x), None),
                 ("[1.0, 2.0, -0.5] * %s" % x, "jnp.asarray([1.0, 2.0, -0.5]) * %s" % x),
                 ("[[1, 2], [3, 4]] @ [1, -1]", "jnp.asarray([[1, 2], [3, 4]]) @ jnp.asarray([1, -1])"),
                 ("sum([[1.5, 2.0]], axis=1)", "jnp.sum(jnp.asarray([[1.5, 2.0]]), axis=1)")])
             if j is None and s.startswith("key_data"):
                 kk, nn = s[len("key_data(split(key("):].split("), n=")
                 j = "jax.random.key_data(jax.random.split(jax.random.key(%s), num=%s))" % (kk, nn.rstrip("))"))
-            elif j is None:
-                continue  # stack's first parameter has no keyword in the spec
-
-        if k == 0:
+        elif k == 0:
             if rng.random() < 0.5:
                 lo, hi, st = rng.randint(-5, 5), rng.randint(-5, 12), rng.choice([1, 2, 3, -1, -2])
             else:
