@@ -62,7 +62,7 @@ void AstLowering::forStmt(const ForStmt &f) {
   }
   int64_t lo = staticInt(expr(*range->lo), range->lo->loc, "a range bound");
   int64_t hi = staticInt(expr(*range->hi), range->hi->loc, "a range bound");
-  // The loop index is an i32 (as in JAX's fori_loop with x64 off).
+  // The loop index is an i32 (as in JAX's fori_loop with x64 off), weakly typed (below).
   for (auto [v, e] : {std::pair{lo, range->lo.get()}, std::pair{hi, range->hi.get()}})
     if (v < INT32_MIN || v > INT32_MAX)
       userError(e->loc, "a loop bound must fit in i32, not " + std::to_string(v));
@@ -107,8 +107,10 @@ void AstLowering::forStmt(const ForStmt &f) {
   }
   scope = makeScope();
   scope->parent = saved;
+  // Weakly typed, as the Python int of the JAX twin's `for t in range(lo, hi)` (host code
+  // and pmap bodies alike are written as Python loops): `u32(5) + t` stays u32.
   ValueP idx = Value::array(
-      lo == 0 ? Atom(iv) : Atom(emit1(Op::Add, {iv, b().lit(ir::DType::I32, double(lo))})), false);
+      lo == 0 ? Atom(iv) : Atom(emit1(Op::Add, {iv, b().lit(ir::DType::I32, double(lo))})), true);
   bindPattern(f.var, idx, false, f.var.loc);
   std::vector<ValueP> endLeaves;
   try {

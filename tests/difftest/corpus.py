@@ -11,6 +11,11 @@
         DIR/CLASS_pSEED.{spmd,py,json}; the .json keeps the class, the expected output,
         the tolerance and the device count (compare.py's record). Then runs `regen` and
         `check`.
+    corpus.py add WORK --classes C1,C2 [--per-class N] [--seeds pSEED,...] [--corpus DIR]
+        Adds to the corpus without replacing it: N programs of each class (greedily, the
+        features the corpus's programs of that class lack; none with a finding) and the
+        programs named (the full programs of fixed findings). Then `regen` of those and
+        `check` of the whole corpus.
     corpus.py regen [--corpus DIR]
         Runs every DIR/*.py with JAX (CPU, 8 host devices, x64 off) in a fresh process and
         writes its stdout as the expected output into the .json: the expected files are
@@ -95,6 +100,54 @@ def select(work, size, corpus):
     print("selected %d programs into %s" % (picked, corpus))
 
 
+def add(work, classes, per_class, seeds, corpus):
+    """Adds to the corpus (nothing replaced): per_class programs of each class in classes
+    from WORK/progs, greedily by features the corpus's programs of that class lack
+    (programs with a finding left out), and the programs named in seeds (pSEED, taken
+    whatever their findings: a finding fixed since). Returns the added records' paths."""
+    progs = os.path.join(work, "progs")
+    bad = set()
+    for root, _, files in os.walk(os.path.join(work, "findings")):
+        bad.update(f[:-5] for f in files if f.endswith(".spmd"))
+    added = []
+
+    def put(base, meta):
+        dst = os.path.join(corpus, "%s_%s" % (meta["class"], base))
+        if os.path.exists(dst + ".json"):
+            return
+        shutil.copy(os.path.join(progs, base + ".spmd"), dst + ".spmd")
+        shutil.copy(os.path.join(progs, base + ".py"), dst + ".py")
+        rec = {"class": meta["class"], "expected": meta["expected"], "tol": meta["tol"],
+               "devices": meta.get("devices", 8)}
+        with open(dst + ".json", "w") as f:
+            json.dump(rec, f, indent=1)
+            f.write("\n")
+        added.append(dst + ".json")
+
+    for base in seeds:
+        put(base, json.load(open(os.path.join(progs, base + ".json"))))
+    for name in classes:
+        covered = set()
+        for f in os.listdir(corpus):
+            if f.startswith(name + "_p") and f.endswith(".spmd"):
+                covered |= features(open(os.path.join(corpus, f)).read())
+        cands = []
+        for f in sorted(os.listdir(progs)):
+            if not f.endswith(".json") or f[:-5] in bad:
+                continue
+            meta = json.load(open(os.path.join(progs, f)))
+            if meta["class"] == name:
+                cands.append((f[:-5], features(open(os.path.join(progs, f[:-5] + ".spmd")).read()), meta))
+        for _ in range(min(per_class, len(cands))):
+            best = max(cands, key=lambda c: (len(c[1] - covered), -len(c[2]["expected"])))
+            cands.remove(best)
+            covered |= best[1]
+            put(best[0], best[2])
+        print("%-13s %3d candidates, %3d features covered" % (name, len(cands), len(covered)))
+    print("added %d programs to %s" % (len(added), corpus))
+    return added
+
+
 def run_jax(py):
     env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=8",
                JAX_PLATFORMS="cpu", JAX_ENABLE_X64="0")
@@ -104,8 +157,10 @@ def run_jax(py):
     return r.stdout
 
 
-def regen(corpus, jobs=2):
+def regen(corpus, jobs=2, only=None):
     files = sorted(os.path.join(corpus, f) for f in os.listdir(corpus) if f.endswith(".py"))
+    if only is not None:
+        files = [f for f in files if f[:-3] + ".json" in only]
     changed = 0
     with concurrent.futures.ThreadPoolExecutor(jobs) as ex:
         for py, out in zip(files, ex.map(run_jax, files)):
@@ -128,7 +183,10 @@ def check(corpus, spmdrun):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("cmd", choices=["select", "regen", "check"])
+    ap.add_argument("cmd", choices=["select", "add", "regen", "check"])
+    ap.add_argument("--classes", default="", help="add: the classes to add programs of")
+    ap.add_argument("--per-class", type=int, default=8, help="add: programs per class")
+    ap.add_argument("--seeds", default="", help="add: programs pSEED,... to add as they are")
     ap.add_argument("work", nargs="?")
     ap.add_argument("size", nargs="?", type=int, default=240)
     ap.add_argument("--corpus", default=CORPUS)
@@ -140,6 +198,13 @@ def main():
             ap.error("select needs WORK")
         select(a.work, a.size, a.corpus)
         regen(a.corpus, a.j)
+        return check(a.corpus, a.spmdrun)
+    if a.cmd == "add":
+        if not a.work:
+            ap.error("add needs WORK")
+        added = add(a.work, [c for c in a.classes.split(",") if c], a.per_class,
+                    [x for x in a.seeds.split(",") if x], a.corpus)
+        regen(a.corpus, a.j, set(added))
         return check(a.corpus, a.spmdrun)
     if a.cmd == "regen":
         regen(a.corpus, a.j)

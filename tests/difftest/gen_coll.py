@@ -344,3 +344,10 @@ def make_program(seed, only=None):
         if p.out.getvalue():
             return p
     raise RuntimeError("no program for seed %d" % seed)
+
+from gen_more import gen_loop, gen_mapax, gen_shard, gen_tree, gen_builtin  # noqa: E402
+
+CLASSES += [
+    ("loop", 6, gen_loop), ("mapax", 6, gen_mapax), ("shard", 5, gen_shard),
+    ("tree", 4, gen_tree), ("builtin", 6, gen_builtin),
+]
