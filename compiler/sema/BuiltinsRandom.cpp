@@ -137,12 +137,8 @@ void addRandomBuiltins(Table &m) {
           userError(a[0].loc, "key() needs an integer scalar seed, not " + v->type().str());
         return Value::array(L.emit1(Op::RandomSeed, {v->atom}, {{"impl", Param::ofStr("fry")}}));
       }};
-  // The count is `n` in the spec (split(k, n=2)) and `num` in jax.random.split: both work.
-  m["split"] = {{"key", "num", "n"}, 1, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
+  m["split"] = {{"key", "num"}, 1, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
                   Atom k = keyArg(L, a[0], "split");
-                  if (a.has(1) && a.has(2))
-                    userError(a[2].loc, "split() takes the number of keys once (num= or n=)");
-                  if (a.has(2)) a.args[1] = a.args[2];
                   int64_t n =
                       a.has(1) ? L.staticInt(a[1].value, a[1].loc, "the number of keys") : 2;
                   // As jax.random.split: num >= 0 (split(k, 0) is an empty key array).
