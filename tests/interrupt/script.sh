@@ -22,6 +22,9 @@ now() { date +%s%N; }
 # under a sanitizer on a loaded machine) for "running" on its stdout.
 start() {
   name=$1; shift
+  # Emptied here, not only by the redirection below: that runs in the child, which the
+  # loop may overtake, and would then find the previous run's "running".
+  : >"$tmp/out"; : >"$tmp/err"
   "$bin" "$@" <"${stdin:-/dev/null}" >"$tmp/out" 2>"$tmp/err" &
   pid=$!
   for _ in $(seq 1200); do
