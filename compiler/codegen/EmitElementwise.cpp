@@ -15,6 +15,7 @@
 
 #include "codegen/ThreefryEmit.h"
 #include "codegen/VecMath.h"
+#include "codegen/XlaSum.h"
 
 #include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/Intrinsics.h>
@@ -277,7 +278,7 @@ static bool contracts(const LlvmEmitter &l) {
   if (!curEqn) return false;
   if (LlvmEmitter::indexable(*curEqn)) return true;
   if (ir::info(curEqn->op).category != OpCategory::Reduce) return false;
-  return !(curEqn->op == Op::ReduceSum && curEqn->in[0].type().numel() >= 4096);
+  return !(curEqn->op == Op::ReduceSum && curEqn->in[0].type().numel() >= kYnnMinElems);
 }
 
 Value *LlvmEmitter::computeElem(const ir::Eqn &e, const std::vector<Value *> &idx) {

@@ -9,6 +9,11 @@
 
 namespace spmd::codegen {
 
+/// XLA:CPU sends a float sum of this many elements or more to YNNPACK (Note [XLA sum
+/// order]), whose loop neither follows XLA's emitter nor contracts its fused input (Note
+/// [FMA contraction] in EmitElementwise.cpp).
+constexpr int64_t kYnnMinElems = 4096;
+
 /// Emits the reduction `e` (reduce_sum or reduce_prod of f32, host code) in XLA:CPU's
 /// order of additions (Note [XLA sum order]). Returns false, emitting nothing, for a
 /// reduction whose order is not one of the cases the note lists.

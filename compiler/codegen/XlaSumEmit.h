@@ -4,7 +4,7 @@
 // kernels and of XLA's loop emitter, as Note [XLA sum order] (XlaSum.cpp) describes them.
 #pragma once
 
-#include "codegen/LlvmEmitter.h"
+#include "codegen/XlaSum.h"
 
 #include <llvm/IR/Intrinsics.h>
 
@@ -20,7 +20,6 @@ using ir::Op;
 
 constexpr int64_t kLanes = 16;         // YNNPACK's consistent f32 width
 constexpr int64_t kTileArea = 32768;   // YNNPACK's tile, in f32 elements
-constexpr int64_t kYnnMinElems = 4096; // XLA sends reductions this big to YNNPACK
 constexpr int64_t kWindow = 32;        // XLA's TreeReductionRewriter window
 
 inline int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -57,32 +56,9 @@ struct Emit {
   void loop(int64_t lo, int64_t hi, const std::function<void(Value *)> &body) {
     if (hi <= lo) return;
     if (hi - lo == 1) return body(L.c64(lo));
-    Function *fn = b.GetInsertBlock()->getParent();
-    BasicBlock *pre = b.GetInsertBlock();
-    BasicBlock *head = BasicBlock::Create(L.ctx, "x.head", fn),
-               *bodyB = BasicBlock::Create(L.ctx, "x.body", fn),
-               *exit = BasicBlock::Create(L.ctx, "x.end", fn);
-    b.CreateBr(head);
-    b.SetInsertPoint(head);
-    PHINode *i = b.CreatePHI(L.i64(), 2, "i");
-    i->addIncoming(L.c64(lo), pre);
-    b.CreateCondBr(b.CreateICmpSLT(i, L.c64(hi)), bodyB, exit);
-    b.SetInsertPoint(bodyB);
-    body(i);
-    i->addIncoming(b.CreateAdd(i, L.c64(1)), b.GetInsertBlock());
-    b.CreateBr(head);
-    b.SetInsertPoint(exit);
+    loopRange(L, L.c64(lo), L.c64(hi), body);
   }
-  void ifThen(Value *cond, const std::function<void()> &then) {
-    Function *fn = b.GetInsertBlock()->getParent();
-    BasicBlock *t = BasicBlock::Create(L.ctx, "x.then", fn),
-               *cont = BasicBlock::Create(L.ctx, "x.endif", fn);
-    b.CreateCondBr(cond, t, cont);
-    b.SetInsertPoint(t);
-    then();
-    b.CreateBr(cont);
-    b.SetInsertPoint(cont);
-  }
+  void ifThen(Value *cond, const std::function<void()> &then) { codegen::ifThen(L, cond, then); }
   /// Tiles of `tile` over [0, n) in order: body(start, size) with a static size.
   void tiles(int64_t n, int64_t tile, const std::function<void(Value *, int64_t)> &body) {
     int64_t full = n / tile, rest = n - full * tile;

@@ -121,7 +121,7 @@ bool CpuDevice::wait() {
   for (;;) {
     uint32_t seen = done_.wake.load(std::memory_order_acquire);
     if (done_.pending.load(std::memory_order_acquire) == 0) break;
-    awaitChangeFutex(done_.wake, seen, waitSpin_, done_.spin.load(std::memory_order_relaxed),
+    awaitChange(done_.wake, seen, waitSpin_, done_.spin.load(std::memory_order_relaxed),
                      done_.hostAsleep);
   }
   return ok_;
@@ -232,7 +232,7 @@ void CpuDevice::loop() {
       d->runClaimed();
       continue;
     }
-    awaitChangeFutex(done_.go, seen, spin_, done_.spin.load(std::memory_order_relaxed),
+    awaitChange(done_.go, seen, spin_, done_.spin.load(std::memory_order_relaxed),
                      done_.idleAsleep);
   }
 }

@@ -102,7 +102,7 @@ inline bool spinFor(const std::atomic<uint32_t> &word, uint32_t seen, int &budge
 
 /// Waits until `word` differs from `seen`, first spinning (spinFor) when `spin` is set;
 /// then sleeps on the futex (sleepWhile), counted in `sleepers`, woken by wakeSleepers.
-inline void awaitChangeFutex(const std::atomic<uint32_t> &word, uint32_t seen, int &budget,
+inline void awaitChange(const std::atomic<uint32_t> &word, uint32_t seen, int &budget,
                              bool spin, std::atomic<uint32_t> &sleepers) {
   if (spin && spinFor(word, seen, budget)) return;
   sleepWhile(word, seen, sleepers);
