@@ -258,7 +258,7 @@ int main(int argc, char **argv) {
                       : spec.count > 0 ? spec.count
                       : spec.kind == "cuda"
                           ? 1
-                          : int(std::max(1u, std::thread::hardware_concurrency()));
+                          : rt::defaultCpuDevices();
   }
   cfg.devices = spec.kind + (spec.count > 0 ? ":" + std::to_string(spec.count) : "");
 

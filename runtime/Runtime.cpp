@@ -9,6 +9,7 @@
 #include "Denormals.h"
 #include "HostState.h"
 #include "Trace.h"
+#include "cpu/Spin.h"
 #include "mpi/Mpi.h"
 #include "mpi/MpiBackend.h"
 
@@ -49,8 +50,7 @@ DeviceSpec parseDeviceSpec(const std::string &s) {
 
 int defaultCpuDevices() {
   // Under mpirun the ranks on one machine share its hardware threads.
-  int n = static_cast<int>(std::thread::hardware_concurrency()) /
-          (mpi::active() ? mpi::localSize() : 1);
+  int n = static_cast<int>(hardwareThreads()) / (mpi::active() ? mpi::localSize() : 1);
   return n > 0 ? n : 1;
 }
 

@@ -107,7 +107,7 @@ void CpuCommunicator::await(const std::atomic<uint32_t> &word, uint32_t seen, in
 
 void CpuCommunicator::begin(const Mesh &mesh) {
   aborted_.store(false);
-  spin_ = mesh.size <= int64_t(std::thread::hardware_concurrency());
+  spin_ = mesh.size <= hardwareThreads();
   for (Member &m : members_)
     for (Mailbox &box : m.mail) box.readers.store(0);
   if (!(mesh == mesh_) || masks_.empty()) {

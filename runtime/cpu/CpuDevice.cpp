@@ -259,7 +259,7 @@ public:
   /// Offers devices 1..n-1 to be claimed, wakes one idle thread per other core, runs
   /// device 0 on this thread, then claims what is left (Note [Dispatch]).
   void startAll(int64_t n, const DeviceWork *works, spmd_dev *contexts) override {
-    int64_t cores = std::max(1u, std::thread::hardware_concurrency());
+    int64_t cores = hardwareThreads();
     done_.spin.store(n <= cores, std::memory_order_relaxed);
     for (int64_t i = 1; i < n; ++i) devices_[i]->assign(works[i], &contexts[i]);
     if (n > 1) {

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <thread>
 
 #if defined(__linux__)
 #include <linux/futex.h>
@@ -25,6 +26,14 @@ namespace spmd::rt {
 inline constexpr int kMaxSpin = 2000;
 /// The fewest: a waiter whose spins keep failing still looks briefly.
 inline constexpr int kMinSpin = 8;
+
+/// std::thread::hardware_concurrency(), asked once: glibc answers it by opening and
+/// parsing /sys/devices/system/cpu/online every time, which cost a launch two of its
+/// 16 µs on one device (strace of bench/micro_dispatch.spmd: 2 opens per pmap).
+inline int64_t hardwareThreads() {
+  static const int64_t n = std::max(1u, std::thread::hardware_concurrency());
+  return n;
+}
 
 inline void cpuRelax() {
 #if defined(__x86_64__) || defined(__i386__)
