@@ -239,6 +239,25 @@ static Value *ifElse(LlvmEmitter &L, Value *cond, const std::function<Value *()>
   return phi;
 }
 
+Value *LlvmEmitter::concatElem(const ir::Eqn &e, const std::vector<Value *> &idx) {
+  int64_t dim = e.intParam("dimension");
+  // Inputs in order: the first whose end lies past idx[dim] holds the element.
+  std::function<Value *(size_t, int64_t)> pick = [&](size_t k, int64_t off) -> Value * {
+    const ir::Atom &a = e.in[k];
+    auto at = [&] {
+      std::vector<Value *> xi = idx;
+      xi[dim] = b.CreateSub(idx[dim], c64(off));
+      return elemAt(a, xi);
+    };
+    int64_t end = off + a.type().shape[dim];
+    if (k + 1 == e.in.size()) return at();
+    if (a.type().shape[dim] == 0) return pick(k + 1, end);
+    return ifElse(*this, b.CreateICmpSLT(idx[dim], c64(end)), at,
+                  [&] { return pick(k + 1, end); });
+  };
+  return pick(0, 0);
+}
+
 Value *LlvmEmitter::kernelElem(const ir::Eqn &e, const std::vector<Value *> &idx) {
   if (indexable(e)) return computeElem(e, idx);
   const ir::Type &ot = e.out[0].type;
@@ -262,24 +281,7 @@ Value *LlvmEmitter::kernelElem(const ir::Eqn &e, const std::vector<Value *> &idx
     });
     return convertOp(DType::I32, ot.dtype, b.CreateTrunc(b.CreateLoad(i64(), bestI), i32()));
   }
-  case Op::Concatenate: {
-    int64_t dim = e.intParam("dimension");
-    // Inputs in order: the first whose end lies past idx[dim] holds the element.
-    std::function<Value *(size_t, int64_t)> pick = [&](size_t k, int64_t off) -> Value * {
-      const ir::Atom &a = e.in[k];
-      auto at = [&] {
-        std::vector<Value *> xi = idx;
-        xi[dim] = b.CreateSub(idx[dim], c64(off));
-        return elemAt(a, xi);
-      };
-      int64_t end = off + a.type().shape[dim];
-      if (k + 1 == e.in.size()) return at();
-      if (a.type().shape[dim] == 0) return pick(k + 1, end);
-      return ifElse(*this, b.CreateICmpSLT(idx[dim], c64(end)), at,
-                    [&] { return pick(k + 1, end); });
-    };
-    return pick(0, 0);
-  }
+  case Op::Concatenate: return concatElem(e, idx);
   case Op::Pad: {
     const ir::Shape &in = e.in[0].type().shape;
     const ir::Param &cfg = e.param("padding_config");

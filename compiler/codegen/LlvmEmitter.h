@@ -82,6 +82,8 @@ struct FnState {
   /// A device program (Note [Device programs]): host code whose buffers are device
   /// memory; it launches kernels and never reads an element itself.
   bool deviceProgram = false;
+  /// How many concatenates planFusion fused (Note [Fused concatenate]).
+  int fusedConcats = 0;
   /// A data-parallel kernel of a device program (its first parameter: the error record).
   bool gpuKernel = false;
   llvm::Value *errRec = nullptr;
@@ -220,6 +222,9 @@ public:
   /// Decides which vars of `j` are fused (Note [Fusion]).
   void planFusion(const ir::Jaxpr &j);
   void emitIndexable(const ir::Eqn &e);
+  /// Where the innermost loop of `e`'s output is cut so that no fused concatenate read
+  /// inside changes input within a piece (Note [Fused concatenate]): 0, the cuts, then n.
+  std::vector<int64_t> innerCuts(const ir::Eqn &e);
 
   // ---- arrays (EmitArrays.cpp) ----
   void emitReduce(const ir::Eqn &e);
@@ -295,6 +300,8 @@ public:
   llvm::Value *hostScalar(const ir::Atom &a);
   /// Kernel: output element `idx` of any one-output array equation.
   llvm::Value *kernelElem(const ir::Eqn &e, const std::vector<llvm::Value *> &idx);
+  /// The element of concatenate `e` at `idx`: a branch per input (EmitDevice.cpp).
+  llvm::Value *concatElem(const ir::Eqn &e, const std::vector<llvm::Value *> &idx);
   void emitDeviceEqn(const ir::Eqn &e);
   void deviceMaterialize(const ir::Eqn &e);
   /// Kernel: the fold with `comb` of elem(r) for r = lo, lo+step, ... < hi, in a fixed

@@ -7,6 +7,8 @@
 # it), whose output is written over x (Note [Buffer donation]), runs with vectors only:
 # no scalar fallback loop, which LLVM's run-time overlap check would pick for an output
 # written over its input (Note [Parallel loops] in compiler/codegen/EmitElementwise.cpp).
+# bench/rule30.spmd's stencil reads its halo concatenate without a copy of it (no buffer
+# allocated in the kernel) in a vectorised loop (Note [Fused concatenate], same file).
 set -u
 bin=$1; spec=$2
 ll=$("$bin" --devices cpu:8 --dump=llvm --no-run "$spec/pool_map.spmd") || { echo "--dump=llvm failed"; exit 1; }
@@ -20,4 +22,9 @@ if [ $# -ge 3 ]; then
     echo "donate.spmd: a scalar division is left (a fallback loop)"; exit 1
   fi
 fi
+bench=$(dirname "$0")/../../bench
+ll=$("$bin" --devices cpu:8 --dump=llvm --no-run "$bench/rule30.spmd") || { echo "--dump=llvm of rule30 failed"; exit 1; }
+kernel=$(sed -n '/^define void @pmap/,/^}/p' <<<"$ll")
+if grep -q 'spmd_dev_alloc' <<<"$kernel"; then echo "rule30: the concatenate is materialised"; exit 1; fi
+grep -qE 'xor <(16|32|64) x i(1|8)>' <<<"$kernel" || { echo "rule30: the stencil is not vectorised"; exit 1; }
 echo ok
