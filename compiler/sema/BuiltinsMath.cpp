@@ -153,6 +153,21 @@ void addMathBuiltins(Table &m) {
                  // tie split (the "relu" parameter picks that rule in VjpRules).
                  return Value::array(L.emit1(Op::Max, xs, {{"relu", ir::Param::of(1)}}), weak);
                }};
+  // Note [stop_gradient]
+  // jax.lax.stop_gradient: the value, with no gradient through it. JAX users write it
+  // where a shift is numerically needed but mathematically inert, as the max of a stable
+  // softmax, `pmax(stop_gradient(max(z)), i)`: without it the gradient flows through the
+  // shift (a last-digit difference from JAX) and a pmax on that path is an error, as in
+  // JAX. It is a same-dtype convert marked stop_gradient; the gradient's activity sweep
+  // (Grad.cpp) treats the mark's outputs as constants, as for logsumexp's shift. Only
+  // floats carry gradients, so other values pass through unchanged.
+  m["stop_gradient"] = {{"x"}, 1, [](AstLowering &L, Bound &a, auto &, SrcRange) {
+                          ValueP v = arr(L, a[0]);
+                          if (!ir::isFloat(v->type().dtype)) return v;
+                          ir::Params p = {{"new_dtype", ir::Param::ofDType(v->type().dtype)},
+                                          {"stop_gradient", ir::Param::of(1)}};
+                          return Value::array(L.emit1(Op::Convert, {v->atom}, p), v->weak);
+                        }};
   m["maximum"] = binaryElementwise(Op::Max, "maximum");
   m["minimum"] = binaryElementwise(Op::Min, "minimum");
   m["where"] = {

@@ -119,7 +119,7 @@ std::unordered_set<int> activeVars(const Jaxpr &j, const std::vector<bool> &inAc
   for (auto &e : j.eqns) {
     bool any = std::any_of(e.in.begin(), e.in.end(),
                            [&](const Atom &a) { return !a.isLit && active.count(a.var.id); });
-    if (!any) continue;
+    if (!any || e.has("stop_gradient")) continue;  // Note [stop_gradient] in BuiltinsMath.cpp
     for (auto &v : e.out)
       if (isFloat(v.type.dtype)) active.insert(v.id);
   }

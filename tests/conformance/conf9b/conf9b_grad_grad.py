@@ -1,0 +1,13 @@
+from conf9b_common import *
+f = lambda x: x ** 3 * jnp.sin(x) - jnp.exp(-x * x)
+df = jax.grad(f)
+d2f = jax.grad(jax.grad(f))
+print(A(df(1.5)), A(d2f(1.5)), A(jax.grad(jax.grad(jax.grad(f)))(0.7)))
+xs = jnp.linspace(-2.0, 2.0, 9)
+print(A(jax.vmap(d2f)(xs)))
+print(A(pm(d2f, xs[:8])))
+g = lambda v: jnp.sum(v ** 2 * jnp.sin(v))
+v0 = jnp.array([0.5, 1.0, -1.5, 2.0])
+hdiag = jax.vmap(lambda e: jnp.sum(jax.grad(lambda v: jnp.sum(jax.grad(g)(v) * e))(v0) * e))(jnp.eye(4))
+print(A(hdiag))
+print(A(pm(lambda x0: fori(6, lambda t, x: x - df(x) / d2f(x), x0), jnp.linspace(0.8, 1.6, 8))))

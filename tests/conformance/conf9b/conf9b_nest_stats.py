@@ -1,0 +1,18 @@
+from conf9b_common import *
+m = (jnp.sin(jnp.arange(48.0)) * 5.0 + 1.0).reshape(4, 2, 2, 3)
+def body(b):
+    rowsum = lax.psum(jnp.sum(b, axis=1), 'j')
+    colmax = lax.pmax(jnp.max(b, axis=0), 'i')
+    mu = lax.pmean(jnp.mean(b), ('i', 'j'))
+    var_ = lax.pmean(jnp.mean((b - mu) ** 2), ('i', 'j'))
+    z = (b - mu) / jnp.sqrt(var_)
+    cols = lax.all_gather(b[0], 'j')
+    return rowsum, colmax, z, cols, lax.axis_index(('i', 'j')), lax.axis_index(('j', 'i'))
+out = nest(body, m)
+print(out[0][:, 0])
+print(out[1][0])
+print(out[2][2, 1])
+print(out[3][1, 1])
+print(out[4])
+print(out[5])
+print(nest(lambda b: lax.pmin(jnp.min(b), 'i') + jnp.float32(2), m))

@@ -1,0 +1,16 @@
+from conf9b_common import *
+x = (jnp.arange(24.0) / 10.0 - 1.0).reshape(8, 3)
+y = jnp.array([0.5, -1.0, 2.0, 0.0, 1.0, -0.5, 0.25, 3.0])
+w = jnp.array([0.3, -0.2, 0.7])
+loss = lambda w, x, y: (jnp.tanh(jnp.dot(x, w)) - y) ** 2
+g = jax.vmap(lambda xi, yi: jax.grad(loss)(w, xi, yi))(x, y)
+print(g.shape)
+print(A(g))
+norms = jnp.sqrt(jnp.sum(g * g, axis=1))
+print(A(norms))
+clipped = g / jnp.expand_dims(jnp.maximum(norms / 1.0, 1.0), 1)
+print(A(jnp.mean(clipped, axis=0)))
+full = jax.grad(lambda w: jnp.mean(jax.vmap(lambda xi, yi: loss(w, xi, yi))(x, y)))(w)
+print(A(full))
+print(A(jnp.mean(g, axis=0)))
+print(A(pm(lambda xi, yi: jax.grad(loss)(w, xi, yi), x, y)[5]))

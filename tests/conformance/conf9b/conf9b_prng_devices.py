@@ -1,0 +1,16 @@
+from conf9b_common import *
+base = R.key(2024)
+def body(x):
+    k = R.fold_in(base, lax.axis_index('i'))
+    ks = R.split(k, 4)
+    noise = jax.vmap(lambda kk: R.normal(kk, ()))(ks)
+    drop = R.bernoulli(R.fold_in(k, 1), 0.75, (4,))
+    u = jax.vmap(lambda kk, v: R.uniform(kk, (2,), minval=-v, maxval=v + 1.0))(ks, x)
+    return x + noise, jnp.where(drop, x / 0.75, 0.0), u, R.randint(k, (3,), 0, 100)
+out = pm(body, jnp.arange(32.0).reshape(8, 4))
+print(A(out[0][3]))
+print(A(out[1]))
+print(A(out[2][6]))
+print(A(out[3]))
+print(A(jax.vmap(lambda j: R.key_data(R.split(R.fold_in(base, j), 3)[2]))(jnp.arange(5))))
+print(A(pm(lambda k: R.key_data(R.fold_in(k, lax.axis_index('i') * 10)), R.split(base, 8))))

@@ -1,0 +1,16 @@
+from conf9b_common import *
+mesh = jax.sharding.Mesh(np.array(jax.devices()).reshape(4, 2), ("data", "model"))
+sm = lambda f, i, o: jax.shard_map(f, mesh=mesh, in_specs=i, out_specs=o, check_vma=False)
+x = jnp.sin(jnp.arange(96.0)).reshape(8, 12)
+w1 = (jnp.cos(jnp.arange(192.0)) * 0.3).reshape(12, 16)
+w2 = (jnp.sin(jnp.arange(64.0) * 0.5) * 0.3).reshape(16, 4)
+specs = (PS('data', None), PS(None, 'model'), PS('model', None))
+y = sm(lambda a, u, v: lax.psum(jax.nn.relu(a @ u) @ v, 'model'), specs, PS('data', None))(x, w1, w2)
+print(y.shape)
+print(A(y[6]))
+ref = jax.nn.relu(x @ w1) @ w2
+print(A(jnp.max(jnp.abs(y - ref)) < 1e-5))
+loss = lambda w2: sm(lambda a, u, v: lax.pmean(jnp.mean(lax.psum(jax.nn.relu(a @ u) @ v, 'model') ** 2), 'data'), specs, PS())(x, w1, w2)
+l, g = jax.value_and_grad(loss)(w2)
+print(A(l))
+print(A(g[::5]))
