@@ -623,7 +623,11 @@ Value *LlvmEmitter::unaryOp(const ir::Eqn &e, DType d, Value *x) {
     if (d == DType::F32) return emitErfInvF32(b, x);
     return b.CreateFPExt(emitErfInvF32(b, b.CreateFPTrunc(x, b.getFloatTy())), t);
   case Op::Sqrt: return mathCall("sqrt", d, {x});
-  case Op::Rsqrt: return b.CreateFDiv(one(), mathCall("sqrt", d, {x}));
+  case Op::Rsqrt:  // XLA's estimate and Newton step on the host (Note [XLA rsqrt])
+    if (target == Target::Host && d == DType::F32 && !x->getType()->isVectorTy() &&
+        hardwareRsqrt())
+      return emitRsqrtF32(b, x);
+    return b.CreateFDiv(one(), mathCall("sqrt", d, {x}));
   case Op::Sin:
     return vecMath(target, d) ? emitSinF32(b, x, mathTarget(target)) : mathCall("sin", d, {x});
   case Op::Cos:

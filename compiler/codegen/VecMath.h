@@ -57,6 +57,13 @@ llvm::Value *emitTanF32(llvm::IRBuilderBase &b, llvm::Value *x, MathTarget t = M
 /// without it is right but slower.
 void registerVecMathPasses(llvm::PassBuilder &pb);
 
+/// rsqrt(x) as XLA:CPU computes it on an x86-64 CPU with AVX (Note [XLA rsqrt] in
+/// VecMath.cpp): the hardware's rsqrtss estimate and one Newton-Raphson step with
+/// fused multiply-adds, the estimate itself below FLT_MIN and at inf. A scalar float;
+/// `hardwareRsqrt()` says whether this host takes this path (else 1 / sqrt(x)).
+llvm::Value *emitRsqrtF32(llvm::IRBuilderBase &b, llvm::Value *x);
+bool hardwareRsqrt();
+
 /// pow(x, y): glibc's powf, bit for bit (Note [glibc powf] in VecMath.cpp: a table-driven
 /// log2 and exp2 in double precision, within 0.82 ulp), with C99's special cases: negated
 /// for x < 0 and odd integer y, NaN for x < 0 finite and y not an integer. Adds its

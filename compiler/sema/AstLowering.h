@@ -95,6 +95,9 @@ public:
   const SourceManager &sm;
   LowerOptions opts;
   ValueP binary(ast::BinOp op, ValueP a, ValueP b, SrcRange loc);
+  /// x ** y with y a run-time i32/u32 scalar at host level: eager JAX's integer_pow
+  /// (Note [Eager integer_pow] in LowerArith.cpp).
+  ValueP eagerIntegerPow(ValueP a, ValueP y, SrcRange loc);
   ValueP unary(ast::UnOp op, ValueP a, SrcRange loc);
   ValueP compareKeys(bool eq, ValueP a, ValueP b, SrcRange loc);
   ValueP index(ValueP base, const ast::IndexExpr &e);

@@ -35,9 +35,9 @@ namespace {
 // Note [Keyword aliases]
 // ~~~~~~~~~~~~~~~~~~~~~~
 // Where the spec (section 7) and JAX name a parameter differently, a keyword argument may
-// use either name: the spec writes split(k, n=2), psum(x, axes) and randint(k, shape, lo,
-// hi); a user porting JAX code writes split(k, num=2), psum(x, axis_name=i) and
-// randint(k, shape, minval=0, maxval=10). The table lists each parameter once, under one
+// use either name: the spec writes split(k, n=2), psum(x, axes), transpose(x, perm) and
+// randint(k, shape, lo, hi); a user porting JAX code writes split(k, num=2), psum(x,
+// axis_name=i), transpose(x, axes=...) and randint(k, shape, minval=0, maxval=10). The table lists each parameter once, under one
 // name; the other is an alias here, resolved before binding (and by builtinArgKind, so the
 // axis check sees psum(x, axis_name=j) as the axis argument it is). all_gather keeps
 // JAX's meaning of axis= (where the new axis goes), so it has no alias.
@@ -49,6 +49,7 @@ const std::map<std::pair<std::string, std::string>, std::string> &keywordAliases
       a[{f, "axis"}] = "axis_name";
     a[{"split", "n"}] = "num";
     for (const char *f : {"uniform", "randint"}) a[{f, "minval"}] = "lo", a[{f, "maxval"}] = "hi";
+    a[{"transpose", "perm"}] = "axes";  // the spec's transpose(x, perm), jnp's axes=
     return a;
   }();
   return m;

@@ -171,6 +171,56 @@ ValueP AstLowering::compareKeys(bool eq, ValueP a, ValueP bv, SrcRange loc) {
       emit1(eq ? Op::ReduceAnd : Op::ReduceOr, {c}, {{"axes", Param::ints({int64_t(s.size())})}}));
 }
 
+// Note [Eager integer_pow]
+// jnp.power(x, y) with a *concrete* integer scalar y (eager JAX, where y is a value) is
+// lax.integer_pow(x, int(y)): x's dtype and weak type (a bool base as i32; y's dtype
+// plays no part), binary exponentiation over every bit of y with products wrapping; a
+// negative y raises TypeError for an integer x and is 1 / x ** -y for a float x. With y
+// traced (a jitted function: a pmap body, or the mapped value in a vmap) it is
+// _pow_int_int instead: operands promoted, then only y's low 6 bits (codegen's Op::Pow;
+// a float x takes powf). So `i32(-15) ** i32(2147483647)` is 286331153 at host level and
+// 1194765585 in a pmap body, as JAX gives for each (JAX 0.10.2, measured), and
+// `f32(1.1) ** e` with e = 6 is 1.7715611 (products), not powf's 1.7715613.
+// Host code is eager JAX (Note [Eager division]), so there a scalar i32 or u32 exponent
+// is integer_pow: with its value when it is a literal (`i32(7)`, `u32(100)`: an error for
+// a negative one and an integer x, as JAX raises), else unrolled over the 32 bits of y at
+// run time (eagerIntegerPow). Differences left: a run-time negative i32 y with an integer
+// x reads as y + 2^32 where JAX raises TypeError; and in a vmap at host level a run-time
+// exponent keeps _pow_int_int, right when it is the mapped value, not when it is
+// captured (concrete in JAX), which lowering does not tell apart.
+ValueP AstLowering::eagerIntegerPow(ValueP a, ValueP bv, SrcRange loc) {
+  bool weak;
+  Atom x = toAtom(a, loc, &weak);
+  if (x.type().dtype == DType::Bool) x = castTo(x, DType::I32);
+  if (x.isLit) x = broadcast(x, {});
+  DType d = x.type().dtype, yd = bv->type().dtype;
+  const ir::Shape sh = x.type().shape;
+  Atom y = toAtom(bv, loc), zero = b().lit(yd, 0);
+  // A float x raises to |y| (as u32 bits, so -2^31 is 2^31), then takes the reciprocal.
+  bool recip = ir::isFloat(d) && yd == DType::I32;
+  Atom neg;
+  if (recip) {
+    neg = emit1(Op::Lt, {y, zero});
+    y = emit1(Op::Select, {neg, y, emit1(Op::Neg, {y})});
+  }
+  Atom acc = broadcast(b().lit(d, 1), sh), p = x;
+  for (int bit = 0; bit < 32; ++bit) {
+    Atom odd = emit1(Op::Ne, {emit1(Op::And, {y, b().lit(yd, 1)}), zero});
+    acc = emit1(Op::Select, {broadcast(odd, sh), acc, emit1(Op::Mul, {acc, p})});
+    if (bit < 31) {
+      // Squares only while bits remain: no inf past y's top bit, whose product is not
+      // taken but whose gradient (0 * inf) would be nan.
+      y = emit1(Op::ShiftRightLogical, {y, b().lit(yd, 1)});
+      Atom more = emit1(Op::Ne, {y, zero});
+      p = emit1(Op::Select, {broadcast(more, sh), p, emit1(Op::Mul, {p, p})});
+    }
+  }
+  if (recip)
+    acc = emit1(Op::Select,
+                {broadcast(neg, sh), acc, emit1(Op::Div, {broadcast(b().lit(d, 1), sh), acc})});
+  return Value::array(acc, weak);
+}
+
 // Note [Eager division]
 // XLA rewrites a division by a constant, A / c, as A * (1 / c) with the reciprocal rounded
 // to f32 (Note [Division by a constant] in codegen/EmitElementwise.cpp), and a division
@@ -237,16 +287,23 @@ ValueP AstLowering::binary(BinOp op, ValueP a, ValueP bv, SrcRange loc) {
                          describe(isKey(*a) ? *bv : *a));
     rejectKeys(isKey(*a) ? *a : *bv, loc, what);
   }
-  // x ** k with a static integer k: integer_pow, as JAX does.
-  if (op == BinOp::Pow && bv->kind == Value::Int) {
+  // x ** k with a static integer k: integer_pow, as JAX does; at host level also with a
+  // scalar integer array k, which eager JAX holds as a concrete value (Note [Eager
+  // integer_pow]).
+  bool eagerExponent = op == BinOp::Pow && bv->kind == Value::Array && pmapStack.empty() &&
+                       bv->type().rank() == 0 &&
+                       (bv->type().dtype == DType::I32 || bv->type().dtype == DType::U32);
+  if (op == BinOp::Pow && (bv->kind == Value::Int || (eagerExponent && bv->atom.isLit))) {
+    int64_t k = bv->kind == Value::Int ? bv->i : bv->atom.lit.i;
     bool weak;
     Atom x = toAtom(a, loc, &weak);
     if (x.type().dtype == DType::Bool) x = castTo(x, DType::I32);
-    if (bv->i < 0 && !ir::isFloat(x.type().dtype))
+    if (k < 0 && !ir::isFloat(x.type().dtype))
       userError(loc, "integers cannot be raised to a negative power");
     if (x.isLit) x = broadcast(x, {});
-    return Value::array(emit1(Op::IntegerPow, {x}, {{"y", Param::of(bv->i)}}), weak);
+    return Value::array(emit1(Op::IntegerPow, {x}, {{"y", Param::of(k)}}), weak);
   }
+  if (eagerExponent && !inMapBody()) return eagerIntegerPow(a, bv, loc);
   DType d;
   bool weak;
   auto ops = unify({a, bv}, loc, &d, &weak, what.c_str());

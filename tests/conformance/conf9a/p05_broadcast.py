@@ -1,0 +1,16 @@
+import jax, jax.numpy as jnp, numpy as np
+A = np.asarray
+a = jnp.reshape(jnp.arange(6.0), [2, 1, 3])
+b = jnp.reshape(jnp.arange(4.0) * 10.0, [1, 4, 1])
+print(A(a + b))
+print((a * b).shape, (a - jnp.reshape(b, [4, 1])).shape, (a[:, :, :1] + 1).shape)
+c = jnp.reshape(jnp.arange(24), [2, 3, 4])
+cm = c - jnp.mean(c, axis=(0, 2), keepdims=True)
+print(A(cm), A(jnp.mean(c, axis=(0, 2), keepdims=True)))
+print(A(c / jnp.sum(c, axis=-1, keepdims=True)))
+col = jnp.reshape(jnp.arange(3), [3, 1])
+row = jnp.arange(4)
+print(A(col * row), A(col - row), A((col > row) & (row > 0)))
+print(A(jnp.broadcast_to(jnp.array([1.0, 2.0]), [2, 2, 2])), A(jnp.broadcast_to(jnp.uint32(5), [3])))
+print(A(jnp.expand_dims(jnp.arange(3), 0) + jnp.expand_dims(jnp.arange(3), 1) * 10))
+print(A(jnp.squeeze(a[:, :, 1:2])), A(jnp.squeeze(jnp.zeros([1, 2, 1]), axis=0)))

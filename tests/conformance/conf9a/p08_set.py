@@ -1,0 +1,15 @@
+import jax, jax.numpy as jnp, numpy as np
+A = np.asarray
+z = jnp.zeros([3, 4])
+print(A(z.at[1, 2].set(5.0)), A(z.at[0].set(jnp.array([1.0, 2.0, 3.0, 4.0]))), A(z.at[-1].set(7.0)))
+print(A(jnp.arange(5).at[-2].set(100)), A(jnp.arange(5).at[1].set(2.7)), A(jnp.arange(3).astype(jnp.uint32).at[0].set(-1)))
+acc = jnp.zeros([6], jnp.int32)
+for k in range(10): acc = acc.at[(k * 7) % 6].set(acc[(k * 7) % 6] + k)
+print(A(acc), A(jnp.sum(acc)))
+grid = jnp.zeros([3, 3], bool)
+for k in range(3): grid = grid.at[k, 2 - k].set(True)
+print(A(grid), "".join("#" if v else "." for v in np.asarray(grid).ravel()))
+i = jnp.argmax(jnp.array([3.0, 9.0, 1.0]))
+print(A(jnp.ones([3]).at[i].set(0.0)), A(jnp.eye(3).at[i, i].set(-1.0)))
+t = jnp.reshape(jnp.arange(8.0), [2, 2, 2])
+print(A(t.at[1, 0].set(jnp.array([9.0, 9.5]))), A(t.at[0, 1, 1].set(-1.0)[0]))

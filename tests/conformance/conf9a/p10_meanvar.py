@@ -1,0 +1,16 @@
+import jax, jax.numpy as jnp, numpy as np
+A = np.asarray
+x = jnp.array([1, 2, 3, 4, 100], jnp.int32)
+print(A(jnp.mean(x)), A(jnp.sum(x) / x.size), A(jnp.mean(x, keepdims=True)))
+m = jnp.reshape(jnp.arange(12), [3, 4])
+print(A(jnp.mean(m, axis=0)), A(jnp.mean(m, axis=1)), A(jnp.mean(m, axis=(0, 1))))
+var_ = jnp.mean((m.astype(jnp.float32) - jnp.mean(m, axis=0)) ** 2, axis=0)
+print(A(var_), A(jnp.sqrt(var_)), A(jnp.mean(m * m, axis=0) - jnp.mean(m, axis=0) ** 2))
+u = jnp.array([4294967295, 1, 2], jnp.uint32)
+print(A(jnp.mean(u)), A(jnp.sum(u)), A(jnp.max(u)), A(jnp.mean(jnp.array([1, 2], jnp.uint32))), A(jnp.sum(u) / 3))
+mf = m.astype(jnp.float32)
+z = (mf - jnp.mean(m)) / jnp.sqrt(jnp.mean((mf - jnp.mean(m)) ** 2))
+print(A(z))
+print(A(jnp.mean(jnp.array([True, False, False]))), A(jnp.mean(jnp.zeros([2, 0]), axis=0)), A(jnp.sum(jnp.zeros([0], jnp.int32))))
+print(A(jnp.mean(jnp.array([2147483647, 2147483647], jnp.int32))), A(jnp.sum(jnp.array([2147483647, 1], jnp.int32))), A(jnp.prod(jnp.arange(1, 14))))
+print(A(jnp.mean(jnp.arange(7) > 2)), A(jnp.mean(-jnp.arange(5))), A(jnp.max(m, axis=1) - jnp.min(m, axis=1)))

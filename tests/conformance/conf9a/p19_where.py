@@ -1,0 +1,15 @@
+import jax, jax.numpy as jnp, numpy as np
+A = np.asarray
+x = jnp.array([-3.0, -1.0, 0.0, 1.0, 3.0, 5.0], jnp.float32)
+y = jnp.where(x < 0.0, -1.0, jnp.where(x == 0.0, 0.0, jnp.where(x < 2.0, x, 2.0 + jnp.log(x))))
+print(A(y))
+print(A(jnp.where(x > 0.0, 1, 0)), A(jnp.where(x > 0.0, x, 0)), A(jnp.where(True, x, 7)), A(jnp.where(jnp.array([True, False]), 1.5, 2)))
+print(A(jnp.clip(x, -1.0, 2.0)), A(jnp.clip(x, 0, 4)), A(jnp.clip(x.astype(jnp.int32), -1.5, 2.5)), A(jnp.clip(x, 2.0, 1.0)))
+ties = jnp.array([1.0, 5.0, 5.0, -2.0, -2.0])
+print(A(jnp.argmax(ties)), A(jnp.argmin(ties)), A(jnp.argmax(-ties)), A(jnp.argmax(jnp.zeros([4]))), A(jnp.argmin(jnp.ones([3]))))
+n = jnp.array([1.0, 0.0, 3.0], jnp.float32) / jnp.array([1.0, 0.0, 1.0], jnp.float32)
+print(A(n), A(jnp.argmax(n)), A(jnp.argmin(n)), A(jnp.max(n)), A(jnp.min(n)), A(jnp.maximum(n, 2.0)), A(jnp.minimum(n, 2.0)))
+m = jnp.reshape(jnp.array([3, 1, 3, 2, 2, 0, 7, 7, 7], jnp.float32), [3, 3])
+print(A(jnp.argmax(m, axis=0)), A(jnp.argmax(m, axis=1)), A(jnp.argmin(m, axis=1)), A(jnp.argmax(m)), A(jnp.max(m, axis=1, keepdims=True)))
+print(A(jnp.where(m > 2.0, m, -m)), A(jnp.sum(jnp.where(m == 7.0, 1, 0))), A(jnp.maximum(m.astype(jnp.int32), jnp.uint32(2))))
+print(A(jnp.maximum(-0.0, 0.0)), A(jnp.minimum(0.0, -0.0)), A(jnp.maximum(jnp.array([-0.0]), jnp.array([0.0]))), A(jnp.clip(-0.0, 0.0, 1.0)))
