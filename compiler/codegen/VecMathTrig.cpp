@@ -504,8 +504,8 @@ struct DefineTrigVariants : PassInfoMixin<DefineTrigVariants> {
       StringRef rest = f->getName().drop_front(StringRef(kHelperPrefix).size());
       StringRef trig = rest.take_until([](char ch) { return ch == '.'; });
       int k = 0;
-      while (trig != kTrigNames[k]) ++k;
-      defineHelper(f, Trig(k), MathTarget::Cpu);
+      while (k < 3 && trig != kTrigNames[k]) ++k;
+      if (k < 3) defineHelper(f, Trig(k), MathTarget::Cpu);
     }
     FunctionPassManager fpm;
     fpm.addPass(EarlyCSEPass());
