@@ -13,8 +13,12 @@
 #include <llvm/IR/Module.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Transforms/IPO/AlwaysInliner.h>
+#include <llvm/Transforms/InstCombine/InstCombine.h>
+#include <llvm/Transforms/Scalar/EarlyCSE.h>
+#include <llvm/Transforms/Scalar/SimplifyCFG.h>
 #include <llvm/Transforms/Utils/ModuleUtils.h>
 
+#include <algorithm>
 #include <bit>
 #include <limits>
 #include <string>
@@ -362,7 +366,8 @@ Value *finish(IRBuilderBase &b, Trig k, Value *x, Value *v) {
 /// large part (`.slow`: so the loop's code stays small). On a GPU there is no
 /// vectoriser: the helper is inlined, a branch per thread. Helpers are internal and
 /// made once per module; the variants are kept in llvm.compiler.used until the
-/// vectorisers have seen them. Widths: 2 to 16 (AVX-512's 16 floats); any other
+/// vectorisers have seen them, and get their bodies only then (Note [Variants defined
+/// late]). Widths: 2 to 16 (AVX-512's 16 floats); any other
 /// width scalarises the call, still correct.
 constexpr unsigned kVariantWidths[] = {2, 4, 8, 16};
 
@@ -398,21 +403,13 @@ Function *slowHelper(Module &m, Trig k, Type *ty, const std::string &name) {
   return f;
 }
 
-/// The helper of Note [Trig vector variants] for `ty` (float or <vf x float>).
-Function *trigHelper(Module &m, Trig k, MathTarget target, Type *ty) {
-  auto *vt = dyn_cast<FixedVectorType>(ty);
-  std::string name = std::string(kHelperPrefix) + kTrigNames[int(k)] +
-                     (target == MathTarget::Gpu ? ".gpu" : "") +
-                     (vt ? ".v" + std::to_string(vt->getNumElements()) : "");
-  if (Function *f = m.getFunction(name)) return f;
+/// Gives `f`, a helper of Note [Trig vector variants] declared by trigHelper, its body.
+void defineHelper(Function *f, Trig k, MathTarget target) {
+  Module &m = *f->getParent();
   LLVMContext &c = m.getContext();
-  Function *f = newHelper(m, ty, 1, name);
-  if (target == MathTarget::Cpu) {
-    // Variants: inlined once the vectorisers are done. The scalar helper: kept
-    // out of line until then (kScalarMark), so loops see one call to widen.
-    f->addFnAttr(vt ? Attribute::AlwaysInline : Attribute::NoInline);
-    if (!vt) f->addFnAttr(kScalarMark);
-  }
+  Type *ty = f->getReturnType();
+  auto *vt = dyn_cast<FixedVectorType>(ty);
+  f->setLinkage(GlobalValue::InternalLinkage);
   auto *entry = BasicBlock::Create(c, "entry", f), *large = BasicBlock::Create(c, "large", f),
        *done = BasicBlock::Create(c, "done", f);
   IRBuilder<> b(entry);
@@ -423,7 +420,7 @@ Function *trigHelper(Module &m, Trig k, MathTarget target, Type *ty) {
   b.CreateCondBr(vt ? b.CreateOrReduce(need) : need, large, done, md.createUnlikelyBranchWeights());
   b.SetInsertPoint(large);
   Value *v = target == MathTarget::Cpu
-                 ? b.CreateCall(slowHelper(m, k, ty, name + ".slow"), {x, fast})
+                 ? b.CreateCall(slowHelper(m, k, ty, f->getName().str() + ".slow"), {x, fast})
                  : slowResult(b, k, x, fast);
   b.CreateBr(done);
   b.SetInsertPoint(done);
@@ -431,6 +428,29 @@ Function *trigHelper(Module &m, Trig k, MathTarget target, Type *ty) {
   phi->addIncoming(fast, entry);
   phi->addIncoming(v, large);
   b.CreateRet(finish(b, k, x, phi));
+}
+
+/// The helper of Note [Trig vector variants] for `ty` (float or <vf x float>). A CPU
+/// vector variant is only declared here (Note [Variants defined late]).
+Function *trigHelper(Module &m, Trig k, MathTarget target, Type *ty) {
+  auto *vt = dyn_cast<FixedVectorType>(ty);
+  std::string name = std::string(kHelperPrefix) + kTrigNames[int(k)] +
+                     (target == MathTarget::Gpu ? ".gpu" : "") +
+                     (vt ? ".v" + std::to_string(vt->getNumElements()) : "");
+  if (Function *f = m.getFunction(name)) return f;
+  Function *f = newHelper(m, ty, 1, name);
+  if (target == MathTarget::Cpu) {
+    // Variants: inlined once the vectorisers are done. The scalar helper: kept
+    // out of line until then (kScalarMark), so loops see one call to widen.
+    f->addFnAttr(vt ? Attribute::AlwaysInline : Attribute::NoInline);
+    if (!vt) f->addFnAttr(kScalarMark);
+  }
+  if (vt && target == MathTarget::Cpu) {
+    f->setLinkage(GlobalValue::ExternalLinkage);  // a declaration, until DefineTrigVariants
+    appendToCompilerUsed(m, {f});
+    return f;
+  }
+  defineHelper(f, k, target);
   if (vt) appendToCompilerUsed(m, {f});
   return f;
 }
@@ -452,6 +472,54 @@ Value *sinCosTan(IRBuilderBase &b, Trig k, Value *x, MathTarget target) {
   return c;
 }
 
+// Note [Variants defined late]: the vector variants of Note [Trig vector variants] are
+// declarations until the vectorisers are done; only their names and attributes are
+// needed to widen a call (as for a vector library's functions). DefineTrigVariants then
+// gives a body to the variants called and cleans up those bodies (and their `.slow`
+// parts) with EarlyCSE, InstCombine and SimplifyCFG; the others are deleted undefined.
+// When every width was defined at emission, the eight or so functions per trig
+// function went through the whole simplification pipeline (InstCombine alone runs on
+// each several times), though at most one or two widths are ever called: in spec
+// pool_map they were 520 of the 1,322 lines of IR (bench/notes.md, 2026-11-24, compile
+// time). The bodies are the same code; only the passes that tidy them differ, and
+// without fast-math flags none of them changes a float result.
+
+/// After the vectorisers: defines the vector variants that are called (Note [Variants
+/// defined late]).
+struct DefineTrigVariants : PassInfoMixin<DefineTrigVariants> {
+  PreservedAnalyses run(Module &m, ModuleAnalysisManager &mam) {
+    auto called = [](Function &f) {
+      for (User *u : f.users())
+        if (auto *call = dyn_cast<CallBase>(u); call && call->getCalledOperand() == &f) return true;
+      return false;
+    };
+    std::vector<Function *> todo;
+    for (Function &f : m)
+      if (f.isDeclaration() && f.getName().starts_with(kHelperPrefix) && called(f))
+        todo.push_back(&f);
+    if (todo.empty()) return PreservedAnalyses::all();
+    std::vector<Function *> before;
+    for (Function &f : m) before.push_back(&f);
+    for (Function *f : todo) {
+      StringRef rest = f->getName().drop_front(StringRef(kHelperPrefix).size());
+      StringRef trig = rest.take_until([](char ch) { return ch == '.'; });
+      int k = 0;
+      while (k < 3 && trig != kTrigNames[k]) ++k;
+      if (k < 3) defineHelper(f, Trig(k), MathTarget::Cpu);
+    }
+    FunctionPassManager fpm;
+    fpm.addPass(EarlyCSEPass());
+    fpm.addPass(InstCombinePass());
+    fpm.addPass(SimplifyCFGPass());
+    auto &fam = mam.getResult<FunctionAnalysisManagerModuleProxy>(m).getManager();
+    for (Function &f : m)
+      if (!f.isDeclaration() && (std::find(todo.begin(), todo.end(), &f) != todo.end() ||
+                                 std::find(before.begin(), before.end(), &f) == before.end()))
+        fpm.run(f, fam);
+    return PreservedAnalyses::none();
+  }
+};
+
 /// Once the vectorisers have run: lets the scalar helpers be inlined (Note [Trig vector
 /// variants]); the AlwaysInliner runs next.
 struct InlineScalarTrig : PassInfoMixin<InlineScalarTrig> {
@@ -469,12 +537,13 @@ struct InlineScalarTrig : PassInfoMixin<InlineScalarTrig> {
 };
 
 /// Then: takes the vector variants off llvm.compiler.used and deletes the helpers left
-/// uncalled (the inlined ones, and the slow parts of widths not used).
+/// uncalled (the inlined ones, and the variants not used, still declarations).
 struct DropTrigVariants : PassInfoMixin<DropTrigVariants> {
   PreservedAnalyses run(Module &m, ModuleAnalysisManager &) {
     auto isHelper = [](const Value *v) {
       const auto *f = dyn_cast<Function>(v->stripPointerCasts());
-      return f && f->hasInternalLinkage() && f->getName().starts_with(kHelperPrefix);
+      return f && (f->hasInternalLinkage() || f->isDeclaration()) &&
+             f->getName().starts_with(kHelperPrefix);
     };
     removeFromUsedLists(m, [&](Constant *c) { return isHelper(c); });
     bool changed = false;
@@ -493,6 +562,7 @@ struct DropTrigVariants : PassInfoMixin<DropTrigVariants> {
 
 void registerVecMathPasses(PassBuilder &pb) {
   pb.registerOptimizerLastEPCallback([](ModulePassManager &mpm, OptimizationLevel) {
+    mpm.addPass(DefineTrigVariants());
     mpm.addPass(InlineScalarTrig());
     mpm.addPass(AlwaysInlinerPass(/*InsertLifetimeIntrinsics=*/false));
     mpm.addPass(DropTrigVariants());
