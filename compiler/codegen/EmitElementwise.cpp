@@ -348,6 +348,29 @@ static std::optional<ConstForm> constForm(const LlvmEmitter &l, const ir::Eqn &e
   return g;
 }
 
+bool LlvmEmitter::contractibleMul(const ir::Atom &a, DType d, ir::Atom &x, ir::Atom &y) const {
+  if (a.isLit || !fs->kernel || fs->sharedMul.count(a.var.id)) return false;
+  auto f = fs->fused.find(a.var.id);
+  if (f == fs->fused.end() || f->second->out[0].type.dtype != d) return false;
+  const ir::Eqn &m = *f->second;
+  if (m.op == Op::IntegerPow && m.intParam("y") == 2) {  // XLA's multiply(x, x)
+    x = y = m.in[0];
+    return true;
+  }
+  if (m.op != Op::Mul) return false;
+  for (auto &o : m.in)
+    if (o.isLit) {
+      double v = o.lit.asDouble();
+      if (v == 0.0 || v == 1.0 || v == -1.0) return false;
+    }
+  std::optional<ConstForm> c = constForm(*this, m, d);  // Note [Constant reassociation]
+  if (c && c->folds >= 2)
+    x = c->x, y = ir::Atom::literal(ir::Literal{d, c->c, 0});
+  else
+    x = m.in[0], y = m.in[1];
+  return true;
+}
+
 /// `p + q` or `p - q` (floats, in a kernel) as XLA contracts it, or null when no multiply
 /// fused into it can be (Note [FMA contraction]). LLVM first turns a subtraction of a
 /// negation into an addition, an addition of a negation into a subtraction and (-r) - q
@@ -363,15 +386,8 @@ static Value *contracted(LlvmEmitter &l, bool sub, const ir::Atom &p, const ir::
     return f->second;
   };
   auto mulOf = [&](const ir::Atom &a) -> const ir::Eqn * {
-    const ir::Eqn *m = def(a, Op::Mul);
-    if (m && l.fs->sharedMul.count(a.var.id)) return nullptr;
-    if (m)
-      for (auto &o : m->in)
-        if (o.isLit) {
-          double v = o.lit.asDouble();
-          if (v == 0.0 || v == 1.0 || v == -1.0) return nullptr;
-        }
-    return m;
+    ir::Atom x, y;
+    return l.contractibleMul(a, d, x, y) ? l.fs->fused.at(a.var.id) : nullptr;
   };
   if (depth > 8) return nullptr;
   if (const ir::Eqn *n = def(q, Op::Neg)) return contracted(l, !sub, p, n->in[0], d, idx, depth + 1);
@@ -383,12 +399,9 @@ static Value *contracted(LlvmEmitter &l, bool sub, const ir::Atom &p, const ir::
   }
   auto fma = [&](const ir::Eqn &m, bool negX, Value *c) {
     std::vector<Value *> mi = m.out[0].type.rank() == 0 ? std::vector<Value *>{} : idx;
-    Value *x, *y;
-    std::optional<ConstForm> f = constForm(l, m, d);  // Note [Constant reassociation]
-    if (f && f->folds >= 2)
-      x = l.elemAt(f->x, mi), y = l.literal(ir::Literal{d, f->c, 0}, d);
-    else
-      x = l.elemAt(m.in[0], mi), y = l.elemAt(m.in[1], mi);
+    ir::Atom xa, ya;
+    l.contractibleMul(ir::Atom(m.out[0]), d, xa, ya);
+    Value *x = l.elemAt(xa, mi), *y = l.elemAt(ya, mi);
     if (negX) x = l.b.CreateFNeg(x);
     return l.b.CreateIntrinsic(Intrinsic::fma, {x->getType()}, {x, y, c});
   };

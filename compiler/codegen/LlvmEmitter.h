@@ -224,6 +224,10 @@ public:
   void planFusion(const ir::Jaxpr &j);
   /// Finds the fused multiplies that XLA's CSE shares (FnState::sharedMul).
   void markSharedMuls(const ir::Jaxpr &j);
+  /// Whether `a` is a fused float multiply of dtype d that XLA contracts into the add
+  /// consuming it (Note [FMA contraction]), and its operands x * y (constants folded:
+  /// Note [Constant reassociation]).
+  bool contractibleMul(const ir::Atom &a, ir::DType d, ir::Atom &x, ir::Atom &y) const;
   void emitIndexable(const ir::Eqn &e);
 
   // ---- arrays (EmitArrays.cpp) ----
