@@ -318,7 +318,7 @@ struct ConstForm {
 };
 
 static std::optional<ConstForm> constForm(const LlvmEmitter &l, const ir::Eqn &e, DType d) {
-  if (!l.fs->kernel || !ir::isFloat(d) || e.in.size() != 2 || e.out.size() != 1 ||
+  if (!l.fs->kernel || (d != DType::F32 && d != DType::F64) || e.in.size() != 2 || e.out.size() != 1 ||
       e.out[0].type.dtype != d || e.in[0].isLit == e.in[1].isLit)
     return std::nullopt;
   bool lit0 = e.in[0].isLit;

@@ -15,3 +15,6 @@ print(A(pm(lambda u, v: jnp.mean((u - v) ** 2, axis=0))(us, vs)))
 print(A(pm(lambda u, v: jnp.sum(u[:, :4] * v[:, :4]))(us, vs)))
 # windowed (a side over 32): XLA computes the product apart, no fused multiply-add
 print(A(pm(lambda u, v: jnp.sum(jnp.concatenate([u[0], v[0]]) * 1.3))(us, vs)))
+# x ** 2 is XLA's multiply(x, x): contracted into an add like any multiply
+print(A(pm(lambda x, y: (x - y) ** 2 + 1.3)(xs, ys)))
+print(A(pm(lambda x, y: 0.7 - (x - y) ** 2)(xs, ys)))
