@@ -70,6 +70,9 @@ struct FnState {
   std::vector<MeshAxis> mesh;
   std::unordered_map<int, llvm::Value *> buf;      ///< var id -> buffer
   std::unordered_map<int, const ir::Eqn *> fused;  ///< var id -> its defining eqn
+  /// Fused multiplies that XLA's CSE makes one value with another in the same loop, so
+  /// never contracted (Note [FMA contraction]).
+  std::unordered_set<int> sharedMul;
   std::unordered_set<int> unsynced;  ///< host: values that may be shards still on the devices
   std::unordered_map<int, DirectOut> direct;  ///< kernel: var id -> launch output
   std::vector<uint32_t> outMasks;             ///< kernel: the mask of each launch output
@@ -221,6 +224,12 @@ public:
   static constexpr int kMaxFusionDepth = 128;
   /// Decides which vars of `j` are fused (Note [Fusion]).
   void planFusion(const ir::Jaxpr &j);
+  /// Finds the fused multiplies that XLA's CSE shares (FnState::sharedMul).
+  void markSharedMuls(const ir::Jaxpr &j);
+  /// Whether `a` is a fused float multiply of dtype d that XLA contracts into the add
+  /// consuming it (Note [FMA contraction]), and its operands x * y (constants folded:
+  /// Note [Constant reassociation]).
+  bool contractibleMul(const ir::Atom &a, ir::DType d, ir::Atom &x, ir::Atom &y) const;
   void emitIndexable(const ir::Eqn &e);
   /// Where the innermost loop of `e`'s output is cut so that no fused concatenate read
   /// inside changes input within a piece (Note [Fused concatenate]): 0, the cuts, then n.

@@ -80,6 +80,20 @@
 // reads it: each run for k1, each tile of rows for kn (with C <= 4096 columns). The
 // additions are the same; the whole expression is never in memory (tests/stats/
 // fused_sum.spmd: 40 MiB peak instead of 128).
+// Note [Contracted sums]: in a pmap body, XLA fuses a multiply into the reduce that
+// consumes it when the reduce needs no windows (every reduced side at most 32, below
+// 4096 elements), and LLVM then contracts each `acc + x * y` of the loop into fma(x, y,
+// acc) (Note [FMA contraction] in EmitElementwise.cpp says which multiplies). With a
+// window (a reduced side over 32) the multiply is a fusion of its own and its products
+// are rounded: no fma. Two exceptions seen in the object code (--xla_dump_to): 0 + x * x
+// is folded to x * x (a square is never -0), so a sum of squares starts fma(x0, x0,
+// x1 * x1) (Emit::seq); and in a 2-D slab that LLVM vectorises (Emit::slab) a square is
+// taken of the whole vector before its lanes are shuffled apart: no fma there. Here the
+// multiply's operands are computed into buffers and Emit::op contracts their product.
+// fma_classes.py (seed 1, 40 programs): class red 16 exact before, 36 after; class mean
+// (mean((x - y) ** 2)) 18 before, 37 after. Still different: sums whose slabs LLVM
+// vectorises otherwise ([28, 18] sum(x * y), [20, 4] mean((x - y) ** 2), [21, 8] over its
+// last axis) and sum(x * y + c) of 2-D and 3-D whole arrays.
 #include "codegen/XlaSum.h"
 
 #include "codegen/XlaSumGroups.h"
@@ -137,6 +151,8 @@ struct Source {
   Value *buf = nullptr;
   std::function<Value *(const std::vector<Value *> &)> elem;
   bool cheap = false;
+  /// When elem is a multiply that XLA contracts into the sum's add: its operands.
+  std::function<Value *(const std::vector<Value *> &)> mulX, mulY;  // mulY null: x * x
 };
 
 /// The reduction of `in` over `axes` (comb: Add or Mul) in XLA's order into the buffer
@@ -211,6 +227,9 @@ bool emitOrdered(LlvmEmitter &L, Op comb, const ir::Shape &in, const std::vector
   // A plain buffer is read directly, by linear index; a fused value through x.elem.
   bool plain = x.buf != nullptr;
   Value *base = x.buf;
+  Value *baseY = nullptr;  // the other operand of a contracted multiply (Note [Contracted sums])
+  bool windowed = false;   // a reduced side over 32: XLA's windows (reduce_window) first
+  for (size_t k = 0; k < r; ++k) windowed |= s.red[k] && s.shape[k] > kWindow;
   // YNNPACK's k1 kernel reads contiguous runs of at most one tile (32768 elements). A
   // fused input is computed a run at a time into one tile-sized scratch buffer just
   // before the run is summed, never whole: sum(x * x) or a vmapped sum(sin(x * v))
@@ -247,6 +266,16 @@ bool emitOrdered(LlvmEmitter &L, Op comb, const ir::Shape &in, const std::vector
   if (tiled || tiledCols) {
     base = E.scratch(std::min(numel, kTileArea), heap);
     plain = true;
+  } else if (!plain && !x.cheap && x.mulX && !ynn && kind != Groups && !windowed) {
+    // Note [Contracted sums]: the multiply's operands, each into a buffer; elemLin gives
+    // their product marked for Emit::op to contract.
+    base = L.allocBytes(numel * 4);
+    baseY = x.mulY ? L.allocBytes(numel * 4) : base;
+    L.loopNest(in, [&](const std::vector<Value *> &idx) {
+      L.store(DType::F32, x.mulX(idx), base, L.linearIndex(idx, in));
+      if (x.mulY) L.store(DType::F32, x.mulY(idx), baseY, L.linearIndex(idx, in));
+    });
+    plain = true;
   } else if (!plain && !x.cheap) {
     // A fused input is computed once into a buffer: the kernels read it in vectors (and
     // do not inline its computation at every one of their many reads).
@@ -259,6 +288,10 @@ bool emitOrdered(LlvmEmitter &L, Op comb, const ir::Shape &in, const std::vector
     plain = true;
   }
   auto elemLin = [&](Value *lin) -> Value * {  // element at a row-major linear index
+    if (baseY) {
+      Value *v = L.load(DType::F32, base, lin);
+      return E.contractible(v, baseY == base ? v : L.load(DType::F32, baseY, lin));
+    }
     if (plain) return L.load(DType::F32, base, lin);
     // (squeezing and fusing keep the row-major linear index of the input)
     return x.elem(L.delinearize(lin, in));
@@ -577,6 +610,12 @@ bool emitXlaOrderReduce(LlvmEmitter &L, const ir::Eqn &e) {
   if (!x.isLit && !L.fs->fused.count(x.var.id) && !L.fs->scalars.count(x.var.id))
     src.buf = L.fs->buf.at(x.var.id);
   src.elem = [&](const std::vector<Value *> &idx) { return L.elemAt(x, idx); };
+  ir::Atom mx, my;
+  if (e.op == Op::ReduceSum && L.contractibleMul(x, DType::F32, mx, my)) {
+    src.mulX = [&](const std::vector<Value *> &idx) { return L.elemAt(mx, idx); };
+    bool square = !mx.isLit && !my.isLit && mx.var.id == my.var.id;
+    if (!square) src.mulY = [&](const std::vector<Value *> &idx) { return L.elemAt(my, idx); };
+  }
   return emitOrdered(L, e.op == Op::ReduceSum ? Op::Add : Op::Mul, x.type().shape,
                      e.intsParam("axes"), src, [&] { return L.defBuffer(e.out[0]); });
 }

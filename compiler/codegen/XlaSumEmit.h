@@ -43,8 +43,22 @@ struct Emit {
   Value *cf(float x) { return ConstantFP::get(f, x); }
   Value *zero16() { return ConstantFP::get(v16, 0.0); }
   Value *op(Value *x, Value *y) {
+    if (auto *m = dyn_cast<Instruction>(y); m && comb == Op::Add && m->getMetadata(kContract)) {
+      // Note [Contracted sums]
+      Value *r = b.CreateIntrinsic(Intrinsic::fma, {f}, {m->getOperand(0), m->getOperand(1), x});
+      if (m->use_empty()) m->eraseFromParent();
+      return r;
+    }
     return comb == Op::Add ? b.CreateFAdd(x, y) : b.CreateFMul(x, y);
   }
+  /// x * y, which `op` contracts into its add: an element of a sum that XLA's loop
+  /// emitter adds by a fused multiply-add (Note [Contracted sums]).
+  Value *contractible(Value *x, Value *y) {
+    auto *m = cast<Instruction>(b.CreateFMul(x, y));
+    m->setMetadata(kContract, MDNode::get(b.getContext(), {}));
+    return m;
+  }
+  static constexpr const char *kContract = "spmd.contract";
   Value *slot(Type *t, Value *init) {
     Value *p = L.entryAlloca(t);
     b.CreateStore(init, p);
@@ -155,12 +169,30 @@ struct Emit {
 
   /// init, then elements 0 <= i < n one by one.
   Value *seq(Value *init, int64_t n, const std::function<Value *(Value *)> &elem) {
-    if (n <= 8) {
-      for (int64_t i = 0; i < n; ++i) init = op(init, elem(L.c64(i)));
+    int64_t i0 = 0;
+    if (n >= 2 && comb == Op::Add && isa<ConstantFP>(init) &&
+        cast<ConstantFP>(init)->isExactlyValue(0.0)) {
+      // Note [Contracted sums]: 0 + x * x is x * x (a square is never -0), then the
+      // first product is the one fused with the second: fma(x0, x0, x1 * y1).
+      Value *v0 = elem(L.c64(0));
+      auto *m = dyn_cast<Instruction>(v0);
+      if (m && m->getMetadata(kContract) && m->getOperand(0) == m->getOperand(1)) {
+        Value *v1 = elem(L.c64(1));
+        if (auto *m1 = dyn_cast<Instruction>(v1)) m1->setMetadata(kContract, nullptr);
+        init = b.CreateIntrinsic(Intrinsic::fma, {f}, {m->getOperand(0), m->getOperand(1), v1});
+        m->eraseFromParent();
+        i0 = 2;
+      } else {
+        init = op(init, v0);
+        i0 = 1;
+      }
+    }
+    if (n - i0 <= 8) {
+      for (int64_t i = i0; i < n; ++i) init = op(init, elem(L.c64(i)));
       return init;
     }
     Value *acc = slot(f, init);
-    loop(0, n, [&](Value *i) { b.CreateStore(op(ld(f, acc), elem(i)), acc); });
+    loop(i0, n, [&](Value *i) { b.CreateStore(op(ld(f, acc), elem(i)), acc); });
     return ld(f, acc);
   }
   /// The fold of a whole [a, c] (2 <= a, c <= 32) from `init` as LLVM vectorises XLA's
@@ -178,11 +210,20 @@ struct Emit {
       });
     std::vector<Value *> lane(static_cast<size_t>(vf), nullptr);
     int64_t main = a / vf * vf;
+    // Note [Contracted sums]: LLVM squares the whole vector before it shuffles the lanes
+    // apart, so a square is not fused into the vectorised adds.
+    auto vel = [&](Value *i, Value *j) {
+      Value *v = el(i, j);
+      auto *m = dyn_cast<Instruction>(v);
+      if (m && m->getMetadata(kContract) && m->getOperand(0) == m->getOperand(1))
+        m->setMetadata(kContract, nullptr);
+      return v;
+    };
     for (int l = 0; l < vf; ++l) {
       // the other lanes start at the identity that LLVM's reduction uses
       Value *acc = l == 0 ? init : cf(comb == Op::Add ? -0.0f : 1.0f);
       for (int64_t i = l; i < main; i += vf)
-        for (int64_t j = 0; j < c; ++j) acc = op(acc, el(L.c64(i), L.c64(j)));
+        for (int64_t j = 0; j < c; ++j) acc = op(acc, vel(L.c64(i), L.c64(j)));
       lane[size_t(l)] = acc;
     }
     for (int w = vf / 2; w >= 1; w /= 2)

@@ -6,8 +6,10 @@ def nest(f, xs):
     from jax.sharding import PartitionSpec as PS
     mesh = jax.sharding.Mesh(np.array(jax.devices()[:8]).reshape(4, 2), ("i", "j"))
     g = lambda b: jax.tree.map(lambda y: y[None, None], f(b[0, 0]))
-    return jax.shard_map(g, mesh=mesh, in_specs=PS("i", "j"), out_specs=PS("i", "j"),
-                         check_vma=False)(xs)
+    # jitted: one XLA computation, as a pmap is (an eager shard_map runs op by op, and
+    # XLA then fuses no multiply into an add or a sum: Note [FMA contraction])
+    return jax.jit(jax.shard_map(g, mesh=mesh, in_specs=PS("i", "j"), out_specs=PS("i", "j"),
+                                 check_vma=False))(xs)
 def nestA(f, xs):  # the results as NumPy arrays, indexed by NumPy
     return jax.tree.map(np.asarray, nest(f, xs))
 x = jnp.arange(24.0).reshape(4, 2, 3) * 0.25 - 2.0

@@ -3,7 +3,7 @@
 Usage: fma_fuzz.py SEED N SPMDRUN [DEPTH]: writes f.spmd and f.py in the current directory,
 runs both (JAX with 8 host devices) and prints how many of the N programs print other
 digits, then the expressions that do (Note [FMA contraction]; dev only, needs JAX).
-conf8a: seeds 21..30, 80 programs each, depth 3: 231 of 800 differed before, 29 after."""
+conf8a: seeds 21..30, 80 programs each, depth 3: 231 of 800 differed before, 29 after; num9: 3."""
 import random, sys, subprocess, numpy as np, os
 seed = int(sys.argv[1]); nprog = int(sys.argv[2]); bin_ = sys.argv[3]
 random.seed(seed)
