@@ -125,6 +125,11 @@ public:
   ValueP fromLeaves(const Value &like, const std::vector<ValueP> &leaves, size_t &pos);
   void leaves(ValueP v, std::vector<ValueP> &out);
   int64_t staticInt(ValueP v, SrcRange loc, const char *what);
+  /// The index variables of the range loops being lowered (var id, the loop's variable).
+  std::vector<std::pair<int, const ast::Ident *>> loopIndices;
+  /// Note [Loop variables are not static]: a note naming the loop variable that the
+  /// run-time value `a` is computed from, or none.
+  std::vector<std::pair<SrcRange, std::string>> loopVariableNote(const ir::Atom &a);
   std::vector<int64_t> staticInts(const ArgV &a, const char *what);
   /// A shape given as a static list, checked by checkedShape for arrays of dtype `d`.
   ir::Shape staticShape(const ArgV &a, ir::DType d = ir::DType::F32);

@@ -160,13 +160,23 @@ void addMathBuiltins(Table &m) {
   // shift (a last-digit difference from JAX) and a pmax on that path is an error, as in
   // JAX. It is a same-dtype convert marked stop_gradient; the gradient's activity sweep
   // (Grad.cpp) treats the mark's outputs as constants, as for logsumexp's shift. Only
-  // floats carry gradients, so other values pass through unchanged.
+  // floats carry gradients, so other values pass through unchanged. As JAX's, it takes
+  // any pytree: a tuple (of tuples) is stopped leaf by leaf, keeping its structure; a
+  // list is an array literal, as everywhere (`stop_gradient([a, b])` stacks them).
   m["stop_gradient"] = {{"x"}, 1, [](AstLowering &L, Bound &a, auto &, SrcRange) {
-                          ValueP v = arr(L, a[0]);
-                          if (!ir::isFloat(v->type().dtype)) return v;
-                          ir::Params p = {{"new_dtype", ir::Param::ofDType(v->type().dtype)},
-                                          {"stop_gradient", ir::Param::of(1)}};
-                          return Value::array(L.emit1(Op::Convert, {v->atom}, p), v->weak);
+                          std::function<ValueP(const ValueP &)> stop = [&](const ValueP &x) {
+                            if (x->kind == Value::Tuple && !x->isList) {
+                              std::vector<ValueP> e;
+                              for (auto &y : x->elems) e.push_back(stop(y));
+                              return Value::tuple(e, false);
+                            }
+                            ValueP v = L.toArray(x, a[0].loc);
+                            if (!ir::isFloat(v->type().dtype)) return v;
+                            ir::Params p = {{"new_dtype", ir::Param::ofDType(v->type().dtype)},
+                                            {"stop_gradient", ir::Param::of(1)}};
+                            return Value::array(L.emit1(Op::Convert, {v->atom}, p), v->weak);
+                          };
+                          return stop(a[0].value);
                         }};
   m["maximum"] = binaryElementwise(Op::Max, "maximum");
   m["minimum"] = binaryElementwise(Op::Min, "minimum");

@@ -36,12 +36,30 @@ Atom uniformBits(AstLowering &L, Atom key, const ir::Shape &shape, Atom lo, Atom
   Atom ored = L.emit1(Op::Or, {sh, L.b().lit(DType::U32, 0x3F800000)});
   Atom fl = L.emit1(Op::BitcastConvert, {ored}, {{"new_dtype", Param::ofDType(DType::F32)}});
   Atom f = L.emit1(Op::Sub, {fl, L.b().lit(DType::F32, 1.0)});
-  // hi - lo in f32, as JAX computes maxval - minval.
-  Atom span = lo.isLit && hi.isLit
-                  ? L.b().lit(DType::F32, float(hi.lit.f) - float(lo.lit.f))
-                  : Atom(L.emit1(Op::Sub, {L.broadcast(hi, shape), L.broadcast(lo, shape)}));
+  // Note [Uniform's bounds]
+  // hi - lo in f32, as JAX computes maxval - minval: at the bounds' own (broadcast) shape,
+  // and each use of a bound broadcast on its own, as in jax.random's _uniform. The values
+  // are the same either way; the gradient with respect to a bound is not: JAX sums each
+  // use's cotangent over the broadcast, then adds the sums (max's, the add's, then minus
+  // the span's), where one broadcast shared by the three would add per element first and
+  // sum once (`grad(fn (lo) = sum(uniform(k, [4], lo, 2.0) ** 2))`, which cancels, was
+  // 20 ulp off).
+  Atom span;
+  if (lo.isLit && hi.isLit) {
+    span = L.b().lit(DType::F32, float(hi.lit.f) - float(lo.lit.f));
+  } else {
+    const ir::Shape &ls = lo.type().shape, &hs = hi.type().shape;
+    ir::Shape bs(std::max(ls.size(), hs.size()), 1);
+    for (size_t k = 0; k < bs.size(); ++k) {
+      int64_t a = k < bs.size() - ls.size() ? 1 : ls[k - (bs.size() - ls.size())];
+      int64_t b = k < bs.size() - hs.size() ? 1 : hs[k - (bs.size() - hs.size())];
+      bs[k] = std::max(a, b);
+    }
+    span = L.emit1(Op::Sub, {L.broadcast(hi, bs), L.broadcast(lo, bs)});
+    span = L.broadcast(span, shape);
+  }
   // f * (hi - lo) + lo with one rounding: XLA fuses this multiply-add (docs/prng.md).
-  Atom scaled = L.emit1(Op::Fma, {f, span, lo});
+  Atom scaled = L.emit1(Op::Fma, {f, span, lo.isLit ? lo : L.broadcast(lo, shape)});
   // jnp.maximum(lo, ...) as JAX does (keeps values >= lo after rounding).
   return L.emit1(Op::Max, {L.broadcast(lo, shape), L.broadcast(scaled, shape)});
 }
@@ -72,8 +90,8 @@ Atom randomBound(AstLowering &L, const ArgV &a, DType d, const ir::Shape &s, con
   if (d == DType::I32 && v->type().dtype == DType::U32)
     userError(a.loc, "randint() needs i32 bounds, not " + v->type().str(),
               {{SrcRange{}, "convert them with i32(...)"}});
-  Atom x = L.castTo(v->atom, d);
-  return x.isLit ? x : L.broadcast(x, s);
+  // Not broadcast to `s` here: each use broadcasts it (Note [Uniform's bounds]).
+  return L.castTo(v->atom, d);
 }
 
 // JAX's _randint: two 32-bit draws of the result's shape, `higher` and `lower`, from the

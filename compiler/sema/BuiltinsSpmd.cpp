@@ -230,52 +230,56 @@ void addSpmdBuiltins(Table &m) {
       [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
         std::vector<std::string> names;
         int64_t n = collectiveAxes(a[1], names);
-        ValueP av = arr(L, a[0]);
-        int r = av->type().rank();
         bool tiled = boolArg(L, a[4], false);
-        int64_t sa = L.staticInt(a[2].value, a[2].loc, "split_axis"),
-                ca = L.staticInt(a[3].value, a[3].loc, "concat_axis");
-        if (sa < 0) sa += r;
-        if (ca < 0) ca += r;
-        if (sa < 0 || sa >= r)
-          userError(a[2].loc, "split_axis out of range for " + av->type().str());
-        if (ca < 0 || ca >= r)
-          userError(a[3].loc, "concat_axis out of range for " + av->type().str());
-        int64_t size = av->type().shape[sa];
-        if (tiled && size % n)
-          userError(a[2].loc, "all_to_all splits axis " + std::to_string(sa) + " of size " +
-                                  std::to_string(size) + " into " + std::to_string(n) +
-                                  " equal parts");
-        if (!tiled && size != n)
-          userError(a[2].loc, "an untiled all_to_all needs split_axis " + std::to_string(sa) +
-                                  " of size " + std::to_string(n) + " (the axis size), not " +
-                                  std::to_string(size) + "; tiled=true splits it into blocks");
-        Atom x = av->atom;
-        bool reshaped = !tiled && sa != ca;
-        if (reshaped) {  // a new axis at concat_axis (counted without split_axis)
-          ir::Shape s = av->type().shape;
-          int64_t at = sa < ca ? ca + 1 : ca;
-          s.insert(s.begin() + at, 1);
-          x = L.emit1(Op::Reshape, {x},
-                      {{"new_sizes", Param::ints(s)}, {"dimensions", Param::none()}});
-          if (sa < ca)
-            ca = at;
-          else
-            ++sa;
-        }
-        Atom y = L.emit1(Op::AllToAll, {x},
-                         {{"axis_name", axisNameParam(names)},
-                          {"split_axis", Param::of(sa)},
-                          {"concat_axis", Param::of(ca)},
-                          {"axis_size", Param::of(n)},
-                          {"axis_index_groups", Param::none()}});
-        if (reshaped) {  // squeeze the split axis, now of size 1
-          ir::Shape s = y.type().shape;
-          s.erase(s.begin() + sa);
-          y = L.emit1(Op::Reshape, {y},
-                      {{"new_sizes", Param::ints(s)}, {"dimensions", Param::none()}});
-        }
-        return Value::array(y, av->weak);
+        int64_t sa0 = L.staticInt(a[2].value, a[2].loc, "split_axis"),
+                ca0 = L.staticInt(a[3].value, a[3].loc, "concat_axis");
+        // A tuple is exchanged leaf by leaf, as JAX's collectives take pytrees.
+        return mapLeaves(L, a[0].value, [&](ValueP v) {
+          ValueP av = L.toArray(v, a[0].loc);
+          int r = av->type().rank();
+          int64_t sa = sa0, ca = ca0;
+          if (sa < 0) sa += r;
+          if (ca < 0) ca += r;
+          if (sa < 0 || sa >= r)
+            userError(a[2].loc, "split_axis out of range for " + av->type().str());
+          if (ca < 0 || ca >= r)
+            userError(a[3].loc, "concat_axis out of range for " + av->type().str());
+          int64_t size = av->type().shape[sa];
+          if (tiled && size % n)
+            userError(a[2].loc, "all_to_all splits axis " + std::to_string(sa) + " of size " +
+                                    std::to_string(size) + " into " + std::to_string(n) +
+                                    " equal parts");
+          if (!tiled && size != n)
+            userError(a[2].loc, "an untiled all_to_all needs split_axis " + std::to_string(sa) +
+                                    " of size " + std::to_string(n) + " (the axis size), not " +
+                                    std::to_string(size) + "; tiled=true splits it into blocks");
+          Atom x = av->atom;
+          bool reshaped = !tiled && sa != ca;
+          if (reshaped) {  // a new axis at concat_axis (counted without split_axis)
+            ir::Shape s = av->type().shape;
+            int64_t at = sa < ca ? ca + 1 : ca;
+            s.insert(s.begin() + at, 1);
+            x = L.emit1(Op::Reshape, {x},
+                        {{"new_sizes", Param::ints(s)}, {"dimensions", Param::none()}});
+            if (sa < ca)
+              ca = at;
+            else
+              ++sa;
+          }
+          Atom y = L.emit1(Op::AllToAll, {x},
+                           {{"axis_name", axisNameParam(names)},
+                            {"split_axis", Param::of(sa)},
+                            {"concat_axis", Param::of(ca)},
+                            {"axis_size", Param::of(n)},
+                            {"axis_index_groups", Param::none()}});
+          if (reshaped) {  // squeeze the split axis, now of size 1
+            ir::Shape s = y.type().shape;
+            s.erase(s.begin() + sa);
+            y = L.emit1(Op::Reshape, {y},
+                        {{"new_sizes", Param::ints(s)}, {"dimensions", Param::none()}});
+          }
+          return Value::array(y, av->weak);
+        });
       },
       /*axisParam=*/1};
   m["psum_scatter"] = {
@@ -284,30 +288,34 @@ void addSpmdBuiltins(Table &m) {
       [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
         std::vector<std::string> names;
         int64_t n = collectiveAxes(a[1], names);
-        ValueP av = arr(L, a[0]);
-        L.rejectKeys(*av, a[0].loc, "psum_scatter()");
-        if (av->type().dtype == DType::Bool)  // as jax.lax.psum_scatter (unlike psum, no cast)
-          userError(a[0].loc, "psum_scatter() does not add bool values, as in JAX; convert them "
-                              "first, e.g. i32(x)");
-        int r = av->type().rank();
-        int64_t d = a.has(2) ? L.staticInt(a[2].value, a[2].loc, "scatter_dimension") : 0;
-        if (d < 0) d += r;
         bool tiled = boolArg(L, a[3], false);
-        if (d < 0 || d >= r)
-          userError(a[0].loc, "psum_scatter needs an array with a dimension " + std::to_string(d));
-        int64_t sz = av->type().shape[d];
-        if (tiled ? sz % n : sz != n)
-          userError(a[0].loc, "psum_scatter over an axis of size " + std::to_string(n) +
-                                  " needs dimension " + std::to_string(d) +
-                                  (tiled ? " divisible by " : " of size ") + std::to_string(n) +
-                                  ", not " + av->type().str());
-        return Value::array(L.emit1(Op::ReduceScatter, {av->atom},
-                                    {{"axis_name", axisNameParam(names)},
-                                     {"scatter_dimension", Param::of(d)},
-                                     {"axis_size", Param::of(n)},
-                                     {"tiled", Param::ofBool(tiled)},
-                                     {"axis_index_groups", Param::none()}}),
-                            av->weak);
+        int64_t d0 = a.has(2) ? L.staticInt(a[2].value, a[2].loc, "scatter_dimension") : 0;
+        return mapLeaves(L, a[0].value, [&](ValueP v) {  // leaf by leaf, as all_to_all
+          ValueP av = L.toArray(v, a[0].loc);
+          L.rejectKeys(*av, a[0].loc, "psum_scatter()");
+          if (av->type().dtype == DType::Bool)  // as jax.lax.psum_scatter (unlike psum, no cast)
+            userError(a[0].loc, "psum_scatter() does not add bool values, as in JAX; convert them "
+                                "first, e.g. i32(x)");
+          int r = av->type().rank();
+          int64_t d = d0;
+          if (d < 0) d += r;
+          if (d < 0 || d >= r)
+            userError(a[0].loc,
+                      "psum_scatter needs an array with a dimension " + std::to_string(d));
+          int64_t sz = av->type().shape[d];
+          if (tiled ? sz % n : sz != n)
+            userError(a[0].loc, "psum_scatter over an axis of size " + std::to_string(n) +
+                                    " needs dimension " + std::to_string(d) +
+                                    (tiled ? " divisible by " : " of size ") + std::to_string(n) +
+                                    ", not " + av->type().str());
+          return Value::array(L.emit1(Op::ReduceScatter, {av->atom},
+                                      {{"axis_name", axisNameParam(names)},
+                                       {"scatter_dimension", Param::of(d)},
+                                       {"axis_size", Param::of(n)},
+                                       {"tiled", Param::ofBool(tiled)},
+                                       {"axis_index_groups", Param::none()}}),
+                              av->weak);
+        });
       },
       /*axisParam=*/1};
   m["axis_index"] = {

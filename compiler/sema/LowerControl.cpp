@@ -92,6 +92,12 @@ void AstLowering::forStmt(const ForStmt &f) {
   for (auto &l : initLeaves) initAtoms.push_back(local(l->atom));
   pushFrame(false);
   ir::Var iv = newInvar(ir::Type{ir::DType::I32, {}});
+  // Note [Loop variables are not static] in LowerOps.cpp; popped below (or on error).
+  loopIndices.push_back({iv.id, &f.var.name});
+  struct PopIndex {
+    std::vector<std::pair<int, const ast::Ident *>> &v;
+    ~PopIndex() { v.pop_back(); }
+  } popIndex{loopIndices};
   std::vector<ValueP> carryVals;
   for (auto &l : initLeaves) carryVals.push_back(Value::array(newInvar(l->type()), l->weak));
   ScopeP saved = scope;
@@ -167,10 +173,13 @@ ValueP AstLowering::ifExpr(const IfExpr &e) {
   }
   if (c->kind != Value::Array || c->type() != ir::Type{ir::DType::Bool, {}})
     userError(e.cond->loc, "the condition of 'if' must be a bool scalar, not " + describe(*c));
-  if (inMapBody())
+  if (inMapBody()) {
+    auto notes = loopVariableNote(c->atom);
+    notes.push_back({SrcRange{}, "use where(cond, a, b) to select between values per replica"});
     userError(e.cond->loc,
               "inside pmap and vmap the condition of 'if' must be known at compile time",
-              {{SrcRange{}, "use where(cond, a, b) to select between values per replica"}});
+              notes);
+  }
   // A run-time condition at host level: a cond with the assigned vars as results.
   std::set<std::string> names;
   assignedNames(*e.then, names);

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <set>
 
 namespace spmd::sema {
 using namespace ast;
@@ -39,11 +40,49 @@ ValueP AstLowering::fromLeaves(const Value &like, const std::vector<ValueP> &ls,
 
 // ---- static values -------------------------------------------------------------------------
 
+// Note [Loop variables are not static]
+// A loop over a range is a for_loop, not unrolled (docs/language.md), so its variable is
+// a run-time i32: a JAX user's `for r in range(3): ppermute(x, i, [(j, j + 2 ** r) ...])`
+// unrolls in Python, but here the perm is not static. The error alone ("computed at run
+// time") does not say why; when the value is computed from a loop's index, a note names
+// the loop variable and the ways out. The value's equations are followed back through
+// the frames being built (closure captures lead to the outer frame) to an index invar.
+std::vector<std::pair<SrcRange, std::string>> AstLowering::loopVariableNote(const Atom &a) {
+  if (a.isLit || loopIndices.empty()) return {};
+  std::vector<int> work{a.var.id};
+  std::set<int> seen;
+  while (!work.empty()) {
+    int id = work.back();
+    work.pop_back();
+    if (!seen.insert(id).second) continue;
+    for (auto &[v, name] : loopIndices)
+      if (v == id)
+        return {{name->loc, "'" + name->name +
+                                "' is the variable of a loop over a range: loops are not "
+                                "unrolled, so it is computed at run time"},
+                {SrcRange{}, "loop over a static list to unroll it (for " + name->name +
+                                 " in [0, 1, 2] { ... }), or write the rounds out"}};
+    for (auto &f : frames) {
+      for (size_t k = 0; k < f->captureVars.size(); ++k)
+        if (f->captureVars[k].id == id && !f->captured[k].isLit)
+          work.push_back(f->captured[k].var.id);
+      for (auto &e : f->jaxpr.eqns)
+        for (auto &o : e.out)
+          if (o.id == id)
+            for (auto &in : e.in)
+              if (!in.isLit) work.push_back(in.var.id);
+    }
+  }
+  return {};
+}
+
 int64_t AstLowering::staticInt(ValueP v, SrcRange loc, const char *what) {
   if (v->kind == Value::Int || v->kind == Value::Bool) return v->i;
   if (v->kind == Value::Array)
-    userError(loc, std::string(what) + " must be known at compile time, but this value (" +
-                       v->type().str() + ") is computed at run time");
+    userError(loc,
+              std::string(what) + " must be known at compile time, but this value (" +
+                  v->type().str() + ") is computed at run time",
+              loopVariableNote(v->atom));
   userError(loc, std::string(what) + " must be a static integer, not a " + describe(*v));
 }
 

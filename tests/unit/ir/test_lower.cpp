@@ -172,3 +172,45 @@ TEST_CASE("host effects cannot run inside pmap or vmap", "[lower][host]") {
   CHECK(err("let y = vmap (v in arange(4.0)) { assert_close(v, v); v }") ==
         "1:35: assert_close() is a host effect and cannot run inside pmap or vmap");
 }
+
+// Note [Loop variables are not static]: a value computed from a range loop's variable
+// where a static one is needed says that it is the loop variable (conf9b's prefix scan
+// wrote JAX's unrolled `for r in range(3)` as a loop over a range).
+TEST_CASE("a loop variable where a static value is needed names the loop", "[lower][for]") {
+  Compiled c = compile("let y = pmap i (v in arange(8.0)) {\n"
+                       "  var s = v\n"
+                       "  for r in 0..3 {\n"
+                       "    s = s + ppermute(s, i, [(j, j + 2 ** r) for j in 0..8 - 2 ** r])\n"
+                       "  }\n"
+                       "  s\n"
+                       "}");
+  CHECK(c.error() == "4:59: a range bound must be known at compile time, but this value "
+                     "(i32[]) is computed at run time");
+  REQUIRE(c.errors.size() == 1);
+  REQUIRE(c.errors[0].notes.size() == 2);
+  CHECK(c.errors[0].notes[0].first.line == 3);
+  CHECK(c.errors[0].notes[0].first.col == 7);
+  CHECK(has(c.notes(), "'r' is the variable of a loop over a range"));
+  CHECK(has(c.notes(), "for r in [0, 1, 2]"));
+  // The same program looping over a static list compiles (the loop is unrolled).
+  CHECK(compile("let y = pmap i (v in arange(8.0)) {\n  var s = v\n  for r in [0, 1, 2] {\n"
+                "    s = s + ppermute(s, i, [(j, j + 2 ** r) for j in 0..8 - 2 ** r])\n"
+                "  }\n  s\n}")
+            .ok());
+  // A slice bound at host level, through a captured loop variable in a pmap body, and an
+  // 'if' in a pmap body.
+  Compiled d = compile("var a = 0.0\nfor t in 1..4 { a = a + sum(arange(10.0)[:t + 1]) }");
+  CHECK(d.error().rfind("1:", 0) != 0);
+  CHECK(has(d.notes(), "'t' is the variable of a loop over a range"));
+  Compiled e = compile("for t in 0..2 { print(pmap i (v in ones([8, 4])) { v[:t] }) }");
+  CHECK(has(e.notes(), "'t' is the variable of a loop over a range"));
+  Compiled f = compile("let y = pmap i (v in arange(8.0)) {\n  var s = v\n"
+                       "  for t in 0..3 { if t == 1 { s = s * 2.0 } }\n  s\n}");
+  CHECK(has(f.notes(), "'t' is the variable of a loop over a range"));
+  CHECK(has(f.notes(), "where(cond, a, b)"));
+  // A run-time value not from a loop gets no such note.
+  Compiled g = compile("let n = i32(sum(arange(3.0)))\nprint(zeros([n]))");
+  CHECK(g.error() == "2:14: a shape must be known at compile time, but this value (i32[]) is "
+                     "computed at run time");
+  CHECK(g.notes().empty());
+}

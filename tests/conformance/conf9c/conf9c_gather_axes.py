@@ -1,0 +1,17 @@
+from conf9c_common import *
+x = (jnp.arange(48.0) / 4.0).reshape(8, 2, 3)
+ag = lax.all_gather
+g = pm(lambda b: (ag(b, 'i'), ag(b, 'i', axis=1), ag(b, 'i', axis=2), ag(b, 'i', tiled=True), ag(b, 'i', axis=1, tiled=True)), x)
+print(tuple(g[0].shape), tuple(g[1].shape), tuple(g[2].shape), tuple(g[3].shape), tuple(g[4].shape))
+print(A(g[1][5][:, 3]))
+print(A(g[2][0][1]))
+print(A(g[4][7]))
+ints = pm(lambda v: (ag(v * v, 'i', axis=1), ag(v > 3, 'i', tiled=True), ag(v.astype(jnp.uint32), 'i', axis=0, tiled=True)), jnp.arange(16).reshape(8, 2))
+print(A(ints[0][3]))
+print(A(ints[1][0]))
+print(A(ints[2][1]))
+y = jnp.arange(48.0).reshape(4, 2, 2, 3)
+n = nest(lambda b: (ag(b, 'j', axis=1), ag(b, 'i', tiled=True), ag(b, ('i', 'j'), axis=1, tiled=True)), y)
+print(A(n[0][2, 1]))
+print(A(n[1][1, 0]))
+print(A(n[2][3, 1]))

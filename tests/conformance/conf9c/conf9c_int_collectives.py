@@ -1,0 +1,16 @@
+from conf9c_common import *
+labels = (jnp.arange(64) * 7 % 5).reshape(8, 8)
+def body(l):
+    counts = jnp.sum(jax.nn.one_hot(l, 5), axis=0)
+    c = counts.astype(jnp.int32)
+    return lax.psum(c, 'i'), lax.pmax(c, 'i'), lax.pmin(c, 'i'), lax.pmean(c, 'i'), lax.psum(lax.axis_index('i'), 'i')
+r = pm(body, labels)
+print(A(r[0][0]), A(r[1][3]), A(r[2][7]))
+print(A(r[3][5]))
+print(A(r[4]))
+print(A(pm(lambda x: lax.psum(x, 'i'), jnp.full((8,), 2147483000, jnp.int32))))
+m = pm(lambda x: (lax.pmean(x, 'i'), lax.pmean(x, 'i') * 2, lax.psum(x, 'i') // 3), jnp.arange(16).reshape(8, 2))
+print(A(m[0][0]), A(m[1][0]), A(m[2][0]))
+print(T(pm(lambda x: (lax.pmax(x - 4, 'i'), lax.pmin(x - 4, 'i'), lax.psum(x - 4, 'i') * -1), jnp.arange(8))))
+q = pm(lambda x: jax.vmap(lambda y: (lax.psum(y, 'j'), lax.psum(y, ('i', 'j')), lax.pmax(y, ('j', 'i'))), axis_name='j')(x), jnp.arange(24).reshape(8, 3))
+print(A(q[0][2]), A(q[1][4]), A(q[2][6]))

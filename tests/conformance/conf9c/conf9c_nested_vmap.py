@@ -1,0 +1,20 @@
+from conf9c_common import *
+V = jax.vmap
+x = (jnp.sin(jnp.arange(24.0)) * 2.0).reshape(8, 3)
+y = jnp.cos(jnp.arange(15.0)).reshape(5, 3)
+def rbf(a, b): return jnp.exp(-0.5 * jnp.sum((a - b) ** 2))
+print(A(V(lambda a: V(lambda b: rbf(a, b))(y))(x)))
+d = V(lambda a: V(lambda b: jnp.sqrt(jnp.sum((a - b) ** 2)))(y))(x)
+print(A(d[2]))
+o = V(lambda a: V(lambda b: V(lambda c: c * b)(a))(y[:2]))(x[:4])
+print(tuple(o.shape), A(o[1, 0]))
+g = V(lambda a: V(lambda b: jax.grad(lambda p: rbf(p, b))(a))(y))(x)
+print(A(g[3, 4]), A(g[7, 0]))
+def body(xs):
+    kk = V(lambda a: V(lambda b: rbf(a, b))(y))(xs)
+    return jnp.sum(kk), lax.psum(jnp.sum(kk), 'i')
+s = pm(body, x.reshape(8, 1, 3))
+print(A(s[0]))
+print(A(s[1][0]))
+t = V(lambda r: V(lambda c: V(lambda e: c + e)(jnp.arange(2.0)))(r))(x.T)
+print(tuple(t.shape), A(t[2, 5]))

@@ -1,0 +1,10 @@
+from conf9c_common import *
+print(A(pm(lambda x: jnp.sqrt(x) * 0.5, jnp.arange(8.0 * 200.0).reshape(8, 200))))
+print(A(pm(lambda x: x * x - 10.0, jnp.arange(48.0).reshape(8, 2, 3))))
+print(A(pm(lambda x: x / 7.0 + 1000.0, jnp.arange(8.0 * 13.0).reshape(8, 13))[:2]))
+print(A(pm(lambda x: lax.psum(x * x, 'i') / (x + 1.0), jnp.arange(8.0))))
+print(A(pm(lambda x: jnp.exp(-x * 4.0) * 1e-3, jnp.arange(8.0))))
+print(A(pm(lambda x: (x - 100) * 37, jnp.arange(8 * 30).reshape(8, 30))))
+print(A(pm(lambda x: x % 3 == lax.axis_index('i') % 3, jnp.arange(8 * 5).reshape(8, 5))))
+print(A(pm(lambda x: x - 500.5, jnp.arange(8.0 * 2.0 * 70.0).reshape(8, 2, 70))))
+print(A(pm(lambda x: x * -1, jnp.arange(8).reshape(8, 1, 1))))

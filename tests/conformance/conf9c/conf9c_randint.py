@@ -1,0 +1,20 @@
+from conf9c_common import *
+k = R.key(99)
+print(A(R.randint(k, (10,), 1, 7)))
+print(A(R.randint(k, (2, 5), -50, 50)))
+print(A(R.randint(R.fold_in(k, 1), (6,), -2147483648, 2147483647)))
+print(A(R.randint(R.fold_in(k, 2), (4,), 0, 1)))
+ai = lambda: lax.axis_index('i')
+print(A(pm(lambda kk: R.randint(kk, (5,), ai(), ai() * 3 + 2), R.split(k, 8))))
+v = pm(lambda kk: jax.vmap(lambda e: R.randint(e, (3,), 0, 10))(R.split(kk, 4)), R.split(k, 8))
+print(A(v[1]))
+print(A(jnp.sum(v, axis=(1, 2))))
+data = (jnp.arange(40.0) * 0.5).reshape(8, 5)
+def body(kk, xs):
+    idx = R.randint(kk, (5,), 0, 5)
+    picked = jax.nn.one_hot(idx, 5) @ xs
+    return idx, jnp.mean(picked), lax.pmean(jnp.mean(picked), 'i')
+boot = pm(body, R.split(R.fold_in(k, 3), 8), data)
+print(A(boot[0]))
+print(A(boot[1]))
+print(A(boot[2][0]))
