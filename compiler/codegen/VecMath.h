@@ -33,16 +33,19 @@ constexpr float kTrigMaxArg = 117435.992f;
 /// noinline call with vector variants (so loops still vectorise), on a GPU a branch.
 enum class MathTarget { Cpu, Gpu };
 
-/// exp(x): round(x / ln 2) = n, a 2-part ln 2 reduction and a degree-7 polynomial
-/// on [-ln2/2, ln2/2], scaled by 2^n in two exact steps (subnormal results round once).
-llvm::Value *emitExpF32(llvm::IRBuilderBase &b, llvm::Value *x);
+/// exp(x): on a CPU XLA:CPU's, bit for bit (Note [XLA exp] in VecMath.cpp: Cephes' expf
+/// with n = floor(x / ln 2 + 0.5) clamped to [-127, 127], 0 below e^-87.34 as flushed);
+/// on a GPU round(x / ln 2) = n, a 2-part ln 2 reduction and a degree-7 polynomial on
+/// [-ln2/2, ln2/2], scaled by 2^n in two exact steps (subnormal results round once).
+llvm::Value *emitExpF32(llvm::IRBuilderBase &b, llvm::Value *x, MathTarget t = MathTarget::Cpu);
 
 /// tanh(x): XLA's rational approximation (EmitFastTanh with FMA), x itself for
 /// |x| < 4e-4, +-1 for |x| >= 20, NaN for NaN.
 llvm::Value *emitTanhF32(llvm::IRBuilderBase &b, llvm::Value *x);
 
-/// logistic(x) = 1 / (1 + exp(-x)), as XLA expands it.
-llvm::Value *emitLogisticF32(llvm::IRBuilderBase &b, llvm::Value *x);
+/// logistic(x) = 1 / (1 + exp(-x)), as XLA expands it (with `t`'s exp).
+llvm::Value *emitLogisticF32(llvm::IRBuilderBase &b, llvm::Value *x,
+                             MathTarget t = MathTarget::Cpu);
 
 /// sin(x), cos(x) and tan(x) are glibc's sinf, cosf and tanf, bit for bit (Notes [glibc
 /// sinf and cosf] and [glibc tanf] in VecMathTrig.cpp); signed zeros kept, NaN for +-inf
