@@ -39,22 +39,25 @@ Value *pow2F32(IRBuilderBase &b, Value *k) {
 }  // namespace
 
 // Note [XLA exp]
-// XLA:CPU does not call expf for an f32 exp: it emits Cephes' expf in the vector form of
-// its own runtime (GenerateVF32Exp in xla/service/cpu/llvm_ir_runtime.cc), which is
-// neither correctly rounded nor what exp of a double rounded gives. Read there and
-// checked against jnp.exp (JAX 0.10.2, jitted, eager and in a pmap alike): x clamped to
-// [-87.8, 88.8]; n = floor(x log2(e) + 0.5) clamped to [-127, 127]; a = x - n C1 - n C2
-// with C1 + C2 = ln 2 (C1 = 0.693359375 exact in few bits); exp(a) = 1 + (a + a^2 P(a))
-// with Cephes' degree-5 P; the result z 2^n with 2^n built in the exponent field (0 for
-// n = -127) and one rounding, flushed to 0 if subnormal (Note [Denormals]). XLA's
-// muladds are contracted: the reduction and Horner steps are fused multiply-adds (the
-// x log2(e) + 0.5 one gives the same bits fused or not over every float in [-88, 89]).
-// Without the fusions 663 (reduction not fused) or 124 (Horner not fused) of 70,000
-// random floats differ from JAX; fused, none. The clamp of n is why exp(88.72283) is
-// 3.4027977e+38, not the correctly rounded 3.4027985e+38: a reaches 0.77, outside the
-// polynomial's range. GPUs keep the older algorithm below (Cephes' polynomial on a
-// round-to-nearest reduction with an exact two-step scaling, within 2 ulp, subnormal
-// results kept), since they run without flushing and XLA uses libdevice there.
+// XLA:CPU does not call expf for an f32 exp: it emits Cephes' expf in vector form
+// (GenerateVF32Exp in xla/service/cpu/llvm_ir_runtime.cc, read in an older XLA; the bits
+// below are JAX 0.10.2's), which is neither correctly rounded nor what exp of a double
+// rounded gives (1 in 10 floats in [-87, 88] differ from glibc's expf). Checked against
+// jnp.exp, jitted, eager and in a pmap alike: x clamped to [-87.8, 88.8]; n = floor(x
+// log2(e) + 0.5) clamped to [-127, 127]; a = x - n C1 - n C2 with C1 + C2 = ln 2 (C1 =
+// 0.693359375, exact in few bits); exp(a) = 1 + (a + a^2 P(a)) with Cephes' degree-5 P;
+// the result z 2^n with 2^n built in the exponent field (0 for n = -127), one rounding,
+// flushed to 0 if subnormal (Note [Denormals]). XLA's muladds are contracted: the
+// reduction and Horner steps are fused multiply-adds (fusing x log2(e) + 0.5 or not gives
+// the same bits for every float in [-88, 89]). A C model of this differs from JAX in 0 of
+// 70,000 random floats; with the reduction unfused in 124, with Horner unfused in 663.
+// The clamp of n is why exp(88.72283) is 3.4027977e+38, not the correctly rounded
+// 3.4027985e+38: a reaches 0.77, outside the polynomial's range. Not followed: XLA takes
+// glibc's expf for the tail of an unfused exp of a 1-D array of 3, 5-7, 11 or 13-15
+// elements (tests/conformance/sweep_math.md). GPUs keep the older algorithm below
+// (Cephes' polynomial on a round-to-nearest reduction with an exact two-step scaling,
+// within 2 ulp, subnormal results kept), since they run without flushing and XLA uses
+// libdevice there.
 Value *emitExpF32(IRBuilderBase &b, Value *x, MathTarget t) {
   Type *ty = x->getType(), *ity = like(x, b.getInt32Ty());
   auto clamp = [&](Value *v, double lo, double hi) {
