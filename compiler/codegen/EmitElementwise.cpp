@@ -769,7 +769,8 @@ Value *LlvmEmitter::unaryOp(const ir::Eqn &e, DType d, Value *x) {
   case Op::Neg: return fl ? b.CreateFNeg(x) : b.CreateNeg(x);
   // f32 exp/sin/cos/tan/tanh/logistic/pow on the host: branch-free polynomials
   // (VecMath.h), so loops using them vectorise; libdevice on GPUs, libm for f64.
-  case Op::Exp: return vecMath(target, d) ? emitExpF32(b, x) : mathCall("exp", d, {x});
+  case Op::Exp:
+    return vecMath(target, d) ? emitExpF32(b, x, mathTarget(target)) : mathCall("exp", d, {x});
   // f32 log/log1p/erf_inv: the bit-exact ports of XLA's (ThreefryEmit.h), on every target.
   case Op::Log: return d == DType::F32 ? emitLogF32(b, x) : mathCall("log", d, {x});
   case Op::Log1p: return d == DType::F32 ? emitLog1pF32(b, x) : mathCall("log1p", d, {x});
@@ -790,7 +791,7 @@ Value *LlvmEmitter::unaryOp(const ir::Eqn &e, DType d, Value *x) {
     return vecMath(target, d) ? emitTanF32(b, x, mathTarget(target)) : mathCall("tan", d, {x});
   case Op::Tanh: return vecMath(target, d) ? emitTanhF32(b, x) : mathCall("tanh", d, {x});
   case Op::Logistic:
-    if (vecMath(target, d)) return emitLogisticF32(b, x);
+    if (vecMath(target, d)) return emitLogisticF32(b, x, mathTarget(target));
     return b.CreateFDiv(one(), b.CreateFAdd(one(), mathCall("exp", d, {b.CreateFNeg(x)})));
   case Op::Abs:
     if (fl) return mathCall("fabs", d, {x});

@@ -9,8 +9,9 @@
 //
 // Accuracy (tests/unit/codegen/test_vecmath.cpp checks it against long double libm
 // on ~1e5 inputs per function, special values included): within 2 ulp of the
-// correctly rounded result over the whole float range for exp, logistic, pow (which
-// is glibc's powf, bit for bit); tanh
+// correctly rounded result over the whole float range for logistic, pow (which
+// is glibc's powf, bit for bit) and exp, but the CPU's exp above 88.37 (XLA's, bit for
+// bit: 5 ulp off at most, 0 where the result would be subnormal); tanh
 // is XLA's own rational approximation (bit for bit what JAX computes on CPU, a few
 // ulp from exact near |x| ~ 1e-3); sin, cos and tan are glibc's sinf, cosf and tanf
 // (VecMathTrig.cpp: within 1 ulp over the whole float range; Payne-Hanek reduction for
@@ -33,16 +34,19 @@ constexpr float kTrigMaxArg = 117435.992f;
 /// noinline call with vector variants (so loops still vectorise), on a GPU a branch.
 enum class MathTarget { Cpu, Gpu };
 
-/// exp(x): round(x / ln 2) = n, a 2-part ln 2 reduction and a degree-7 polynomial
-/// on [-ln2/2, ln2/2], scaled by 2^n in two exact steps (subnormal results round once).
-llvm::Value *emitExpF32(llvm::IRBuilderBase &b, llvm::Value *x);
+/// exp(x): on a CPU XLA:CPU's, bit for bit (Note [XLA exp] in VecMath.cpp: Cephes' expf
+/// with n = floor(x / ln 2 + 0.5) clamped to [-127, 127], 0 below e^-87.34 as flushed);
+/// on a GPU round(x / ln 2) = n, a 2-part ln 2 reduction and a degree-7 polynomial on
+/// [-ln2/2, ln2/2], scaled by 2^n in two exact steps (subnormal results round once).
+llvm::Value *emitExpF32(llvm::IRBuilderBase &b, llvm::Value *x, MathTarget t = MathTarget::Cpu);
 
 /// tanh(x): XLA's rational approximation (EmitFastTanh with FMA), x itself for
 /// |x| < 4e-4, +-1 for |x| >= 20, NaN for NaN.
 llvm::Value *emitTanhF32(llvm::IRBuilderBase &b, llvm::Value *x);
 
-/// logistic(x) = 1 / (1 + exp(-x)), as XLA expands it.
-llvm::Value *emitLogisticF32(llvm::IRBuilderBase &b, llvm::Value *x);
+/// logistic(x) = 1 / (1 + exp(-x)), as XLA expands it (with `t`'s exp).
+llvm::Value *emitLogisticF32(llvm::IRBuilderBase &b, llvm::Value *x,
+                             MathTarget t = MathTarget::Cpu);
 
 /// sin(x), cos(x) and tan(x) are glibc's sinf, cosf and tanf, bit for bit (Notes [glibc
 /// sinf and cosf] and [glibc tanf] in VecMathTrig.cpp); signed zeros kept, NaN for +-inf

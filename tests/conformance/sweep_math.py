@@ -8,10 +8,16 @@ them through spmdrun (`print` of 1000-element arrays, forced into scientific not
 so every float32 prints with the digits that identify it), and compares bit patterns
 with jax.numpy on the CPU and with a float64 NumPy reference.
 
-Usage: /tmp/jaxenv/bin/python tests/conformance/sweep_math.py SPMDRUN [--rows R]
-       [--funcs sin,cos,...] [--seed S] [--show K]
+Results and known differences: sweep_math.md beside this file.
 
-Per function it prints: values compared, max ulp distance from JAX (and where), how
+Usage: /tmp/jaxenv/bin/python tests/conformance/sweep_math.py SPMDRUN [--rows R]
+       [--funcs sin,cos,...] [--seed S] [--show K] [--pmap]
+
+--pmap applies the function inside a pmap body over 2 devices (the loop-vectorised
+kernel path) instead of at host level.
+
+Per function it prints: values compared, how many differ from JAX in any bit (NaNs
+alike), max ulp distance from JAX (and where), how
 many differ by more than 2 ulp, kind mismatches (NaN/inf/finite, sign of zero), and
 the differences explained by XLA flushing subnormals to zero on the CPU (deliberate,
 counted apart), and the max ulp distance of each side from the float64 reference.
@@ -85,7 +91,16 @@ SPMD_FN = {"sin": "sin", "cos": "cos", "tan": "tan", "exp": "exp", "log": "log",
            "sqrt": "sqrt", "rsqrt": "rsqrt", "tanh": "tanh", "sigmoid": "sigmoid"}
 
 
-def program(name, rows, seed):
+def apply(name, arg, pmap, row=CHUNK):
+    """`name` applied to the spmd expression `arg` (rows of `row` values), in a pmap body
+    over 2 devices if `pmap`."""
+    if not pmap:
+        return f"{SPMD_FN[name]}({arg})"
+    return (f"reshape(pmap i (v in reshape({arg}, [2, -1, {row}])) {{ {SPMD_FN[name]}(v) }},"
+            f" [-1, {row}])")
+
+
+def program(name, rows, seed, pmap=False):
     """A program that makes its inputs at run time (random bit patterns: sign, every
     exponent, mantissa; the blocks of ranges(name); the special values), applies the
     function and prints inputs and results row by row (999 + 1 values a row: the extra
@@ -118,7 +133,7 @@ def program(name, rows, seed):
         L.append("let fx = x ** y")
         L.append("let fz = abs(x) ** z")
     else:
-        L.append(f"let fx = {SPMD_FN[name]}(x)")
+        L.append(f"let fx = {apply(name, 'x', pmap)}")
     L.append(f"for t in 0..{n} {{")
     L.append("  print(concat([x[t], tiny]))")
     L.append("  print(concat([fx[t], tiny]))")
@@ -132,7 +147,8 @@ def program(name, rows, seed):
         L.append(f"let s = f32({lit(SPECIAL)})")
         L.append("let s2 = concat([s, -s])")
         L.append("print(concat([s2, tiny]))")
-        L.append(f"print(concat([{SPMD_FN[name]}(s2), tiny]))")
+        L.append(f"print(concat([{SPMD_FN[name]}(s2), tiny]))" if not pmap else
+                 f"print(concat([{apply(name, 'reshape(concat([s2, s2]), [2, -1])', True, 2 * len(SPECIAL))}[0], tiny]))")
     return "\n".join(L) + "\n"
 
 
@@ -144,12 +160,12 @@ def parse(out):
     return arrays
 
 
-def run_spmd(binary, src):
+def run_spmd(binary, src, devices=1):
     with tempfile.NamedTemporaryFile("w", suffix=".spmd", delete=False) as f:
         f.write(src)
         path = f.name
     try:
-        r = subprocess.run([binary, "--devices", "cpu:1", path], capture_output=True, text=True)
+        r = subprocess.run([binary, "--devices", f"cpu:{devices}", path], capture_output=True, text=True)
         if r.returncode != 0:
             sys.exit(f"spmdrun failed ({r.returncode}):\n{r.stderr[-3000:]}")
         return r.stdout
@@ -157,9 +173,10 @@ def run_spmd(binary, src):
         os.unlink(path)
 
 
-def spmd_eval(binary, name, rows, seed):
+def spmd_eval(binary, name, rows, seed, pmap=False):
     """(x, y, f(x, y)) as spmdrun computed them (y None but for pow)."""
-    a = [v[:-1] for v in parse(run_spmd(binary, program(name, rows, seed)))]
+    src = program(name, rows, seed, pmap)
+    a = [v[:-1] for v in parse(run_spmd(binary, src, 2 if pmap else 1))]
     if name != "pow":
         return np.concatenate(a[0::2]), None, np.concatenate(a[1::2])
     # per row: x, x ** y, y, |x|, z, |x| ** z
@@ -212,7 +229,8 @@ def report(name, xs, got, want, exact, ys=None, show=3):
     de = np.where(~near, ulp_dist(got, exact), 0)
     dj = np.where(~near, ulp_dist(want, exact), 0)
     fin = lambda a: np.where(a < 0, 0, a)
-    print(f"{name:8s} n={len(xs):7d}  max ulp vs JAX {int(dd.max()):>6d}"
+    differ = int((d != 0).sum())
+    print(f"{name:8s} n={len(xs):7d}  differ {differ:6d}  max ulp vs JAX {int(dd.max()):>6d}"
           f" (x={xs[i]!r}{'' if ys is None else f', y={ys[i]!r}'}: got {got[i]!r}, jax {want[i]!r})"
           f"  >2ulp: {int((dd > 2).sum())}  kind mismatches: {int((kind & ~ftz).sum())}"
           f"  ftz-only: {int((ftz & (d != 0)).sum())}"
@@ -221,7 +239,7 @@ def report(name, xs, got, want, exact, ys=None, show=3):
     for j in bad[:show]:
         extra = "" if ys is None else f" y={ys[j]!r}"
         print(f"    x={xs[j]!r}{extra}: spmd {got[j]!r} jax {want[j]!r} f64 {exact[j]!r}")
-    return int(dd.max()), int((dd > 2).sum()), int((kind & ~ftz).sum())
+    return differ, int(dd.max()), int((dd > 2).sum()), int((kind & ~ftz).sum())
 
 
 def main():
@@ -231,9 +249,13 @@ def main():
     ap.add_argument("--funcs", default="sin,cos,tan,exp,log,log1p,sqrt,rsqrt,tanh,sigmoid,pow")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--show", type=int, default=3)
+    ap.add_argument("--pmap", action="store_true", help="apply the function in a pmap body")
     a = ap.parse_args()
     for name in a.funcs.split(","):
-        xs, ys, got = spmd_eval(a.spmdrun, name, a.rows, a.seed)
+        if a.pmap and name == "pow":
+            print("pow      (no --pmap variant)")
+            continue
+        xs, ys, got = spmd_eval(a.spmdrun, name, a.rows, a.seed, a.pmap)
         report(name, xs, got, jax_eval(name, xs, ys), ref64(name, xs, ys), ys, a.show)
 
 
