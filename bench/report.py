@@ -116,6 +116,16 @@ def failures(results):
 
 # --- BENCHMARKS.md -----------------------------------------------------------------------------
 
+
+def busy_note(results, nproc):
+    """Says whether other work shared the machine: a 1-minute load before the suite of more
+    than half the cores means it did (the suite itself keeps the load near the core count)."""
+    try:
+        busy = float(results["load_before"][0]) > 0.5 * int(nproc)
+    except (KeyError, IndexError, ValueError):
+        return ""
+    return " (other work was running on the same machine)" if busy else " (nothing else ran)"
+
 def machine_lines(results):
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")),
                platform.processor())
@@ -127,8 +137,8 @@ def machine_lines(results):
         f"cores** for both systems (spmdrun `--devices cpu:8`, JAX "
         "`XLA_FLAGS=--xla_force_host_platform_device_count=8`).",
         f"- Load average (1, 5, 15 min) before the suite: {' '.join(results['load_before'])}, "
-        f"after: {' '.join(results['load_after'])} (other engineers were compiling on the same "
-        f"machine). The suite took {results['seconds']:.0f} s, {results['runs']} runs per workload.",
+        f"after: {' '.join(results['load_after'])}{busy_note(results, nproc)}. The suite took "
+        f"{results['seconds']:.0f} s, {results['runs']} runs per workload.",
         f"- Measured bounds: copy bandwidth **{m.get('copy_GBps', 0):.1f} GB/s** (numpy `copyto` "
         f"of 256 MiB, bytes read + written, best of 10, the better of one thread "
         f"({m.get('copy_1thread_GBps', 0):.1f} GB/s) and {m.get('copy_threads', '?')} threads each "
