@@ -138,6 +138,11 @@ void accumulate(Builder &b, std::unordered_map<int, Atom> &ct, int id, const Ato
     it->second = b.binary(Op::Add, it->second, c);
 }
 
+/// The backward equations [first, last) that the rule of forward equation `after` emitted.
+struct RuleSpan {
+  size_t first, last, after;
+};
+
 /// A relevant forward equation, for the backward sweep.
 struct TapeEntry {
   size_t index;                      ///< into the forward jaxpr's equations
@@ -201,6 +206,91 @@ bool hasEffects(const Eqn &e) {
   return fx;
 }
 
+// Note [Primal-only equations]
+// JAX differentiates by linearizing: the JVP of each primitive is traced right after the
+// primitive itself, and partial evaluation puts every part of it that does not depend on
+// a tangent (sin's cos(x), x ** 3's 3 * x ** 2, a max's mask) into the known, forward
+// jaxpr, in program order; only the linear remainder is transposed, last equation
+// first. The VJP rules here emit those coefficients in the backward sweep, in reverse
+// program order. A first-order gradient computes the same values either way, but a
+// gradient of a gradient differentiates that jaxpr in turn, and its backward sweep meets
+// the coefficients in the opposite order: it adds the terms of x's cotangent in another
+// order and the last ulp differs (f(x) = x ** 3 * sin(x) - exp(-x * x) at 1.5: d2f is
+// 5.8280673 in JAX's order, 5.828067 in the reverse one). So after the backward sweep,
+// hoistPrimalOnly moves every rule's equations that read no cotangent into the forward
+// jaxpr right after the equation whose rule emitted them (their inputs are that
+// equation's inputs and outputs, all defined by then); closeBackward then makes them
+// residuals. That is JAX's partial evaluation, with no change to the rules. Constant
+// equations (a fill of zeros for a symbolic-zero cotangent) move only when a moved
+// equation reads them; region equations (a backward pmap, loop or cond) stay.
+// Loop bodies are split without it (forLoopForward): there a moved coefficient becomes a
+// per-iteration residual buffer of its own, where the rules now store the inputs they
+// read, and a rule may read one input for several coefficients; the straight-line code,
+// pmap and cond bodies (whose forward halves return residuals once) are JAX's order.
+void hoistPrimalOnly(Split &s, const std::vector<RuleSpan> &spans) {
+  size_t n = s.bwd.eqns.size();
+  std::vector<int64_t> at(n, -1);  // the forward equation a rule's equation follows
+  for (auto &sp : spans)
+    for (size_t k = sp.first; k < sp.last; ++k) at[k] = int64_t(sp.after);
+  std::unordered_map<int, int64_t> fwdPos;  // forward variable -> defining equation (-1: invar)
+  for (auto &v : s.fwd.invars) fwdPos[v.id] = -1;
+  for (size_t k = 0; k < s.fwd.eqns.size(); ++k)
+    for (auto &v : s.fwd.eqns[k].out) fwdPos[v.id] = int64_t(k);
+  // Forward sweep: which backward equations may move (constant: reads no forward value).
+  std::unordered_map<int, size_t> movedDef;  // variable -> the backward equation moving it
+  std::vector<bool> move(n, false), constant(n, false);
+  for (size_t k = 0; k < n; ++k) {
+    const Eqn &e = s.bwd.eqns[k];
+    if (at[k] < 0 || !e.regions.empty() || hasEffects(e)) continue;
+    bool ok = true, primal = false;
+    for (auto &a : e.in) {
+      if (a.isLit) continue;
+      if (auto f = fwdPos.find(a.var.id); f != fwdPos.end()) {
+        ok &= f->second <= at[k];
+        primal = true;
+      } else if (auto d = movedDef.find(a.var.id); d != movedDef.end()) {
+        ok &= at[d->second] <= at[k];
+        primal |= !constant[d->second];
+      } else {
+        ok = false;  // a cotangent, or something derived from one
+      }
+    }
+    if (!ok) continue;
+    move[k] = true;
+    constant[k] = !primal;
+    for (auto &v : e.out) movedDef[v.id] = k;
+  }
+  // Backward sweep: a constant equation moves only for a moved equation that reads it.
+  std::unordered_set<int> readByMoved;
+  for (size_t k = n; k-- > 0;) {
+    if (!move[k]) continue;
+    const Eqn &e = s.bwd.eqns[k];
+    if (constant[k] && !std::any_of(e.out.begin(), e.out.end(),
+                                    [&](const Var &v) { return readByMoved.count(v.id); })) {
+      move[k] = false;
+      continue;
+    }
+    for (auto &a : e.in)
+      if (!a.isLit) readByMoved.insert(a.var.id);
+  }
+  // Splice: each moved equation after its forward equation, in backward order.
+  std::vector<std::vector<Eqn>> after(s.fwd.eqns.size());
+  std::vector<Eqn> kept;
+  for (size_t k = 0; k < n; ++k) {
+    if (move[k])
+      after[size_t(at[k])].push_back(std::move(s.bwd.eqns[k]));
+    else
+      kept.push_back(std::move(s.bwd.eqns[k]));
+  }
+  s.bwd.eqns = std::move(kept);
+  std::vector<Eqn> fwd;
+  for (size_t k = 0; k < s.fwd.eqns.size(); ++k) {
+    fwd.push_back(std::move(s.fwd.eqns[k]));
+    for (auto &e : after[k]) fwd.push_back(std::move(e));
+  }
+  s.fwd.eqns = std::move(fwd);
+}
+
 /// Removes equations whose results are unused (inside regions too; region signatures
 /// stay as they are).
 void deadCodeElim(Jaxpr &j) {
@@ -234,7 +324,7 @@ std::vector<bool> activeOutputs(const Jaxpr &j, const std::vector<bool> &inActiv
 // ---- splitting ----------------------------------------------------------------------------
 
 Split splitVjp(Module &m, const Jaxpr &body, const std::vector<bool> &inActive,
-               const std::vector<bool> &outCt, SrcRange loc) {
+               const std::vector<bool> &outCt, SrcRange loc, bool hoist) {
   internal_assert(inActive.size() == body.invars.size() && outCt.size() == body.outvars.size(),
                   "splitVjp: flag counts");
   Split s;
@@ -295,6 +385,7 @@ Split splitVjp(Module &m, const Jaxpr &body, const std::vector<bool> &inActive,
   // Sweep 3b: the backward jaxpr, rules in reverse.
   Builder bb(m, s.bwd);
   std::unordered_map<int, Atom> ct;  // by forward variable id
+  std::vector<RuleSpan> spans;       // for hoistPrimalOnly
   for (size_t k = 0; k < body.outvars.size(); ++k) {
     if (!outCt[k]) continue;
     Var v = m.newVar(body.outvars[k].type());
@@ -315,7 +406,9 @@ Split splitVjp(Module &m, const Jaxpr &body, const std::vector<bool> &inActive,
     RuleCtx c{bb, e, std::move(cts), tape[t].need, tape[t].tape.get(), loc};
     auto rule = vjpRule(e.op);
     internal_assert(rule, std::string("no VJP rule for ") + name(e.op));
+    size_t first = s.bwd.eqns.size();
     auto inCts = rule(c);
+    spans.push_back({first, s.bwd.eqns.size(), tape[t].index});
     internal_assert(inCts.size() == e.in.size(), std::string("VJP rule arity for ") + name(e.op));
     for (size_t k = 0; k < e.in.size(); ++k) {
       if (!inCts[k] || !tape[t].need[k]) continue;
@@ -332,6 +425,7 @@ Split splitVjp(Module &m, const Jaxpr &body, const std::vector<bool> &inActive,
     auto it = ct.find(s.fwd.invars[k].id);
     s.bwd.outvars.push_back(it == ct.end() ? zeros(bb, body.invars[k].type) : it->second);
   }
+  if (hoist) hoistPrimalOnly(s, spans);
   closeBackward(m, s);
   return s;
 }

@@ -33,9 +33,11 @@ struct Split {
 };
 
 /// Splits `body` (a closed jaxpr). `inActive[k]`: invar k is differentiated (it must be
-/// floating point); `outCt[k]`: output k receives a cotangent.
+/// floating point); `outCt[k]`: output k receives a cotangent. `hoist`: the rules'
+/// primal-only equations move to the forward jaxpr, after their equation, as JAX's
+/// linearization computes them (Note [Primal-only equations] in Grad.cpp).
 Split splitVjp(ir::Module &m, const ir::Jaxpr &body, const std::vector<bool> &inActive,
-               const std::vector<bool> &outCt, SrcRange loc);
+               const std::vector<bool> &outCt, SrcRange loc, bool hoist = true);
 
 /// Which outputs of `j` depend on a floating-point invar marked in `inActive`.
 std::vector<bool> activeOutputs(const ir::Jaxpr &j, const std::vector<bool> &inActive);

@@ -86,7 +86,7 @@ std::vector<Var> forLoopForward(Builder &fb, const Eqn &e, const std::vector<Ato
         inAct[ix + nc + k] = changed = true;
   }
   std::vector<bool> outCt(inAct.begin() + ix + nc, inAct.end());
-  Split s = splitVjp(m, body, inAct, outCt, loc);
+  Split s = splitVjp(m, body, inAct, outCt, loc, /*hoist=*/false);  // Note [Primal-only equations]
 
   // Residuals that vary per iteration (carries and computed values) go into buffers.
   std::vector<Type> bufTypes;
