@@ -79,6 +79,11 @@ struct RuleCtx {
   /// after the returned ones, in order: for a JVP rule that uses the tangent twice, as
   /// tanh's does, JAX's transpose adds each use to the total separately.
   std::vector<std::pair<int, ir::Atom>> extra = {};
+  /// The returned cotangents are added to the inputs' totals last input first: JAX's
+  /// JVP rule of a primitive with a rule per input (mul, div, pow, max, dot_general) sums
+  /// one term per input, and transposing the sum meets the last term first. Such a rule
+  /// also emits its last input's cotangent first (Note [Primal-only equations]).
+  bool lastFirst = false;
 };
 
 /// A rule returns a cotangent per input of the equation (nullopt: none).

@@ -100,8 +100,10 @@ std::vector<Ct> rsqrtVjp(RuleCtx &c) {
   return times(c, mul(c, c.b.binary(Op::Div, out0(c), in(c, 0)), lit(c, -0.5)));
 }
 std::vector<Ct> sinVjp(RuleCtx &c) { return times(c, c.b.unary(Op::Cos, in(c, 0))); }
+// cos: JAX's -(g * sin x), so sin x is the coefficient and the negation is linear.
 std::vector<Ct> cosVjp(RuleCtx &c) {
-  return times(c, c.b.unary(Op::Neg, c.b.unary(Op::Sin, in(c, 0))));
+  return {unbroadcast(c.b, mul(c, c.b.unary(Op::Neg, g0(c)), c.b.unary(Op::Sin, in(c, 0))),
+                      c.e.in[0].type())};
 }
 std::vector<Ct> tanVjp(RuleCtx &c) {
   return times(c, c.b.binary(Op::Add, lit(c, 1), mul(c, out0(c), out0(c))));
@@ -147,8 +149,9 @@ std::vector<Ct> subVjp(RuleCtx &c) {
 }
 std::vector<Ct> mulVjp(RuleCtx &c) {
   std::vector<Ct> r(2);
+  c.lastFirst = true;
+  if (c.need[1]) r[1] = unbroadcast(c.b, mul(c, in(c, 0), g0(c)), c.e.in[1].type());
   if (c.need[0]) r[0] = unbroadcast(c.b, mul(c, g0(c), in(c, 1)), c.e.in[0].type());
-  if (c.need[1]) r[1] = unbroadcast(c.b, mul(c, g0(c), in(c, 0)), c.e.in[1].type());
   return r;
 }
 /// fma(a, b, c) = a * b + c: da = g * b, db = g * a, dc = g.
@@ -161,16 +164,17 @@ std::vector<Ct> fmaVjp(RuleCtx &c) {
 }
 std::vector<Ct> divVjp(RuleCtx &c) {
   std::vector<Ct> r(2);
+  c.lastFirst = true;
+  if (c.need[1]) {  // JAX: -g * x * y**-2, transposed: -((g * y**-2) * x)
+    Var yinv2 = c.b.emit1(Op::IntegerPow, {in(c, 1)}, {{"y", Param::of(int64_t(-2))}});
+    Var t = mul(c, mul(c, g0(c), yinv2), in(c, 0));
+    r[1] = unbroadcast(c.b, c.b.unary(Op::Neg, t), c.e.in[1].type());
+  }
   if (c.need[0]) {
     // An eager division's transpose is eager too (Note [Eager division]).
     Params p;
     if (c.e.has("_eager")) p["_eager"] = c.e.param("_eager");
     r[0] = unbroadcast(c.b, c.b.emit1(Op::Div, {g0(c), in(c, 1)}, p), c.e.in[0].type());
-  }
-  if (c.need[1]) {  // JAX: -g * x * y**-2, transposed: -((g * y**-2) * x)
-    Var yinv2 = c.b.emit1(Op::IntegerPow, {in(c, 1)}, {{"y", Param::of(int64_t(-2))}});
-    Var t = mul(c, mul(c, g0(c), yinv2), in(c, 0));
-    r[1] = unbroadcast(c.b, c.b.unary(Op::Neg, t), c.e.in[1].type());
   }
   return r;
 }
@@ -187,17 +191,18 @@ std::vector<Ct> remVjp(RuleCtx &c) {
 std::vector<Ct> powVjp(RuleCtx &c) {
   std::vector<Ct> r(2);
   Atom a = in(c, 0), e = in(c, 1);
-  if (c.need[0]) {  // e * a^(e-1)
-    Var d = mul(c, e, c.b.binary(Op::Pow, a, c.b.binary(Op::Sub, e, lit(c, 1))));
-    r[0] = unbroadcast(c.b, mul(c, g0(c), d), c.e.in[0].type());
-  }
-  if (c.need[1]) {  // a^e * log(a), with log(0) taken as 0 as JAX does
+  std::optional<Var> d0, d1;  // JAX's coefficients, the base's first
+  if (c.need[0])  // e * a^(e-1)
+    d0 = mul(c, e, c.b.binary(Op::Pow, a, c.b.binary(Op::Sub, e, lit(c, 1))));
+  if (c.need[1]) {  // log(a) * a^e, with log(0) taken as 0 as JAX does
     Var isZero = c.b.binary(Op::Eq, a, lit(c, 0));
     Atom one = c.b.broadcastTo(lit(c, 1), a.type().shape);
     Var safe = c.b.emit1(Op::Select, {isZero, a, one});
-    Var d = mul(c, out0(c), c.b.unary(Op::Log, safe));
-    r[1] = unbroadcast(c.b, mul(c, g0(c), d), c.e.in[1].type());
+    d1 = mul(c, c.b.unary(Op::Log, safe), out0(c));
   }
+  c.lastFirst = true;
+  if (d1) r[1] = unbroadcast(c.b, mul(c, g0(c), *d1), c.e.in[1].type());
+  if (d0) r[0] = unbroadcast(c.b, mul(c, g0(c), *d0), c.e.in[0].type());
   return r;
 }
 /// max/min: the cotangent goes to the winner, split evenly on ties (JAX's rule).
@@ -218,9 +223,11 @@ std::vector<Ct> minMaxVjp(RuleCtx &c) {
   Var tie = c.b.convert(c.b.binary(Op::Eq, in(c, 0), in(c, 1)), d);
   Var ma = c.b.binary(Op::Add, wa, mul(c, tie, lit(c, 0.5)));
   std::vector<Ct> r(2);
+  std::optional<Var> mb;
+  if (c.need[1]) mb = c.b.binary(Op::Sub, lit(c, 1), ma);
+  c.lastFirst = true;
+  if (c.need[1]) r[1] = unbroadcast(c.b, mul(c, g0(c), *mb), c.e.in[1].type());
   if (c.need[0]) r[0] = unbroadcast(c.b, mul(c, g0(c), ma), c.e.in[0].type());
-  if (c.need[1])
-    r[1] = unbroadcast(c.b, mul(c, g0(c), c.b.binary(Op::Sub, lit(c, 1), ma)), c.e.in[1].type());
   return r;
 }
 std::vector<Ct> selectVjp(RuleCtx &c) {
@@ -424,9 +431,10 @@ std::vector<Ct> dotGeneralVjp(RuleCtx &c) {
   Ints lc = dn[0].elems[0].toInts(), rc = dn[0].elems[1].toInts();
   Ints lb = dn[1].elems[0].toInts(), rb = dn[1].elems[1].toInts();
   std::vector<Ct> r(2);
+  c.lastFirst = true;
+  if (c.need[1]) r[1] = dotTransposeLhs(c, g0(c), c.e.in[1].type(), in(c, 0), rc, lc, rb, lb, true);
   if (c.need[0])
     r[0] = dotTransposeLhs(c, g0(c), c.e.in[0].type(), in(c, 1), lc, rc, lb, rb, false);
-  if (c.need[1]) r[1] = dotTransposeLhs(c, g0(c), c.e.in[1].type(), in(c, 0), rc, lc, rb, lb, true);
   return r;
 }
 
