@@ -1,8 +1,9 @@
 // ===- VjpRules.cpp - one VJP rule per primitive, in one table ----------------===//
 //
 // Each rule maps the cotangents of an equation's outputs to cotangents of its inputs,
-// emitting ordinary primitives (JAX's JVP rules transposed by hand; tinygrad's gradient
-// table in spirit). A rule may read the forward equation's inputs and outputs freely:
+// emitting ordinary primitives (JAX's JVP rules transposed by hand, operation for
+// operation, so that gradients of gradients round as JAX's: Note [Primal-only equations]
+// in Grad.cpp; tinygrad's gradient table in spirit). A rule may read the forward equation's inputs and outputs freely:
 // they become residuals (Note [Splitting a jaxpr] in Grad.cpp). Every primitive that a
 // rule emits has a rule itself, so second-order gradients work.
 //
