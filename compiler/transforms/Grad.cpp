@@ -224,9 +224,12 @@ bool hasEffects(const Eqn &e) {
 // equations (a fill of zeros for a symbolic-zero cotangent) move only when a moved
 // equation reads them; region equations (a backward pmap, loop or cond) stay.
 // Loop bodies are split without it (forLoopForward): there a moved coefficient becomes a
-// per-iteration residual buffer of its own, where the rules now store the inputs they
-// read, and a rule may read one input for several coefficients; the straight-line code,
-// pmap and cond bodies (whose forward halves return residuals once) are JAX's order.
+// per-iteration residual buffer of its own beside the inputs other rules still read
+// (`y = sin(y) * cos(y) + y ** 3 * 0.1`, 40 iterations over 1M elements: peak 1.50 GB ->
+// 2.46 GB, 22 s -> 31 s), for 2 more of 200 loop cases in JAX's digits
+// (tests/conformance/ad10). Straight-line code, pmap and cond bodies (whose forward
+// halves return residuals once) follow JAX's order; a pmap's forward returns the
+// coefficients as JAX's does (+9% peak for a grad through a pmap of 8 x 1M elements).
 void hoistPrimalOnly(Split &s, const std::vector<RuleSpan> &spans) {
   size_t n = s.bwd.eqns.size();
   std::vector<int64_t> at(n, -1);  // the forward equation a rule's equation follows
