@@ -680,7 +680,7 @@ Value *LlvmEmitter::computeElem(const ir::Eqn &e, const std::vector<Value *> &id
       }
     }
     if (e.op == Op::Div && ir::isFloat(d) && e.in[1].isLit && !e.in[0].isLit &&
-        !(e.has("_eager") && ot.numel() == 1)) {
+        !(e.has("_eager") && ot.numel() == 1) && !e.has("_exact")) {
       // Note [Division by a constant]: XLA rewrites A / c as A * (1 / c), the reciprocal
       // rounded to the dtype, and JAX's results carry that rounding (x / 7.0, mean,
       // linspace): so does spmdrun, to print the same digits. But an eager division of
@@ -691,7 +691,7 @@ Value *LlvmEmitter::computeElem(const ir::Eqn &e, const std::vector<Value *> &id
                             : 1.0 / e.in[1].lit.asDouble();
       return binaryOp(Op::Mul, d, elemAt(e.in[0], idx), literal(r, d));
     }
-    if (e.op == Op::Div && ir::isFloat(d) && !e.in[1].isLit) {
+    if (e.op == Op::Div && ir::isFloat(d) && !e.in[1].isLit && !e.has("_exact")) {
       // XLA's simplifier also rewrites A / broadcast(B) as A * broadcast(1 / B): a row,
       // a column or a scalar divisor broadcast to A's shape (x / sum(x), a vmapped
       // scalar) divides through its rounded reciprocal in JAX, on every backend.

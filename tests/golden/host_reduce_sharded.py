@@ -27,3 +27,6 @@ acc = jax.pmap(lambda k: jnp.mean((jr.uniform(k, (64,)) > 0.3).astype(jnp.float3
 P(jnp.mean(acc), jnp.sum(jax.pmap(lambda x: x * 0.1)(jnp.arange(8.0).reshape(8, 1))))
 nn = jax.pmap(lambda x: jnp.where(x == 5.0, x / 0.0 * 0.0, x))(jnp.arange(16.0).reshape(8, 2))
 P(jnp.max(nn), jnp.min(nn), jnp.sum(nn))
+m0 = jr.normal(jr.key(3), (8, 8))
+mv = jax.pmap(lambda row: jnp.sum(row * 0.35355338))((m0 + m0.T) * 0.5)
+P(mv / jnp.sqrt(jnp.sum(mv * mv)), mv / 3.0, 1.0 / mv, z[2] / jnp.sum(z))
