@@ -7,6 +7,7 @@
 #include "sema/AstLowering.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace spmd::sema {
 using ir::Atom;
@@ -41,9 +42,9 @@ using ir::Param;
 // elementwise results of those, their reductions that keep the sharded axis, and the
 // invars that carry them into a loop, branch or function frame (local()). emit() asks
 // shardedReduce() before emitting a float reduction of such a var over the sharded axis:
-// it emits a pmap over the devices whose body reduces the block and combines with
-// psum/pmax/pmin (prod: the blocks' products multiplied in device order on the host),
-// then takes device 0's copy. Inside a pmap or vmap body nothing is sharded this way.
+// it emits a pmap over the devices whose body reduces the block (and psums it, for a
+// sum), then takes device 0's copy; prod, max and min fold the blocks' results on the
+// host in device order (pmax has no gradient; jnp.max of a sharded array has one). Inside a pmap or vmap body nothing is sharded this way.
 
 namespace {
 bool isFloatReduce(Op op, ir::DType d) {
@@ -87,11 +88,9 @@ std::optional<Atom> AstLowering::shardedReduce(Op op, const Atom &x, const ir::P
   ir::Params bp = params;  // axes, and stop_gradient where logsumexp set it
   bp["axes"] = Param::ints(blockAxes);
   Atom r = blockAxes.empty() ? blk : Atom(emit1(op, {blk}, bp));
-  if (op != Op::ReduceProd) {
-    Op coll = op == Op::ReduceSum ? Op::Psum : op == Op::ReduceMax ? Op::Pmax : Op::Pmin;
-    r = emit1(coll, {r},
+  if (op == Op::ReduceSum)
+    r = emit1(Op::Psum, {r},
               {{"axes", Param::tuple({Param::ofStr(axisName)})}, {"axis_index_groups", Param::none()}});
-  }
   top().jaxpr.outvars.push_back(local(r));
   auto f = popFrame();
   internal_assert(f->captured.empty(), "a sharded reduction's body captures nothing");
@@ -118,6 +117,20 @@ std::optional<Atom> AstLowering::shardedReduce(Op op, const Atom &x, const ir::P
   Atom out = device(0);
   if (op == Op::ReduceProd)  // XLA:CPU's all-reduce multiply: device order, left to right
     for (int64_t k = 1; k < sh.devices; ++k) out = emit1(Op::Mul, {out, device(k)});
+  if (op == Op::ReduceMax || op == Op::ReduceMin) {
+    // XLA:CPU's all-reduce max/min, folded here rather than by pmax, which has no
+    // gradient (jnp.max of a sharded array has one): a NaN so far counts as the identity,
+    // then the next device's value is taken where it is greater (less). Note [Collective
+    // max] (runtime/cpu/Reduce.h) also flushes denormal results, which this does not.
+    bool mx = op == Op::ReduceMax;
+    ir::DType d = x.type().dtype;
+    Atom ident = broadcast(b().lit(d, mx ? -INFINITY : INFINITY), rs);
+    for (int64_t k = 1; k < sh.devices; ++k) {
+      Atom a = emit1(Op::Select, {emit1(Op::Ne, {out, out}), out, ident});
+      Atom v = device(k);
+      out = emit1(Op::Select, {emit1(mx ? Op::Gt : Op::Lt, {v, a}), a, v});
+    }
+  }
   return out;
 }
 
