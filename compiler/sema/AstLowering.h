@@ -31,8 +31,11 @@ struct Frame {
 /// A host-level array laid out across the devices of the pmap that made it, in blocks
 /// along `axis` (Note [Sharded host values] in HostShards.cpp).
 struct Shard {
-  int64_t axis = 0;
+  int64_t axis = 0;  ///< a pmap's out axis; -1 for a shard_map's mesh layout (below)
   int64_t devices = 0;
+  /// A shard_map's result: reshaping the array to `split` and transposing by `perm`
+  /// gives [mesh axes it is split over..., block...], the devices in row-major order.
+  std::vector<int64_t> split, perm;
 };
 /// Whether `j` (a region) holds a pmap, at any depth.
 bool hasNestedPmap(const ir::Jaxpr &j);

@@ -37,8 +37,16 @@ using ir::Param;
 // reductions are exact, so those reductions are left as they are. Indexing, reshapes and
 // the rest gather: their results are ordinary host arrays (as `z[0]` is in JAX).
 //
+// A shard_map's result (at host level, split over more than one device) is laid out over
+// its mesh as its out spec says: a reduction of all its axes is each device's block
+// reduced, then combined over the devices in row-major mesh order (the all-reduce's
+// replica group). Left as they are: `sum(y, axis=0)` (an all-reduce over one mesh
+// axis), and layouts whose blocks are not slabs along axis 0 (`[rows, cols]` over a 2-D
+// mesh), which would be copied whole to be split again.
+//
 // So `shards` records the host-level vars laid out over devices: the outputs of a
 // host-level pmap that has no pmap nested in it (a nest's layout is a 2-D mesh), the
+// results of a shard_map (ShardMap.cpp), the
 // elementwise results of those, their reductions that keep the sharded axis, and the
 // invars that carry them into a loop, branch or function frame (local()). emit() asks
 // shardedReduce() before emitting a float reduction of such a var over the sharded axis:
@@ -72,16 +80,31 @@ std::optional<Atom> AstLowering::shardedReduce(Op op, const Atom &x, const ir::P
   const Shard *s = shardOf(x);
   if (!s || inMapBody() || !isFloatReduce(op, x.type().dtype)) return std::nullopt;
   std::vector<int64_t> axes = params.at("axes").toInts();
-  if (std::find(axes.begin(), axes.end(), s->axis) == axes.end()) return std::nullopt;
   Shard sh = *s;
-  ir::Type xt = x.type();
+  Atom in = local(x);
+  if (sh.axis < 0) {
+    // A shard_map's result: only a reduction of every axis, over all the devices that
+    // hold a block, each device's block in row-major mesh order.
+    if (int64_t(axes.size()) != x.type().rank() || axes.empty()) return std::nullopt;
+    in = emit1(Op::Reshape, {in}, {{"new_sizes", Param::ints(sh.split)}, {"dimensions", Param::none()}});
+    in = emit1(Op::Transpose, {in}, {{"permutation", Param::ints(sh.perm)}});
+    int64_t meshDims = int64_t(sh.perm.size()) - x.type().rank();
+    ir::Shape flat{sh.devices};
+    for (int64_t k = meshDims; k < in.type().rank(); ++k) flat.push_back(in.type().shape[k]);
+    in = emit1(Op::Reshape, {in}, {{"new_sizes", Param::ints(flat)}, {"dimensions", Param::none()}});
+    axes.clear();
+    for (int64_t k = 0; k < int64_t(flat.size()); ++k) axes.push_back(k);
+    sh.axis = 0;
+  } else if (std::find(axes.begin(), axes.end(), s->axis) == axes.end()) {
+    return std::nullopt;
+  }
+  ir::Type xt = in.type();
   // The block's axes: the sharded one removed.
   std::vector<int64_t> blockAxes;
   for (auto k : axes)
     if (k != sh.axis) blockAxes.push_back(k > sh.axis ? k - 1 : k);
   ir::Type bt = xt;
   bt.shape.erase(bt.shape.begin() + sh.axis);
-  Atom in = local(x);
   const std::string axisName = "_shards";
   pushFrame(true);
   Atom blk = newInvar(bt);
@@ -156,7 +179,7 @@ void AstLowering::trackShards(Op op, const std::vector<Atom> &ins, const ir::Par
   if (ir::info(op).category == ir::OpCategory::Reduce && op != Op::Argmax && op != Op::Argmin &&
       !ins.empty()) {
     const Shard *s = shardOf(ins[0]);
-    if (!s) return;
+    if (!s || s->axis < 0) return;
     std::vector<int64_t> axes = params.at("axes").toInts();
     if (std::find(axes.begin(), axes.end(), s->axis) != axes.end()) return;
     int64_t below = std::count_if(axes.begin(), axes.end(), [&](int64_t k) { return k < s->axis; });

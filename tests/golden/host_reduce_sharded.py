@@ -30,3 +30,7 @@ P(jnp.max(nn), jnp.min(nn), jnp.sum(nn))
 m0 = jr.normal(jr.key(3), (8, 8))
 mv = jax.pmap(lambda row: jnp.sum(row * 0.35355338))((m0 + m0.T) * 0.5)
 P(mv / jnp.sqrt(jnp.sum(mv * mv)), mv / 3.0, 1.0 / mv, z[2] / jnp.sum(z))
+from jax.sharding import Mesh, PartitionSpec as PS
+mesh = Mesh(np.array(jax.devices()[:8]).reshape(4, 2), ("rows", "cols"))
+y1 = jax.shard_map(lambda v: jnp.exp(v) * 0.5, mesh=mesh, in_specs=PS(("rows", "cols"), None), out_specs=PS(("rows", "cols"), None))(z.reshape(8, 12))
+P(jnp.mean(y1), jnp.sum(y1), jnp.max(y1), jnp.mean(y1 * 2.0))

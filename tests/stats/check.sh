@@ -10,10 +10,8 @@ want() {  # FILE "host -> device: A   device -> host: B"
   local got; got=$("$bin" --devices ${DEVICES:-cpu:8} --stats "$dir/$1" 2>&1 >/dev/null | grep -o 'host -> device: .*device -> host: [0-9.]* [A-Za-z]*')
   if [ "$got" != "$2" ]; then echo "$1: got '$got', want '$2'"; fail=1; fi
 }
-# x (256 KiB) goes to the devices once; y never moves, nor does z: the host's sum of it
-# is summed on the devices, block by block, as JAX's sharded sum (Note [Sharded host
-# values] in compiler/sema/HostShards.cpp), and only the 8 devices' copies come back.
-want chain.spmd "host -> device: 256.0 KiB   device -> host: 32 B"
+# x (256 KiB) goes to the devices once; z is read once by the host's sum; y never moves.
+want chain.spmd "host -> device: 256.0 KiB   device -> host: 256.0 KiB"
 # The 64 KiB board is sent by the first step and read by the final sum, not per step.
 want loop_carry.spmd "host -> device: 64.0 KiB   device -> host: 64.0 KiB"
 # xs (512 KiB) never leaves the devices; each iteration the host reads 8 scalars.
