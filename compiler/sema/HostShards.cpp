@@ -85,7 +85,11 @@ std::optional<Atom> AstLowering::shardedReduce(Op op, const Atom &x, const ir::P
   if (sh.axis < 0) {
     // A shard_map's result: only a reduction of every axis, over all the devices that
     // hold a block, each device's block in row-major mesh order.
-    if (int64_t(axes.size()) != x.type().rank() || axes.empty()) return std::nullopt;
+    int64_t splitN = 1, n = x.type().numel();
+    for (auto v : sh.split) splitN *= v;
+    if (int64_t(axes.size()) != x.type().rank() || axes.empty() || splitN != n ||
+        sh.perm.size() != sh.split.size())
+      return std::nullopt;
     in = emit1(Op::Reshape, {in}, {{"new_sizes", Param::ints(sh.split)}, {"dimensions", Param::none()}});
     in = emit1(Op::Transpose, {in}, {{"permutation", Param::ints(sh.perm)}});
     int64_t meshDims = int64_t(sh.perm.size()) - x.type().rank();
@@ -95,7 +99,8 @@ std::optional<Atom> AstLowering::shardedReduce(Op op, const Atom &x, const ir::P
     axes.clear();
     for (int64_t k = 0; k < int64_t(flat.size()); ++k) axes.push_back(k);
     sh.axis = 0;
-  } else if (std::find(axes.begin(), axes.end(), s->axis) == axes.end()) {
+  } else if (sh.axis >= x.type().rank() || x.type().shape[sh.axis] != sh.devices ||
+             std::find(axes.begin(), axes.end(), s->axis) == axes.end()) {
     return std::nullopt;
   }
   ir::Type xt = in.type();
