@@ -23,6 +23,7 @@
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <set>
 #include <optional>
 
 namespace spmd::codegen {
@@ -120,6 +121,56 @@ void LlvmEmitter::planFusion(const ir::Jaxpr &j) {
         if (!a.isLit) forced.insert(a.var.id);
   }
   markSharedMuls(j);
+  if (fs->kernel) markExactDivs(j);
+}
+
+// Note [Reciprocal of a broadcast]: XLA's algebraic simplifier (HandleDivide, on the CPU)
+// rewrites `A / broadcast(B)` as `A * broadcast(1 / B)` only when B has one use, the
+// broadcast: `m::Divide(m::Op(&a), m::Broadcast(m::Op(&b).WithOneUse()))`. In a softmax
+// in a pmap, `e / s` with `s = psum(sum(e), i)` multiplies by 1/s, but with `log(s)` also
+// computed, s has two uses and e / s divides exactly (2.1205774e-07, not 2.1205773e-07,
+// in conf9b_softmax). CSE runs between the simplifier's rounds and makes identical
+// broadcasts of B one, so `a / s` and `b / s` give B one use (one broadcast); then the
+// first division is rewritten, which gives B a second use (1 / B), and the second divides
+// exactly. Only a scalar B is broadcast directly: jnp reaches a divisor of rank 1 or more
+// through an expand_dims or a reshape of its own (`x / v` with v: [3], `x / m` with
+// keepdims, `e / s[:, None]`), a B of one use whatever v's other uses, so those divide
+// through the reciprocal in JAX (checked on the CPU; spmdrun's simplify folds those
+// reshapes into the broadcast). At host level each eager op is its own computation, B has
+// one use, and every such division multiplies by the reciprocal, so this is for kernels
+// only. Uses are
+// counted in the jaxpr being emitted (XLA's computation: a pmap body or a loop body), an
+// output counting as one (the root tuple), equations reading B twice once.
+void LlvmEmitter::markExactDivs(const ir::Jaxpr &j) {
+  std::unordered_map<int, const ir::Eqn *> def;
+  for (auto &e : j.eqns)
+    for (auto &v : e.out) def[v.id] = &e;
+  // The key of a broadcast as CSE sees it: its operand, shape and dimensions.
+  auto bcastKey = [](const ir::Eqn &e) {
+    return e.param("broadcast_dimensions").str() + "|" + e.out[0].type.str();
+  };
+  std::unordered_map<int, std::set<std::string>> users;  // var id -> its distinct users
+  for (size_t k = 0; k < j.eqns.size(); ++k) {
+    const ir::Eqn &e = j.eqns[k];
+    std::string key = e.op == Op::BroadcastInDim ? bcastKey(e) : "#" + std::to_string(k);
+    for (auto &a : e.in)
+      if (!a.isLit) users[a.var.id].insert(key);
+  }
+  for (auto &a : j.outvars)
+    if (!a.isLit) users[a.var.id].insert("out");
+  std::set<std::pair<int, std::string>> rewritten;  // (B, broadcast key) already used once
+  for (auto &e : j.eqns) {
+    if (e.op != Op::Div || e.out.size() != 1 || !ir::isFloat(e.out[0].type.dtype) || e.in[1].isLit)
+      continue;
+    auto d = def.find(e.in[1].var.id);
+    if (d == def.end() || d->second->op != Op::BroadcastInDim || d->second->in[0].isLit ||
+        d->second->in[0].type().rank() != 0)
+      continue;
+    int b = d->second->in[0].var.id;
+    bool oneUse = users[b].size() == 1;
+    if (!oneUse || !rewritten.insert({b, bcastKey(*d->second)}).second)
+      fs->exactDiv.insert(e.out[0].id);
+  }
 }
 
 /// Note [FMA contraction]: XLA's CSE runs before fusion, so two multiplies of the same
@@ -629,7 +680,7 @@ Value *LlvmEmitter::computeElem(const ir::Eqn &e, const std::vector<Value *> &id
       }
     }
     if (e.op == Op::Div && ir::isFloat(d) && e.in[1].isLit && !e.in[0].isLit &&
-        !(e.has("_eager") && ot.numel() == 1)) {
+        !(e.has("_eager") && ot.numel() == 1) && !e.has("_exact")) {
       // Note [Division by a constant]: XLA rewrites A / c as A * (1 / c), the reciprocal
       // rounded to the dtype, and JAX's results carry that rounding (x / 7.0, mean,
       // linspace): so does spmdrun, to print the same digits. But an eager division of
@@ -640,13 +691,15 @@ Value *LlvmEmitter::computeElem(const ir::Eqn &e, const std::vector<Value *> &id
                             : 1.0 / e.in[1].lit.asDouble();
       return binaryOp(Op::Mul, d, elemAt(e.in[0], idx), literal(r, d));
     }
-    if (e.op == Op::Div && ir::isFloat(d) && !e.in[1].isLit) {
+    if (e.op == Op::Div && ir::isFloat(d) && !e.in[1].isLit && !e.has("_exact")) {
       // XLA's simplifier also rewrites A / broadcast(B) as A * broadcast(1 / B): a row,
       // a column or a scalar divisor broadcast to A's shape (x / sum(x), a vmapped
       // scalar) divides through its rounded reciprocal in JAX, on every backend.
       auto f = fs->fused.find(e.in[1].var.id);
+      // Not where B has another use (Note [Reciprocal of a broadcast]).
       if (f != fs->fused.end() && f->second->op == Op::BroadcastInDim &&
-          f->second->in[0].type().numel() < f->second->out[0].type.numel()) {
+          f->second->in[0].type().numel() < f->second->out[0].type.numel() &&
+          !fs->exactDiv.count(e.out[0].id)) {
         Value *r = binaryOp(Op::Div, d, constOf(d, 1.0), elemAt(e.in[1], idx));
         return binaryOp(Op::Mul, d, elemAt(e.in[0], idx), r);
       }

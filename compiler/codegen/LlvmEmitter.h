@@ -73,6 +73,9 @@ struct FnState {
   /// Fused multiplies that XLA's CSE makes one value with another in the same loop, so
   /// never contracted (Note [FMA contraction]).
   std::unordered_set<int> sharedMul;
+  /// kernel: divisions by a broadcast value that XLA keeps exact, not turned into a
+  /// multiply by the reciprocal (Note [Reciprocal of a broadcast]).
+  std::unordered_set<int> exactDiv;
   std::unordered_set<int> unsynced;  ///< host: values that may be shards still on the devices
   std::unordered_map<int, DirectOut> direct;  ///< kernel: var id -> launch output
   std::vector<uint32_t> outMasks;             ///< kernel: the mask of each launch output
@@ -226,6 +229,8 @@ public:
   void planFusion(const ir::Jaxpr &j);
   /// Finds the fused multiplies that XLA's CSE shares (FnState::sharedMul).
   void markSharedMuls(const ir::Jaxpr &j);
+  /// Finds the divisions by a broadcast that XLA divides exactly (FnState::exactDiv).
+  void markExactDivs(const ir::Jaxpr &j);
   /// Whether `a` is a fused float multiply of dtype d that XLA contracts into the add
   /// consuming it (Note [FMA contraction]), and its operands x * y (constants folded:
   /// Note [Constant reassociation]).

@@ -13,6 +13,7 @@
 #include "sema/Value.h"
 
 #include <functional>
+#include <optional>
 #include <unordered_map>
 
 namespace spmd::sema {
@@ -27,6 +28,17 @@ struct Frame {
   std::unordered_map<int, ir::Var> captureMap;  ///< outer var id -> local invar
 };
 
+/// A host-level array laid out across the devices of the pmap that made it, in blocks
+/// along `axis` (Note [Sharded host values] in HostShards.cpp).
+struct Shard {
+  int64_t axis = 0;  ///< a pmap's out axis; -1 for a shard_map's mesh layout (below)
+  int64_t devices = 0;
+  /// A shard_map's result: reshaping the array to `split` and transposing by `perm`
+  /// gives [mesh axes it is split over..., block...], the devices in row-major order.
+  std::vector<int64_t> split, perm;
+};
+/// Whether `j` (a region) holds a pmap, at any depth.
+bool hasNestedPmap(const ir::Jaxpr &j);
 /// A positional or keyword argument after evaluation, with the expression it came from.
 struct ArgV {
   std::string keyword;  ///< empty when positional
@@ -57,6 +69,17 @@ public:
   ir::Var emit1(ir::Op op, std::vector<ir::Atom> ins, ir::Params params = {}) {
     return emit(op, std::move(ins), std::move(params)).at(0);
   }
+  // ---- host values sharded over a pmap's devices (HostShards.cpp) ----
+  /// Host-level var id -> its layout over devices (Note [Sharded host values]).
+  std::unordered_map<int, Shard> shards;
+  const Shard *shardOf(const ir::Atom &a) const;
+  /// A float reduction of a sharded var over its sharded axis, lowered as JAX partitions
+  /// it (each device's block, then combined across devices); nullopt for any other.
+  std::optional<ir::Atom> shardedReduce(ir::Op op, const ir::Atom &x, const ir::Params &params);
+  /// Records which outputs of a host-level equation just emitted are sharded; `flatPmap`:
+  /// the equation is a pmap with no pmap nested in its body.
+  void trackShards(ir::Op op, const std::vector<ir::Atom> &ins, const ir::Params &params,
+                   bool flatPmap, const std::vector<ir::Var> &outs);
   /// Inlines closed jaxpr `j` with `args` for its invars into the current frame.
   std::vector<ir::Atom> inlineJaxpr(const ir::Jaxpr &j, const std::vector<ir::Atom> &args);
   bool inMapBody() const;

@@ -215,6 +215,7 @@ Atom AstLowering::local(Atom a) {
     f.captured.push_back(outer);
     f.captureVars.push_back(v);
     f.captureMap[a.var.id] = v;
+    if (auto s = shards.find(a.var.id); s != shards.end() && !f.isMapBody) shards[v.id] = s->second;
     outer = v;
   }
   return outer;
@@ -222,8 +223,17 @@ Atom AstLowering::local(Atom a) {
 
 std::vector<ir::Var> AstLowering::emit(Op op, std::vector<Atom> ins, ir::Params params,
                                        std::vector<ir::Jaxpr> regions) {
+  if (!shards.empty() && ins.size() == 1 && regions.empty())
+    if (auto r = shardedReduce(op, ins[0], params)) return {r->var};
   for (auto &a : ins) a = local(a);
+  // Note [Sharded host values]: which results stay laid out over devices.
+  bool track = (op == Op::Pmap || !shards.empty()) && !inMapBody();
+  bool flatPmap = op == Op::Pmap && track && !regions.empty() && !hasNestedPmap(regions[0]);
+  std::vector<ir::Atom> insCopy;
+  ir::Params paramsCopy;
+  if (track) insCopy = ins, paramsCopy = params;
   auto outs = b().emit(op, std::move(ins), std::move(params), std::move(regions));
+  if (track) trackShards(op, insCopy, paramsCopy, flatPmap, outs);
   for (auto &v : outs) varLevel[v.id] = top().level;
   return outs;
 }

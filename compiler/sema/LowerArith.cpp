@@ -348,7 +348,14 @@ ValueP AstLowering::binary(BinOp op, ValueP a, ValueP bv, SrcRange loc) {
       y = fs[1];
     }
     // Outside every pmap, a division is JAX's eager jnp.true_divide (Note [Eager
-    // division]): marked, so that a one-element quotient divides exactly.
+    // division]): marked, so that a one-element quotient divides exactly. An array
+    // sharded over devices in blocks of one element (Note [Sharded host values]) is
+    // divided per device, each quotient of one element: exactly, whatever the divisor.
+    if (pmapStack.empty() && !inMapBody()) {
+      const Shard *sh = shardOf(x) ? shardOf(x) : shardOf(y);
+      if (sh && x.type().numel() == sh->devices && ir::isFloat(d))
+        return Value::array(emit1(Op::Div, {x, y}, {{"_exact", Param::of(int64_t(1))}}), weak);
+    }
     if (pmapStack.empty() && y.isLit)
       return Value::array(emit1(Op::Div, {x, y}, {{"_eager", Param::of(int64_t(1))}}), weak);
     return Value::array(bin(Op::Div, x, y), weak);

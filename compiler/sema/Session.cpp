@@ -59,6 +59,10 @@ void Session::begin() {
       hasVar = it->second.mutable_;
     if (hasVar) savedVars_.push_back({s, s->vars});
   }
+  // A rolled-back input's Var ids are given out again: its sharded values are no more
+  // (Note [Sharded host values]).
+  for (auto it = L.shards.begin(); it != L.shards.end();)
+    it = it->first >= nextId_ ? L.shards.erase(it) : std::next(it);
   L.module = ir::Module();
   L.module.nextId = nextId_;
   L.frames.clear();

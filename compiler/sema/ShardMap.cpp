@@ -538,11 +538,20 @@ ValueP AstLowering::shardMapExpr(const ShardMapExpr &s) {
     bool identity = true;
     for (size_t k = 0; k < perm.size(); ++k) identity &= perm[k] == int64_t(k);
     if (!identity) x = emit1(Op::Transpose, {x}, transposeParams(perm));
+    ir::Shape split = x.type().shape;
     if (merged != kept) x = emit1(Op::Reshape, {x}, reshapeParams(merged));
     auto v = std::make_shared<Value>(*Value::array(x, outLeaves[r]->weak));
     int64_t over = 1;
     for (size_t k = 0; k < mesh.size(); ++k)
       if (named[k]) over *= mesh[k].size;
+    // Note [Sharded host values] (HostShards.cpp): how to get the blocks back, for a
+    // host-level reduction of the result; only where they are slabs along axis 0 (a
+    // transpose would copy the whole array to re-split it).
+    if (over > 1 && identity && !inMapBody() && !x.isLit) {
+      std::vector<int64_t> inv(perm.size());
+      for (size_t k = 0; k < perm.size(); ++k) inv[perm[k]] = int64_t(k);
+      shards[x.var.id] = Shard{-1, over, split, inv};
+    }
     std::string meshAxes;
     for (size_t k = 0; k < mesh.size(); ++k)
       meshAxes += (k ? ", " : "") + mesh[k].name + "=" + std::to_string(mesh[k].size);
