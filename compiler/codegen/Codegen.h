@@ -48,7 +48,7 @@ std::string emitLLVM(const ir::Module &m, const Options &o);
 /// kernels call nothing outside the module.
 std::string emitPTX(const ir::Module &m, const Options &o);
 
-/// Where an uncompiled program's compile went (`--stats`): the emitter's wall seconds, then
+/// Where an LLVM compile went (`--stats`): the emitter's wall seconds, then
 /// LLVM's optimisation and machine code generation over the module's parts (Note
 /// [Parallel compilation] in Jit.cpp): their CPU seconds summed over the parts, and the
 /// wall seconds from the first part's start to the last one's end, and the CPU seconds of

@@ -134,7 +134,7 @@ std::optional<CompiledProgram> ObjectCache::load(const std::string &key) const {
   Reader r(body.substr(kMagicLen + 32));
   CompiledProgram p;
   uint64_t objects, names;
-  if (!r.u64(objects) || objects == 0 || objects > 64) return std::nullopt;
+  if (!r.u64(objects) || objects == 0 || objects > 64) return std::nullopt;  // 64: sanity
   for (uint64_t k = 0; k < objects; ++k)
     if (!r.str(p.objects.emplace_back()) || p.objects.back().empty()) return std::nullopt;
   if (!r.str(p.ptx) || !r.u64(names)) return std::nullopt;
