@@ -135,6 +135,13 @@ int runScript(SourceManager &sm, int file, const Config &cfg) {
     if (cfg.stats) {
       std::cerr << "compile phases:\n";
       for (auto &[k, v] : secs) fprintf(stderr, "  %-14s %10.3f ms\n", k.c_str(), v * 1e3);
+      // Not a phase line (no leading space): bench/run sums those.
+      if (auto &b = exe->breakdown(); b.parts > 0)
+        fprintf(stderr,
+                "codegen + jit: emit %.3f ms; LLVM in %d part%s, %.3f ms wall, CPU optimise %.3f "
+                "ms + machine code %.3f ms, largest part %.3f ms\n",
+                b.emitSecs * 1e3, b.parts, b.parts > 1 ? "s" : "", b.llvmWallSecs * 1e3,
+                b.optCpuSecs * 1e3, b.objCpuSecs * 1e3, b.maxPartCpuSecs * 1e3);
       const char *use[] = {"off", "hit", "miss"};
       std::cerr << "object cache: " << use[int(exe->cacheUse())]
                 << (co.cacheDir.empty() ? "" : " (" + co.cacheDir + ")") << "\n";

@@ -48,6 +48,17 @@ std::string emitLLVM(const ir::Module &m, const Options &o);
 /// kernels call nothing outside the module.
 std::string emitPTX(const ir::Module &m, const Options &o);
 
+/// Where an LLVM compile went (`--stats`): the emitter's wall seconds, then
+/// LLVM's optimisation and machine code generation over the module's parts (Note
+/// [Parallel compilation] in Jit.cpp): their CPU seconds summed over the parts, and the
+/// wall seconds from the first part's start to the last one's end, and the CPU seconds of
+/// the largest part (the wall time of LLVM's work when every part has a core of its own).
+/// All zero when the code came from the object cache.
+struct CompileBreakdown {
+  int parts = 0;
+  double emitSecs = 0, optCpuSecs = 0, objCpuSecs = 0, llvmWallSecs = 0, maxPartCpuSecs = 0;
+};
+
 /// A JIT-compiled program; keeps its code alive.
 class Executable {
 public:
@@ -66,8 +77,10 @@ public:
   const std::vector<std::pair<std::string, void *>> &hostKernels() const { return hostKernels_; }
   /// Whether the code came from the object cache.
   CacheUse cacheUse() const { return cacheUse_; }
+  const CompileBreakdown &breakdown() const { return breakdown_; }
 
 protected:
+  CompileBreakdown breakdown_;
   double compileSeconds_ = 0;
   CacheUse cacheUse_ = CacheUse::Off;
   std::string ptx_;

@@ -11,6 +11,8 @@
 #include "codegen/ObjectCache.h"
 #include "codegen/VecMath.h"
 
+#include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/Bitcode/BitcodeWriter.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/Config/llvm-config.h>
@@ -24,13 +26,19 @@
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/SourceMgr.h>
 #include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/ThreadPool.h>
+#include <llvm/Support/Threading.h>
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/TargetParser/Host.h>
 
+#include <algorithm>
 #include <chrono>
+#include <ctime>
+#include <exception>
 #include <filesystem>
 #include <mutex>
 #include <optional>
+#include <set>
 
 extern "C" {
 void LLVMInitializeNVPTXTargetInfo();
@@ -145,11 +153,11 @@ struct Kernels {
   std::string ptx;
 };
 
-/// Lowers `m` and optimises it for the host; `tm` receives the target machine. With a
-/// split, the CPU kernels are linked into the module and the GPU kernels compiled to PTX.
-static std::unique_ptr<Module> hostModule(LLVMContext &ctx, const ir::Module &m, const Options &o,
-                                          std::unique_ptr<TargetMachine> &tm,
-                                          Kernels *kernels = nullptr) {
+/// Lowers `m` for the host, unoptimised; `tm` receives the target machine. With a split,
+/// the CPU kernels are linked into the module and the GPU kernels compiled to PTX.
+static std::unique_ptr<Module> emitHost(LLVMContext &ctx, const ir::Module &m, const Options &o,
+                                        std::unique_ptr<TargetMachine> &tm,
+                                        Kernels *kernels = nullptr) {
   initTargets();
   tm = check(hostBuilder(o.optLevel).createTargetMachine(), "creating the host target machine");
   LlvmEmitter L(ctx, Target::Host, o.where, splitOf(o.backend));
@@ -167,18 +175,193 @@ static std::unique_ptr<Module> hostModule(LLVMContext &ctx, const ir::Module &m,
     }
   }
   verifyOrDie(*mod);
+  return mod;
+}
+
+/// Lowers `m` and optimises it for the host as one module (the REPL's Jit::add).
+static std::unique_ptr<Module> hostModule(LLVMContext &ctx, const ir::Module &m, const Options &o,
+                                          std::unique_ptr<TargetMachine> &tm) {
+  auto mod = emitHost(ctx, m, o, tm);
   optimize(*mod, tm.get(), o.optLevel, true);
   return mod;
+}
+
+/// The machine code of an optimised host module, as an ELF relocatable object.
+static std::string objectOf(Module &mod, TargetMachine &tm) {
+  SmallString<0> out;
+  raw_svector_ostream os(out);
+  legacy::PassManager pm;
+  internal_assert(!tm.addPassesToEmitFile(pm, os, nullptr, CodeGenFileType::ObjectFile),
+                  "the host target cannot emit an object file");
+  pm.run(mod);
+  return std::string(out.str());
+}
+
+// Note [Parallel compilation]: a program's host module is optimised and compiled to
+// machine code as up to kMaxParts modules at once, each in an LLVM context of its own, on
+// LLVM's thread pool. The module's external functions (spmd_main, each pmap body, each
+// CPU kernel entry) are the roots; they are dealt to the parts by size, counting the
+// internal functions each reaches (largest first, each to the lightest part), and each
+// part is a copy of the whole module (through bitcode, as contexts cannot share IR) in
+// which the other parts' roots are declarations. Internal functions and constants go
+// with every part that uses them (the pipeline deletes the rest), so no part calls into
+// another: spmd_main only hands the pmap bodies' addresses to the runtime, and ORC links
+// the objects together. LLVM's passes here look at one function at a time, apart from
+// inlining and attributes of the internal helpers, which every part has whole: each
+// function's optimised IR is the same as from the one-module compile (`llvm-diff` on
+// every spec example's functions, bench/notes.md 2026-11-24), and so is what it computes.
+// What a user waits for is wall time, and the wall time of LLVM's work is about that of
+// the largest part when the cores are free (train_mlp: the pmap body holding the forward
+// and backward pass, 0.13 s of 0.26 s CPU). CPU time grows by what the parts repeat:
+// reading the bitcode and setting up the pipelines (about 1 ms a part) and, mostly, the
+// helpers several parts use (a trig function's polynomial and slow path, compiled once
+// per part that calls it: about 20 ms more for spec pool_map, 40 ms for grad_nested).
+// On a machine whose cores are all busy the split costs that much wall time too. The
+// split depends on the module alone, never on the core count, so that the code (and
+// `--dump=llvm`, which prints the parts one after the other) is the same everywhere;
+// modules of under kMinPartInstrs instructions a part are not split. The threads are
+// LLVM's, for LLVM's work, and end with the compile: the runtime never sees them.
+constexpr size_t kMaxParts = 4;
+constexpr size_t kMinPartInstrs = 250;
+
+/// `f` and the internal functions it reaches.
+static std::set<Function *> reachedFrom(Function &f) {
+  std::vector<Function *> todo{&f};
+  std::set<Function *> seen{&f};
+  while (!todo.empty()) {
+    Function *g = todo.back();
+    todo.pop_back();
+    for (auto &bb : *g)
+      for (auto &in : bb)
+        for (auto &op : in.operands())
+          if (auto *h = dyn_cast<Function>(op))
+            if (h->hasLocalLinkage() && !h->isDeclaration() && seen.insert(h).second)
+              todo.push_back(h);
+  }
+  return seen;
+}
+
+/// Instructions in `f` and in the internal functions it reaches.
+static size_t weightOf(Function &f) {
+  size_t n = 0;
+  for (Function *g : reachedFrom(f)) n += g->getInstructionCount();
+  return n;
+}
+
+/// The roots (external definitions) of each part of `mod` (Note [Parallel compilation]).
+static std::vector<std::vector<std::string>> partsOf(Module &mod) {
+  std::vector<std::pair<size_t, std::string>> roots;
+  size_t total = 0;
+  for (auto &f : mod)
+    if (!f.isDeclaration() && !f.hasLocalLinkage()) {
+      roots.emplace_back(weightOf(f), f.getName().str());
+      total += roots.back().first;
+    }
+  size_t n = std::min({kMaxParts, roots.size(), std::max<size_t>(1, total / kMinPartInstrs)});
+  if (n <= 1) return {};
+  std::stable_sort(roots.begin(), roots.end(),
+                   [](auto &a, auto &b) { return a.first > b.first; });
+  std::vector<std::vector<std::string>> parts(n);
+  std::vector<size_t> load(n, 0);
+  for (auto &[w, name] : roots) {
+    size_t k = std::min_element(load.begin(), load.end()) - load.begin();
+    parts[k].push_back(name);
+    load[k] += w;
+  }
+  return parts;
+}
+
+/// What compiling one part produced.
+struct PartOut {
+  std::string object;  ///< its machine code
+  std::string ir;      ///< its optimised IR, when asked for
+  double optSecs = 0, objSecs = 0;  ///< thread CPU seconds
+};
+
+static double threadCpuSeconds() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+}
+
+/// Optimises `mod` and (unless `irOnly`) emits its machine code.
+static PartOut finishPart(Module &mod, TargetMachine &tm, int optLevel, bool irOnly) {
+  PartOut out;
+  double c0 = threadCpuSeconds();
+  optimize(mod, &tm, optLevel, true);
+  double c1 = threadCpuSeconds();
+  out.optSecs = c1 - c0;
+  if (irOnly) {
+    raw_string_ostream os(out.ir);
+    mod.print(os, nullptr);
+  } else {
+    out.object = objectOf(mod, tm);
+    out.objSecs = threadCpuSeconds() - c1;
+  }
+  return out;
+}
+
+/// Compiles the part of the module in `bitcode` that defines `roots`, in a context of its
+/// own (Note [Parallel compilation]).
+static PartOut compilePart(StringRef bitcode, const std::vector<std::string> &roots,
+                           int optLevel, bool irOnly) {
+  LLVMContext ctx;
+  auto mod = check(parseBitcodeFile(MemoryBufferRef(bitcode, "spmd"), ctx), "reading a part");
+  std::set<std::string> mine(roots.begin(), roots.end());
+  bool hasMain = mine.count("spmd_main");
+  for (auto &f : *mod)
+    if (!f.isDeclaration() && !f.hasLocalLinkage() && !mine.count(f.getName().str()))
+      f.deleteBody();
+  for (auto &g : mod->globals())  // external variables: defined in spmd_main's part
+    if (!g.isDeclaration() && g.hasExternalLinkage() && !hasMain) g.setInitializer(nullptr);
+  auto tm = check(hostBuilder(optLevel).createTargetMachine(), "creating the host target machine");
+  return finishPart(*mod, *tm, optLevel, irOnly);
+}
+
+/// Optimises the host module `mod` and emits its machine code, in parts on LLVM's thread
+/// pool (Note [Parallel compilation]); `irOnly`: the optimised IR of each part instead.
+static std::vector<PartOut> compileParts(std::unique_ptr<Module> mod, TargetMachine &tm,
+                                         int optLevel, bool irOnly) {
+  auto parts = partsOf(*mod);
+  if (parts.empty()) return {finishPart(*mod, tm, optLevel, irOnly)};
+  SmallString<0> bc;
+  {
+    raw_svector_ostream os(bc);
+    WriteBitcodeToFile(*mod, os);
+  }
+  mod.reset();
+  std::vector<PartOut> outs(parts.size());
+  std::vector<std::exception_ptr> errs(parts.size());
+  {
+    ThreadPoolStrategy threads = hardware_concurrency(unsigned(parts.size()));
+    threads.Limit = true;  // no more threads than cores; the largest part is queued first
+    DefaultThreadPool pool(threads);
+    for (size_t k = 0; k < parts.size(); ++k)
+      pool.async([&, k] {
+        try {
+          outs[k] = compilePart(bc.str(), parts[k], optLevel, irOnly);
+        } catch (...) { errs[k] = std::current_exception(); }
+      });
+    pool.wait();
+  }
+  for (auto &e : errs)
+    if (e) std::rethrow_exception(e);
+  return outs;
 }
 
 std::string emitLLVM(const ir::Module &m, const Options &o) {
   LLVMContext ctx;
   std::unique_ptr<TargetMachine> tm;
-  auto mod = hostModule(ctx, m, o, tm);
+  auto mod = emitHost(ctx, m, o, tm);  // sets tm
+  auto outs = compileParts(std::move(mod), *tm, o.optLevel, true);
   std::string s;
-  raw_string_ostream os(s);
-  mod->print(os, nullptr);
-  return os.str();
+  for (size_t k = 0; k < outs.size(); ++k) {
+    if (outs.size() > 1)
+      s += "; part " + std::to_string(k + 1) + " of " + std::to_string(outs.size()) +
+           " (Note [Parallel compilation])\n";
+    s += outs[k].ir;
+  }
+  return s;
 }
 
 #ifdef SPMD_HAVE_LIBDEVICE
@@ -262,6 +445,7 @@ public:
   }
   void (*entry())(spmd_host *) override { return fn_; }
   void setCacheUse(CacheUse u) { cacheUse_ = u; }
+  void setBreakdown(const CompileBreakdown &b) { breakdown_ = b; }
 
 private:
   std::unique_ptr<orc::LLJIT> jit_;
@@ -278,17 +462,6 @@ static std::unique_ptr<orc::LLJIT> makeJit(int optLevel) {
                    "searching the process for the runtime");
   jit->getMainJITDylib().addGenerator(std::move(gen));
   return jit;
-}
-
-/// The machine code of an optimised host module, as an ELF relocatable object.
-static std::string objectOf(Module &mod, TargetMachine &tm) {
-  SmallString<0> out;
-  raw_svector_ostream os(out);
-  legacy::PassManager pm;
-  internal_assert(!tm.addPassesToEmitFile(pm, os, nullptr, CodeGenFileType::ObjectFile),
-                  "the host target cannot emit an object file");
-  pm.run(mod);
-  return std::string(out.str());
 }
 
 /// What the code compiled from `m` with `o` depends on (Note [Object cache]).
@@ -312,20 +485,34 @@ std::unique_ptr<Executable> compile(const ir::Module &m, const Options &o) {
   }
   std::optional<CompiledProgram> prog = cache ? cache->load(key) : std::nullopt;
   CacheUse use = !cache ? CacheUse::Off : prog ? CacheUse::Hit : CacheUse::Miss;
+  CompileBreakdown bd;
   if (!prog) {
     LLVMContext ctx;
     std::unique_ptr<TargetMachine> tm;
     Kernels kernels;
-    auto mod = hostModule(ctx, m, o, tm, &kernels);
+    auto e0 = std::chrono::steady_clock::now();
+    auto mod = emitHost(ctx, m, o, tm, &kernels);
+    auto e1 = std::chrono::steady_clock::now();
+    auto outs = compileParts(std::move(mod), *tm, o.optLevel, false);
+    bd.emitSecs = std::chrono::duration<double>(e1 - e0).count();
+    bd.llvmWallSecs = std::chrono::duration<double>(std::chrono::steady_clock::now() - e1).count();
+    bd.parts = int(outs.size());
     prog.emplace();
-    prog->object = objectOf(*mod, *tm);
+    for (auto &p : outs) {
+      prog->objects.push_back(std::move(p.object));
+      bd.optCpuSecs += p.optSecs;
+      bd.objCpuSecs += p.objSecs;
+      bd.maxPartCpuSecs = std::max(bd.maxPartCpuSecs, p.optSecs + p.objSecs);
+    }
     prog->ptx = std::move(kernels.ptx);
     prog->kernelNames = std::move(kernels.names);
     if (cache) cache->store(key, *prog);
   }
   auto jit = makeJit(o.optLevel);
-  if (auto err = jit->addObjectFile(MemoryBuffer::getMemBufferCopy(prog->object, "spmd_program.o")))
-    internal_assert(false, "adding the program to the JIT: " + toString(std::move(err)));
+  for (size_t k = 0; k < prog->objects.size(); ++k)
+    if (auto err = jit->addObjectFile(MemoryBuffer::getMemBufferCopy(
+            prog->objects[k], "spmd_program." + std::to_string(k) + ".o")))
+      internal_assert(false, "adding the program to the JIT: " + toString(std::move(err)));
   auto sym = check(jit->lookup("spmd_main"), "looking up spmd_main");
   auto fn = sym.toPtr<void (*)(spmd_host *)>();
   std::vector<std::pair<std::string, void *>> hostKernels;
@@ -337,6 +524,7 @@ std::unique_ptr<Executable> compile(const ir::Module &m, const Options &o) {
   auto exe = std::make_unique<JitExecutable>(std::move(jit), fn, secs, std::move(prog->ptx),
                                              std::move(hostKernels));
   exe->setCacheUse(use);
+  exe->setBreakdown(bd);
   return exe;
 }
 

@@ -19,7 +19,7 @@ namespace spmd::codegen {
 namespace fs = std::filesystem;
 
 namespace {
-constexpr char kMagic[] = "spmdrun object cache 1\n";
+constexpr char kMagic[] = "spmdrun object cache 2\n";
 constexpr size_t kMagicLen = sizeof kMagic - 1;
 
 std::string hex(const std::array<uint8_t, 32> &d) {
@@ -133,12 +133,15 @@ std::optional<CompiledProgram> ObjectCache::load(const std::string &key) const {
   if (std::memcmp(digest.data(), data.data() + kMagicLen, 32) != 0) return std::nullopt;
   Reader r(body.substr(kMagicLen + 32));
   CompiledProgram p;
-  uint64_t names;
-  if (!r.str(p.object) || !r.str(p.ptx) || !r.u64(names)) return std::nullopt;
+  uint64_t objects, names;
+  if (!r.u64(objects) || objects == 0 || objects > 64) return std::nullopt;  // 64: sanity
+  for (uint64_t k = 0; k < objects; ++k)
+    if (!r.str(p.objects.emplace_back()) || p.objects.back().empty()) return std::nullopt;
+  if (!r.str(p.ptx) || !r.u64(names)) return std::nullopt;
   for (uint64_t k = 0; k < names; ++k) {
     if (!r.str(p.kernelNames.emplace_back())) return std::nullopt;
   }
-  if (!r.done() || p.object.empty()) return std::nullopt;
+  if (!r.done()) return std::nullopt;
   std::error_code ec;
   fs::last_write_time(path, fs::file_time_type::clock::now(), ec);  // recently used
   return p;
@@ -151,7 +154,8 @@ bool ObjectCache::store(const std::string &key, const CompiledProgram &p) const 
   std::string data(kMagic);
   auto digest = sha256(key);
   data.append(reinterpret_cast<const char *>(digest.data()), digest.size());
-  putStr(data, p.object);
+  putU64(data, p.objects.size());
+  for (auto &o : p.objects) putStr(data, o);
   putStr(data, p.ptx);
   putU64(data, p.kernelNames.size());
   for (auto &n : p.kernelNames) putStr(data, n);

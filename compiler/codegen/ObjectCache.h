@@ -10,10 +10,11 @@
 //         optimisation level, the backend, and the module's fingerprint (every field of
 //         the IR that codegen reads, exactly: Note [Module fingerprints]).
 //
-// The file holds a magic line, the key's digest, the host object file, the PTX and the
-// kernel names, then the SHA-256 of all that. An entry is used only when it reads back
-// whole, its checksum matches and its digest is the key's: a truncated, corrupt or
-// foreign file is a miss, and the next store replaces it. Entries are written to a
+// The file holds a magic line, the key's digest, the host object files (one per part of
+// the module, Note [Parallel compilation] in Jit.cpp), the PTX and the kernel names,
+// then the SHA-256 of all that. An entry is used only when it reads back whole, its
+// checksum matches and its digest is the key's: a truncated, corrupt or foreign file
+// (an older format's magic line included) is a miss, and the next store replaces it. Entries are written to a
 // temporary file and renamed into place, so processes compiling the same program at
 // once (ctest -j, MPI ranks) never see a half-written one. The directory is trimmed to
 // kMaxBytes, least recently used first. Any failure to read or write is a miss, never an
@@ -29,7 +30,7 @@ namespace spmd::codegen {
 
 /// What compiling a program produced, apart from the JIT that links it.
 struct CompiledProgram {
-  std::string object;                    ///< the host code, an ELF relocatable object
+  std::vector<std::string> objects;      ///< the host code, ELF relocatable objects
   std::string ptx;                       ///< Backend::Cuda: the kernels' PTX
   std::vector<std::string> kernelNames;  ///< the device programs' kernels
 };

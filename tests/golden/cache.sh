@@ -68,6 +68,15 @@ run loc2 miss --devices cpu:8 "$tmp/e.spmd"
 grep -q 'e.spmd:2:' "$tmp/loc1.err" || err "no run-time error at line 2: $(cat "$tmp/loc1.err")"
 grep -q 'e.spmd:3:' "$tmp/loc2.err" || err "the moved program's error is not at line 3: $(cat "$tmp/loc2.err")"
 
+# A module large enough to be compiled in parts (Note [Parallel compilation] in
+# compiler/codegen/Jit.cpp): every part's object is kept, and a hit prints the same.
+mlp=$(dirname "$0")/../spec/train_mlp.spmd
+run parts1 miss --devices cpu:8 "$mlp"
+grep -qE 'LLVM in [2-9] parts' "$tmp/parts1.err" || err "train_mlp was not compiled in parts: $(grep LLVM "$tmp/parts1.err")"
+run parts2 hit --devices cpu:8 "$mlp"
+cmp -s "$tmp/parts1.out" "$tmp/parts2.out" || err "a cached program of several parts printed differently"
+grep -q 'LLVM in' "$tmp/parts2.err" && err "a cache hit reported an LLVM compile"
+
 # --no-cache neither reads nor writes.
 before=$(entries)
 run nocache off --no-cache --devices cpu:2 --arg n=5 "$tmp/p.spmd"
