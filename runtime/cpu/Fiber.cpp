@@ -1,7 +1,9 @@
 // ===- Fiber.cpp - user-level contexts for CPU devices -------------------------===//
 #include "cpu/Fiber.h"
 
+#include <algorithm>
 #include <chrono>
+#include <pthread.h>
 #include <cstdlib>
 #include <sys/mman.h>
 #include <ucontext.h>
@@ -123,15 +125,32 @@ Fiber::~Fiber() {
 // device programs' come from the arena), as many as the kernel has such values; the
 // runtime entry points it calls (an allreduce keeps a 16 KiB chunk on the stack); and
 // BLIS's frames for a product. Nothing bounds the number of small buffers in a kernel
-// but the stack it runs on, and before fibers that was a std::thread's (glibc's default,
-// RLIMIT_STACK: 8 MiB here) or the host's main thread (8 MiB). kStackBytes is the same
-// 8 MiB, so every kernel that ran before still runs. The mapping is MAP_NORESERVE and
-// reused across launches: only the pages a kernel touched are memory (8 devices reserve
-// 64 MiB of address space, not of memory). Below it is a PROT_NONE guard page, so an
-// overflow faults as a thread's would instead of writing over another mapping.
+// but the stack it runs on, and before fibers that was a std::thread's (glibc sizes it by
+// RLIMIT_STACK: 8 MiB here, 64 MiB under `./x sanitize`, whose larger frames need it) or
+// the host's main thread (the same limit). So a fiber's stack is what glibc would give a
+// new thread (pthread_getattr_default_np), at least 8 MiB: every kernel that ran before
+// still runs. The mapping is MAP_NORESERVE and reused across launches: only the pages a
+// kernel touched are memory (8 devices reserve 64 MiB of address space, not of memory).
+// Below it is a PROT_NONE guard page, so an overflow faults as a thread's would instead
+// of writing over another mapping. tests/unit/runtime/test_fibers.cpp runs a kernel with
+// a 6 MiB alloca on fibers.
+
+size_t Fiber::stackBytes() {
+  static const size_t bytes = [] {
+    size_t size = 0;
+    pthread_attr_t attr;
+    if (pthread_getattr_default_np(&attr) == 0) {
+      pthread_attr_getstacksize(&attr, &size);
+      pthread_attr_destroy(&attr);
+    }
+    size_t page = size_t(sysconf(_SC_PAGESIZE));
+    return (std::max(size, kMinStackBytes) + page - 1) / page * page;
+  }();
+  return bytes;
+}
 
 bool Fiber::reset(void (*entry)(void *), void *arg) {
-  size_t page = size_t(sysconf(_SC_PAGESIZE));
+  size_t page = size_t(sysconf(_SC_PAGESIZE)), kStackBytes = stackBytes();
   if (!stack_) {
     size_t bytes = kStackBytes + page;
     void *p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,

@@ -29,8 +29,11 @@ struct FiberContext {
 
 class Fiber {
 public:
-  /// Bytes of stack per fiber (Note [Fiber stacks] in Fiber.cpp), plus one guard page.
-  static constexpr size_t kStackBytes = size_t(8) << 20;
+  /// Bytes of stack per fiber, plus one guard page: what glibc gives a new thread
+  /// (RLIMIT_STACK, 8 MiB here), at least kMinStackBytes (Note [Fiber stacks] in
+  /// Fiber.cpp).
+  static size_t stackBytes();
+  static constexpr size_t kMinStackBytes = size_t(8) << 20;
 
   Fiber() = default;
   Fiber(const Fiber &) = delete;
