@@ -29,6 +29,11 @@ namespace spmd::rt {
 // on 2 cores wake one thread, not 7: short kernels run in turn on two threads, which
 // also spares the host its wait when it claims the last device itself.
 //
+// A launch with more devices than cores runs them on fibers instead, so that a device
+// waiting in a collective switches to another device rather than to another thread (Note
+// [Fibers] below); what follows is the launch with no more devices than cores, where
+// each device keeps its thread while it runs, and the MPI backend.
+//
 // A kernel waiting in a collective may wait for a device that nobody has claimed yet. So
 // a thread about to sleep in a collective first wakes one more idle thread while devices
 // are unclaimed (CpuCommunicator's sleep hook, handOff). The launch cannot stall. While a
@@ -76,9 +81,12 @@ namespace spmd::rt {
 // and resume their own.
 //
 // No wait is lost: a scheduler reads `progress` before it looks at the parked devices'
-// words and sleeps only while `progress` still has that value (seq_cst throughout, as in
-// Spin.h); a device it saw waiting becomes runnable only by a change of its word that
-// comes after that look, and the bump after the change wakes the scheduler. A device is
+// words, sleeps only when every parked device it sees still waits, and only while
+// `progress` still has the value it read (seq_cst throughout, as in Spin.h); a device it
+// saw waiting becomes runnable only by a change of its word that comes after that look,
+// and the bump after the change wakes the scheduler. A device that finishes bumps
+// `progress` too, so a scheduler that went to sleep on a stale view of a device another
+// worker resumed meanwhile looks again and leaves when nothing is parked. A device is
 // published as kParked only by its scheduler, after the switch back, so no other worker
 // resumes a fiber whose registers are not saved yet. The launch cannot stall: while a
 // device is unclaimed or parked, the worker that claimed or parked it last stays in its
@@ -131,8 +139,8 @@ void CpuDevice::fiberMain(void *self) {
 bool CpuDevice::park(void *, const std::atomic<uint32_t> &word, uint32_t seen) {
   CpuDevice *d = tlCurrent;
   if (!d) return false;
-  d->waitWord_ = &word;
-  d->waitSeen_ = seen;
+  d->waitWord_.store(&word, std::memory_order_relaxed);  // published by the kParked store
+  d->waitSeen_.store(seen, std::memory_order_relaxed);
   d->fiber_.switchOut();
   return true;
 }
@@ -163,9 +171,19 @@ void CpuDevice::resumeFiber(FiberContext &worker, bool start) {
   if (fiberDone_) {
     fiberState_.store(kIdle, std::memory_order_relaxed);
     finished();
+    // A scheduler asleep on `progress` looks again, and leaves when nothing is parked:
+    // what it saw of a device that another worker resumed meanwhile may be stale.
+    notify(&done_);
   } else {
     fiberState_.store(kParked, std::memory_order_seq_cst);  // after the switch saved it
   }
+}
+
+bool CpuDevice::waitOver() const {
+  // The pair was written before the kParked store this follows; if the device was taken
+  // and parked again meanwhile, a mixed pair only makes a scheduler look once more.
+  const std::atomic<uint32_t> *word = waitWord_.load(std::memory_order_relaxed);
+  return word->load(std::memory_order_seq_cst) != waitSeen_.load(std::memory_order_relaxed);
 }
 
 CpuDevice *CpuDevice::takeReady(CpuCompletion &done) {
@@ -174,8 +192,7 @@ CpuDevice *CpuDevice::takeReady(CpuCompletion &done) {
     CpuDevice *d = done.devices[i];
     int state = d->fiberState_.load(std::memory_order_seq_cst);
     if (state != kParked) continue;
-    // waitWord_ was written before the state (seq_cst), and stays until it is taken.
-    if (d->waitWord_->load(std::memory_order_seq_cst) == d->waitSeen_) continue;
+    if (!d->waitOver()) continue;
     if (d->fiberState_.compare_exchange_strong(state, kRunning, std::memory_order_seq_cst))
       return d;
   }
@@ -203,12 +220,19 @@ bool CpuDevice::schedule(CpuCompletion &done, CpuDevice *first) {
       ran = true;
       continue;
     }
-    bool parked = false;
+    // Sleep only while every parked device still waits: one parked after takeReady
+    // looked may be runnable already, and the change that made it so may have come
+    // before `seen` (then no bump would wake this worker).
+    bool parked = false, ready = false;
     uint32_t n = uint32_t(done.claims.load(std::memory_order_acquire) >> 32);
-    for (uint32_t i = 0; i < n && !parked; ++i)
-      parked = done.devices[i]->fiberState_.load(std::memory_order_seq_cst) == kParked;
+    for (uint32_t i = 0; i < n && !ready; ++i) {
+      CpuDevice *d = done.devices[i];
+      if (d->fiberState_.load(std::memory_order_seq_cst) != kParked) continue;
+      parked = true;
+      ready = d->waitOver();
+    }
     if (!parked) return ran;
-    sleepWhile(done.progress, seen, done.progressAsleep);
+    if (!ready) sleepWhile(done.progress, seen, done.progressAsleep);
   }
 }
 

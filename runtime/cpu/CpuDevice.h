@@ -139,6 +139,8 @@ private:
   static void fiberMain(void *self);
   /// A parked device whose word has moved, now taken by the caller; null when none.
   static CpuDevice *takeReady(CpuCompletion &done);
+  /// Parked: whether the word it waits on has moved since it parked.
+  bool waitOver() const;
 
   int index_;
   CpuCompletion &done_;
@@ -161,8 +163,8 @@ private:
   /// kParked), and what it waits for while parked.
   Fiber fiber_;
   std::atomic<int> fiberState_{0};
-  const std::atomic<uint32_t> *waitWord_ = nullptr;
-  uint32_t waitSeen_ = 0;
+  std::atomic<const std::atomic<uint32_t> *> waitWord_{nullptr};
+  std::atomic<uint32_t> waitSeen_{0};
   bool fiberDone_ = false;  ///< its work returned (set on the fiber, read after the switch)
   std::thread thread_;  ///< last: starts once the members above exist
 };

@@ -150,7 +150,8 @@ size_t Fiber::stackBytes() {
 }
 
 bool Fiber::reset(void (*entry)(void *), void *arg) {
-  size_t page = size_t(sysconf(_SC_PAGESIZE)), kStackBytes = stackBytes();
+  static const size_t page = size_t(sysconf(_SC_PAGESIZE));
+  size_t kStackBytes = stackBytes();
   if (!stack_) {
     size_t bytes = kStackBytes + page;
     void *p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
