@@ -23,8 +23,9 @@ namespace spmd::rt {
 // compare-and-swap takes it. Every thread of the backend claims the next device, runs it
 // and claims again until none is left; the host too, after device 0, before it waits. A
 // device's work thus runs on whichever thread got to it first: its arena, jmp_buf,
-// kernel cache and outcome are the device's, not the thread's (nothing here is
-// thread-local). Idle threads sleep on one futex word, `go`; the host bumps it once per
+// kernel cache and outcome are the device's, not the thread's (nothing of a device's is
+// thread-local; the one thread-local, tlCurrent, says which fiber a thread runs now).
+// Idle threads sleep on one futex word, `go`; the host bumps it once per
 // launch and wakes only one idle thread per other core, min(n, cores) - 1, so 8 devices
 // on 2 cores wake one thread, not 7: short kernels run in turn on two threads, which
 // also spares the host its wait when it claims the last device itself.
