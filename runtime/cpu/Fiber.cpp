@@ -115,7 +115,6 @@ void ucontextEntry(unsigned e0, unsigned e1, unsigned a0, unsigned a1) {
 
 Fiber::~Fiber() {
   if (stack_) munmap(stack_, mapped_);
-  delete static_cast<ucontext_t *>(self_.impl);
 }
 
 // Note [Fiber stacks]
