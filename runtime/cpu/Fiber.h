@@ -64,7 +64,8 @@ private:
 };
 
 /// Nanoseconds per switch (one direction) of the fiber switch in use, and of ucontext's
-/// swapcontext, measured over `rounds` round trips (tests and bench/notes.md).
+/// swapcontext, measured over `rounds` round trips (tests and bench/notes.md); -1 for
+/// swapcontext under ASan.
 double fiberSwitchNanos(int rounds);
 double ucontextSwitchNanos(int rounds);
 
