@@ -13,6 +13,7 @@
 #include <catch2/catch.hpp>
 
 #include <alloca.h>
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -69,8 +70,19 @@ TEST_CASE("a device waiting in a collective does not hold its thread (fibers)", 
     FiberSetting off(0);
     CHECK(run() == 8);
   }
+  // On fibers, the workers are the host and the threads woken for the launch (one per
+  // other core; a thread still awake from the launch before may join too), so some
+  // thread runs a device while another it started waits in the allreduce. A few launches
+  // first let the 8 threads of the launch above go back to sleep.
   FiberSetting on(1);
-  for (int rep = 0; rep < 50; ++rep) CHECK(int64_t(run()) <= hardwareThreads());
+  for (int rep = 0; rep < 5; ++rep) run();
+  size_t most = 0;
+  for (int rep = 0; rep < 50; ++rep) {
+    size_t threads = run();
+    CHECK(threads < 8);
+    most = std::max(most, threads);
+  }
+  INFO("threads per launch on fibers: at most " << most);
 }
 
 namespace {
