@@ -89,11 +89,13 @@ namespace spmd::rt {
 // `progress` too, so a scheduler that went to sleep on a stale view of a device another
 // worker resumed meanwhile looks again and leaves when nothing is parked. A device is
 // published as kParked only by its scheduler, after the switch back, so no other worker
-// resumes a fiber whose registers are not saved yet. The launch cannot stall: while a
-// device is unclaimed or parked, the worker that claimed or parked it last stays in its
-// scheduler; a parked device waits for devices that are running (they go on), parked
-// (their words move when the last member arrives) or unclaimed (some scheduler claims
-// them), as with threads.
+// resumes a fiber whose registers are not saved yet. The launch cannot stall: the host is
+// one of the workers and stays in its scheduler while any device is unclaimed or parked;
+// a parked device waits for devices that are running (they go on), parked (their words
+// move when the last member arrives, which makes them runnable) or unclaimed (a scheduler
+// claims them), as with threads. The workers are the host and the threads woken for the
+// launch, plus any thread still awake from the launch before that finds work (harmless:
+// it runs devices as the others do).
 //
 // What stays as it was: a device's state is the device's (arena, jmp_buf, outcome), so a
 // failing device unwinds by longjmp to the setjmp in run(), which is on its own fiber's
