@@ -101,6 +101,7 @@ CpuCommunicator::~CpuCommunicator() = default;
 void CpuCommunicator::await(const std::atomic<uint32_t> &word, uint32_t seen, int &spin,
                             std::atomic<uint32_t> &sleepers) const {
   if (spin_ && spinFor(word, seen, spin)) return;
+  if (parkHook_ && parkHook_(fiberArg_, word, seen)) return;  // resumed: look again
   if (sleepHook_) sleepHook_(sleepArg_);
   sleepWhile(word, seen, sleepers);
 }
@@ -139,7 +140,7 @@ void CpuCommunicator::abort() {
   for (MaskGroups &mg : masks_) {
     for (auto &b : mg.barriers) {
       b->wake.fetch_add(1);  // a waiter that read `wake` before the flag wakes up
-      wakeSleepers(b->wake, b->sleepers);
+      released(b->wake, b->sleepers);
     }
   }
 }
@@ -157,8 +158,13 @@ std::optional<uint32_t> CpuCommunicator::arrive(Barrier &b) {
   b.arrived.store(0);  // before the release: nobody arrives for the next round earlier
   b.generation.fetch_add(1);
   b.wake.fetch_add(1);
-  wakeSleepers(b.wake, b.sleepers);
+  released(b.wake, b.sleepers);
   return std::nullopt;
+}
+
+void CpuCommunicator::released(std::atomic<uint32_t> &word, const std::atomic<uint32_t> &sleepers) {
+  wakeSleepers(word, sleepers);
+  if (notifyHook_) notifyHook_(fiberArg_);
 }
 
 bool CpuCommunicator::sync(Barrier &b, int &spin) {
@@ -230,7 +236,7 @@ bool CpuCommunicator::post(int64_t dev, const View &v, const void *in, int64_t b
 void CpuCommunicator::doneReading(Mailbox *box) {
   // seq_cst, before wakeSleepers (Spin.h).
   if (box->readers.fetch_sub(1, std::memory_order_seq_cst) == 1)
-    wakeSleepers(box->readers, box->sleepers);
+    released(box->readers, box->sleepers);
 }
 
 // Note [Streaming stores]

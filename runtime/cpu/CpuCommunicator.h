@@ -54,6 +54,19 @@ public:
     sleepHook_ = hook;
     sleepArg_ = arg;
   }
+  /// Fibers (Note [Fibers] in CpuDevice.cpp). `park(arg, word, seen)` is called by a
+  /// device about to wait for `word` to differ from `seen`; when the device runs on a
+  /// fiber it switches to its worker's scheduler, returns true once resumed (the caller
+  /// looks again), and false otherwise (the caller sleeps as before). `notify(arg)` is
+  /// called after every change of a word that a parked device may wait for (a barrier's
+  /// release, an abort, a mailbox's last read), so that a scheduler asleep can look.
+  using ParkHook = bool (*)(void *arg, const std::atomic<uint32_t> &word, uint32_t seen);
+  using NotifyHook = void (*)(void *arg);
+  void setFiberHooks(ParkHook park, NotifyHook notify, void *arg) {
+    parkHook_ = park;
+    notifyHook_ = notify;
+    fiberArg_ = arg;
+  }
 
 private:
   /// allreduce folds this many bytes at a time into a buffer on the stack.
@@ -118,7 +131,7 @@ private:
   View view(int64_t dev, uint32_t axes);
   /// Arrives at `b`; the last member releases the round. The generation current at
   /// arrival, to wait for its end; none when this member released the round.
-  static std::optional<uint32_t> arrive(Barrier &b);
+  std::optional<uint32_t> arrive(Barrier &b);
   /// B1: waits for all members of the group; false when the launch was aborted.
   bool sync(Barrier &b, int &spin);
   /// B2: waits for all members even after an abort; then false when aborted.
@@ -131,7 +144,9 @@ private:
   /// False when aborted or out of memory.
   bool post(int64_t dev, const View &v, const void *in, int64_t bytes, uint32_t readers);
   /// Tells the owner of `box` that this device has read it.
-  static void doneReading(Mailbox *box);
+  void doneReading(Mailbox *box);
+  /// After `word` was changed (seq_cst): wakes its sleepers and tells parked devices.
+  void released(std::atomic<uint32_t> &word, const std::atomic<uint32_t> &sleepers);
   /// Waits until `word` differs from `seen`, first spinning up to `spin` iterations when
   /// spin_ is set (adapting the device's budget, Note [Adaptive spinning]), then asleep on
   /// the futex, counted in `sleepers` (woken by wakeSleepers, Spin.h).
@@ -145,6 +160,9 @@ private:
   bool spin_ = false;  ///< no more devices than cores: spin briefly before sleeping
   SleepHook sleepHook_ = nullptr;
   void *sleepArg_ = nullptr;
+  ParkHook parkHook_ = nullptr;
+  NotifyHook notifyHook_ = nullptr;
+  void *fiberArg_ = nullptr;
 };
 
 }  // namespace spmd::rt

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <csetjmp>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -22,11 +23,17 @@ namespace spmd::rt {
 // compare-and-swap takes it. Every thread of the backend claims the next device, runs it
 // and claims again until none is left; the host too, after device 0, before it waits. A
 // device's work thus runs on whichever thread got to it first: its arena, jmp_buf,
-// kernel cache and outcome are the device's, not the thread's (nothing here is
-// thread-local). Idle threads sleep on one futex word, `go`; the host bumps it once per
+// kernel cache and outcome are the device's, not the thread's (nothing of a device's is
+// thread-local; the one thread-local, tlCurrent, says which fiber a thread runs now).
+// Idle threads sleep on one futex word, `go`; the host bumps it once per
 // launch and wakes only one idle thread per other core, min(n, cores) - 1, so 8 devices
 // on 2 cores wake one thread, not 7: short kernels run in turn on two threads, which
 // also spares the host its wait when it claims the last device itself.
+//
+// A launch with more devices than cores runs them on fibers instead, so that a device
+// waiting in a collective switches to another device rather than to another thread (Note
+// [Fibers] below); what follows is the launch with no more devices than cores, where
+// each device keeps its thread while it runs, and the MPI backend.
 //
 // A kernel waiting in a collective may wait for a device that nobody has claimed yet. So
 // a thread about to sleep in a collective first wakes one more idle thread while devices
@@ -52,10 +59,193 @@ namespace spmd::rt {
 // cores; before that, each device had its own mutex and condition variable, so a launch
 // cost a wake and a sleep per device. bench/notes.md (2026-11-24) has the measurements.
 
+// Note [Fibers]
+// ~~~~~~~~~~~~~
+// With more devices than cores (8 devices on 2 cores), claims alone still ran up to one
+// OS thread per device: a device that waits in a collective puts its thread to sleep, and
+// handOff wakes another thread for the devices nobody has claimed, so a launch with a
+// collective switched between up to 8 threads on 2 cores, through the kernel's scheduler,
+// with a futex wait and wake per switch (rule30 on cpu:8: 26 context switches per step).
+// So such a launch runs each device's work on a fiber of its own (Fiber.h: a stack mapped
+// once per device and reused, switched by a few instructions), on the threads that claims
+// already use: the host and min(n, cores) - 1 device threads, the workers. A worker runs
+// a scheduler (schedule): it takes a parked device whose wait may be over, else claims a
+// device nobody has started, and switches to its fiber; the device runs until it is done
+// or until it would wait in a collective, where CpuCommunicator calls park: the device
+// records the word and value it waits on and switches back to the scheduler, which
+// publishes it as kParked. Any worker may resume a parked device (takeReady, a
+// compare-and-swap kParked -> kRunning), so the devices spread over the workers whichever
+// claimed them. A worker with nothing runnable sleeps on one futex word, `progress`, that
+// the communicator bumps after every change a parked device may wait for (a barrier's
+// release, an abort, a mailbox's last read: the notify hook). It leaves its scheduler
+// when no device is unclaimed or parked: what remains runs on other workers, which park
+// and resume their own.
+//
+// No wait is lost: a scheduler reads `progress` before it looks at the parked devices'
+// words, sleeps only when every parked device it sees still waits, and only while
+// `progress` still has the value it read (seq_cst throughout, as in Spin.h); a device it
+// saw waiting becomes runnable only by a change of its word that comes after that look,
+// and the bump after the change wakes the scheduler. A device that finishes bumps
+// `progress` too, so a scheduler that went to sleep on a stale view of a device another
+// worker resumed meanwhile looks again and leaves when nothing is parked. A device is
+// published as kParked only by its scheduler, after the switch back, so no other worker
+// resumes a fiber whose registers are not saved yet. The launch cannot stall: the host is
+// one of the workers and stays in its scheduler while any device is unclaimed or parked;
+// a parked device waits for devices that are running (they go on), parked (their words
+// move when the last member arrives, which makes them runnable) or unclaimed (a scheduler
+// claims them), as with threads. The workers are the host and the threads woken for the
+// launch, plus any thread still awake from the launch before that finds work (harmless:
+// it runs devices as the others do).
+//
+// What stays as it was: a device's state is the device's (arena, jmp_buf, outcome), so a
+// failing device unwinds by longjmp to the setjmp in run(), which is on its own fiber's
+// stack, and returns to the scheduler as finished; an abort bumps the barriers' words and
+// `progress`, so its parked peers resume and unwind too (interrupts arrive that way, via
+// spmd_poll). The floating-point modes are saved with each fiber. Launches with no more
+// devices than cores keep one device per thread and spin before they sleep (Note
+// [Adaptive spinning]): there a fiber switch would only serialise devices that have a
+// core each. The MPI backend keeps its thread per device. SPMD_CPU_FIBERS=0 in the
+// environment turns fibers off, for comparison; bench/notes.md (2026-11-24: fibers) has
+// the measurements.
+
+namespace {
+constexpr int kIdle = 0, kRunning = 1, kParked = 2;
+/// The device whose fiber the calling thread runs now (null on the worker's own stack).
+/// Read by park() before it switches away and written by the scheduler on the worker's
+/// stack only: a fiber may resume on another thread, so nothing on a fiber reads it after
+/// a switch.
+thread_local CpuDevice *tlCurrent = nullptr;
+std::atomic<int> fiberSetting{-1};
+}  // namespace
+
+bool CpuDevice::fibersEnabled() {
+  int set = fiberSetting.load(std::memory_order_relaxed);
+  if (set >= 0) return set != 0;
+  static const bool env = [] {
+    const char *v = std::getenv("SPMD_CPU_FIBERS");
+    return !(v && std::strcmp(v, "0") == 0);
+  }();
+  return env;
+}
+
+void CpuDevice::setFibers(int enabled) { fiberSetting.store(enabled, std::memory_order_relaxed); }
+
+void CpuDevice::fiberMain(void *self) {
+  auto *d = static_cast<CpuDevice *>(self);
+  d->fiber_.started();
+  d->ok_ = d->run(*d->work_, d->ctx_);
+  d->fiberDone_ = true;
+  d->fiber_.switchOut(/*finished=*/true);
+  std::abort();  // not reached: a finished fiber is reset before it runs again
+}
+
+bool CpuDevice::park(void *, const std::atomic<uint32_t> &word, uint32_t seen) {
+  CpuDevice *d = tlCurrent;
+  if (!d) return false;
+  d->waitWord_.store(&word, std::memory_order_relaxed);  // published by the kParked store
+  d->waitSeen_.store(seen, std::memory_order_relaxed);
+  d->fiber_.switchOut();
+  return true;
+}
+
+void CpuDevice::notify(void *arg) {
+  // Also outside fiber launches: a worker late out of the last one's scheduler may have
+  // claimed a device of this one onto a fiber.
+  auto &done = *static_cast<CpuCompletion *>(arg);
+  done.progress.fetch_add(1);  // seq_cst, before wakeSleepers
+  wakeSleepers(done.progress, done.progressAsleep);
+}
+
+void CpuDevice::resumeFiber(FiberContext &worker, bool start) {
+  if (start) {
+    fiberDone_ = false;
+    if (!fiber_.reset(&CpuDevice::fiberMain, this)) {
+      recordDeviceError(ctx_, "device " + std::to_string(index_) +
+                                  " is out of memory (no stack for its fiber)");
+      ok_ = false;
+      fiberState_.store(kIdle, std::memory_order_relaxed);
+      finished();
+      return;
+    }
+  }
+  tlCurrent = this;
+  fiber_.switchIn(worker);
+  tlCurrent = nullptr;
+  if (fiberDone_) {
+    fiberState_.store(kIdle, std::memory_order_relaxed);
+    finished();
+    // A scheduler asleep on `progress` looks again, and leaves when nothing is parked:
+    // what it saw of a device that another worker resumed meanwhile may be stale.
+    notify(&done_);
+  } else {
+    fiberState_.store(kParked, std::memory_order_seq_cst);  // after the switch saved it
+  }
+}
+
+bool CpuDevice::waitOver() const {
+  // The pair was written before the kParked store this follows; if the device was taken
+  // and parked again meanwhile, a mixed pair only makes a scheduler look once more.
+  const std::atomic<uint32_t> *word = waitWord_.load(std::memory_order_relaxed);
+  return word->load(std::memory_order_seq_cst) != waitSeen_.load(std::memory_order_relaxed);
+}
+
+CpuDevice *CpuDevice::takeReady(CpuCompletion &done) {
+  uint32_t n = uint32_t(done.claims.load(std::memory_order_acquire) >> 32);
+  for (uint32_t i = 0; i < n; ++i) {
+    CpuDevice *d = done.devices[i];
+    int state = d->fiberState_.load(std::memory_order_seq_cst);
+    if (state != kParked) continue;
+    if (!d->waitOver()) continue;
+    if (d->fiberState_.compare_exchange_strong(state, kRunning, std::memory_order_seq_cst))
+      return d;
+  }
+  return nullptr;
+}
+
+bool CpuDevice::schedule(CpuCompletion &done, CpuDevice *first) {
+  FiberContext worker;
+  bool ran = false;
+  if (first) {
+    first->fiberState_.store(kRunning, std::memory_order_relaxed);
+    first->resumeFiber(worker, true);
+    ran = true;
+  }
+  for (;;) {
+    uint32_t seen = done.progress.load(std::memory_order_seq_cst);
+    if (CpuDevice *d = takeReady(done)) {
+      d->resumeFiber(worker, false);
+      ran = true;
+      continue;
+    }
+    if (CpuDevice *d = claim(done)) {
+      d->fiberState_.store(kRunning, std::memory_order_relaxed);
+      d->resumeFiber(worker, true);
+      ran = true;
+      continue;
+    }
+    // Sleep only while every parked device still waits: one parked after takeReady
+    // looked may be runnable already, and the change that made it so may have come
+    // before `seen` (then no bump would wake this worker).
+    bool parked = false, ready = false;
+    uint32_t n = uint32_t(done.claims.load(std::memory_order_acquire) >> 32);
+    for (uint32_t i = 0; i < n && !ready; ++i) {
+      CpuDevice *d = done.devices[i];
+      if (d->fiberState_.load(std::memory_order_seq_cst) != kParked) continue;
+      parked = true;
+      ready = d->waitOver();
+    }
+    if (!parked) return ran;
+    if (!ready) sleepWhile(done.progress, seen, done.progressAsleep);
+  }
+}
+
 CpuDevice::CpuDevice(int index, CpuCompletion &done, HostKernels &kernels)
     : index_(index), done_(done), kernels_(kernels), thread_([this] { loop(); }) {}
 
-CpuDevice::~CpuDevice() {
+CpuDevice::~CpuDevice() { stopThread(); }
+
+void CpuDevice::stopThread() {
+  if (!thread_.joinable()) return;
   stop_.store(true);
   kick(done_);  // the others find nothing posted and sleep again
   thread_.join();
@@ -228,7 +418,11 @@ void CpuDevice::loop() {
       finished();
       continue;
     }
-    if (CpuDevice *d = claim(done_)) {  // the CPU backend: any unclaimed device
+    CpuDevice *d = claim(done_);  // the CPU backend: any unclaimed device
+    // After claim's acquire of `claims`, `fibers` is the launch's (published by claims).
+    if (done_.fibers.load(std::memory_order_relaxed)) {  // Note [Fibers]
+      if (schedule(done_, d)) continue;
+    } else if (d) {
       d->runClaimed();
       continue;
     }
@@ -248,6 +442,15 @@ public:
     }
     done_.devices = byIndex_.data();
     comm_.setSleepHook(&CpuDevice::handOff, &done_);
+    comm_.setFiberHooks(&CpuDevice::park, &CpuDevice::notify, &done_);
+  }
+  ~CpuBackend() override {
+    // The devices go one by one, and each wakes the others' threads: none may look at
+    // the last launch's devices (schedule's scan) from now on.
+    done_.fibers.store(false);
+    done_.claims.store(0);
+    for (auto &d : devices_) d->stopThread();
+    devices_.clear();
   }
   int deviceCount() const override { return static_cast<int>(devices_.size()); }
   std::string describe() const override {
@@ -261,6 +464,18 @@ public:
   void startAll(int64_t n, const DeviceWork *works, spmd_dev *contexts) override {
     int64_t cores = hardwareThreads();
     done_.spin.store(n <= cores, std::memory_order_relaxed);
+    bool fibers = n > cores && CpuDevice::fibersEnabled();
+    done_.fibers.store(fibers, std::memory_order_relaxed);  // published by claims
+    if (fibers) {  // every device on a fiber, the host one of the workers (Note [Fibers])
+      for (int64_t i = 0; i < n; ++i) devices_[i]->assign(works[i], &contexts[i]);
+      done_.pending.fetch_add(n);
+      done_.claims.store(uint64_t(n) << 32, std::memory_order_release);
+      done_.go.fetch_add(1);  // seq_cst, before the count of sleepers
+      if (done_.idleAsleep.load() != 0) wakeSome(done_.go, int(cores - 1));
+      DenormalMode flush(true);  // the fibers start with the worker's mode
+      CpuDevice::schedule(done_, CpuDevice::claim(done_));
+      return;
+    }
     for (int64_t i = 1; i < n; ++i) devices_[i]->assign(works[i], &contexts[i]);
     if (n > 1) {
       done_.pending.fetch_add(n - 1);

@@ -4,7 +4,10 @@
 // an arena for spmd_dev_alloc. A device's work runs on the host buffers directly (zero
 // copy) inside a setjmp, so a failing device unwinds back to it (Note [Unwinding kernels]
 // in Device.cpp), on whichever thread of the backend claimed it: the host's, its own or
-// another device's. The devices of a backend share a CpuCompletion: idle threads sleep on
+// another device's. When a launch has more devices than the machine has cores, each
+// device's work runs on a fiber of its own (Fiber.h), and a device that would wait in a
+// collective switches to another device instead of sleeping (Note [Fibers] in
+// CpuDevice.cpp). The devices of a backend share a CpuCompletion: idle threads sleep on
 // one futex word that the host bumps once per launch, and the host waiting for a launch
 // is woken once, by the last device to finish (Note [Dispatch] in CpuDevice.cpp). Device
 // programs (spmdrt.h) run here too: their buffers are host memory and the kernels they
@@ -13,6 +16,7 @@
 
 #include "Device.h"
 #include "cpu/Arena.h"
+#include "cpu/Fiber.h"
 
 #include <atomic>
 #include <csetjmp>
@@ -43,6 +47,12 @@ struct CpuCompletion {
   /// (0 under MPI, whose devices each run their own work).
   std::atomic<uint64_t> claims{0};
   CpuDevice *const *devices = nullptr;  ///< by index, for claims
+  /// The launch in progress runs its devices on fibers (Note [Fibers]).
+  std::atomic<bool> fibers{false};
+  /// Bumped after every change that may make a parked fiber runnable (CpuCommunicator's
+  /// notify hook); schedulers with nothing to run sleep on it, counted in progressAsleep.
+  std::atomic<uint32_t> progress{0};
+  std::atomic<uint32_t> progressAsleep{0};
 };
 
 /// The entry of a kernel compiled for the host (Backend::loadHostKernels).
@@ -59,6 +69,8 @@ class CpuDevice final : public Device {
 public:
   CpuDevice(int index, CpuCompletion &done, HostKernels &kernels);
   ~CpuDevice() override;
+  /// Ends the device's thread (the destructor does it too); the device runs nothing after.
+  void stopThread();
 
   /// post() and kick(): wakes every idle device of the backend, which then find out
   /// whether there is work for them. To start several, post each, then kick once.
@@ -79,6 +91,20 @@ public:
   /// are still unclaimed, wakes one idle thread to take them, since the caller's thread
   /// is about to sleep in a collective that may wait for them.
   static void handOff(void *arg);
+  /// CpuCommunicator's park hook (Note [Fibers]): on a device's fiber, switches to the
+  /// scheduler until `word` may differ from `seen`, then true; elsewhere false.
+  static bool park(void *arg, const std::atomic<uint32_t> &word, uint32_t seen);
+  /// CpuCommunicator's notify hook: bumps `progress` and wakes schedulers asleep on it.
+  static void notify(void *arg);
+  /// The scheduler of one worker thread in a fiber launch (Note [Fibers]): runs `first`
+  /// (claimed by the caller; may be null), then parked devices that may go on and
+  /// devices nobody has claimed, until none is left that is not running elsewhere or
+  /// done. True when it ran anything.
+  static bool schedule(CpuCompletion &done, CpuDevice *first);
+  /// Whether launches with more devices than cores use fibers: yes unless the
+  /// environment sets SPMD_CPU_FIBERS=0 (read once), or setFibers said otherwise (tests).
+  static bool fibersEnabled();
+  static void setFibers(int enabled);  ///< 1 on, 0 off, -1 back to the environment's
   /// Runs `work` as this device on the calling thread (the host's, whose floating-point
   /// mode it sets as a device thread's for the while) and returns when it is done;
   /// wait() then gives its outcome.
@@ -107,6 +133,14 @@ private:
   bool run(const DeviceWork &work, spmd_dev *ctx);
   /// Counts a started work done; the last one wakes the host.
   void finished();
+  /// Switches to this device's fiber (starting its work when it has not started yet) and
+  /// back; then records it as finished or parked.
+  void resumeFiber(FiberContext &worker, bool start);
+  static void fiberMain(void *self);
+  /// A parked device whose word has moved, now taken by the caller; null when none.
+  static CpuDevice *takeReady(CpuCompletion &done);
+  /// Parked: whether the word it waits on has moved since it parked.
+  bool waitOver() const;
 
   int index_;
   CpuCompletion &done_;
@@ -125,6 +159,13 @@ private:
   int waitSpin_ = 64;  ///< wait()'s spin budget, on the host thread
   std::vector<void *> ins_, outs_;  ///< the kernel's arguments, reused between launches
   Arena arena_;
+  /// Fiber launches (Note [Fibers]): the device's fiber, its state (kIdle, kRunning,
+  /// kParked), and what it waits for while parked.
+  Fiber fiber_;
+  std::atomic<int> fiberState_{0};
+  std::atomic<const std::atomic<uint32_t> *> waitWord_{nullptr};
+  std::atomic<uint32_t> waitSeen_{0};
+  bool fiberDone_ = false;  ///< its work returned (set on the fiber, read after the switch)
   std::thread thread_;  ///< last: starts once the members above exist
 };
 
