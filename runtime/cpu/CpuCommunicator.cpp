@@ -251,7 +251,8 @@ void CpuCommunicator::doneReading(Mailbox *box) {
 // SSE2 `movntdq`), which write whole lines without reading them; an `sfence` before B2
 // makes them visible to the members that read the outputs after it. Smaller outputs keep
 // ordinary stores and stay in the cache. The stored values are the same either way.
-// bench/notes.md (2026-11-24) has the measurements.
+// bench/notes.md (2026-11-24) has the measurements. f32 sums skip the chunk buffer
+// (Note [Fold and stream in one pass]).
 
 static std::atomic<int64_t> &streamSetting() {
   static std::atomic<int64_t> bytes{-1};
@@ -299,6 +300,40 @@ static void streamCopy(char *dst, const char *src, size_t n) {
 #endif
 }
 
+#if defined(__x86_64__)
+/// Note [Fold and stream in one pass]: with streaming outputs, folding a 16 KiB chunk
+/// into a buffer and then copying the buffer to the G outputs alternates a phase that
+/// only reads memory (the fold) with one that only writes it (the copies), each core in
+/// turn leaving half of the memory system idle. Instead, each 64-byte line of the slice
+/// is folded in registers, in the same member order as fold (so the same bits), and
+/// written at once to every output with non-temporal stores (each output's line whole,
+/// so no write-combining buffer is left partly filled). Sums only, f32 (micro_psum and
+/// the gradients' pmean); other types and ops keep the chunked path.
+/// `dsts[j] + at * 4` must be 64-byte aligned for every j.
+static void foldStreamF32(char *const *dsts, const void *const *srcs, int64_t nsrc, int64_t at,
+                          int64_t n) {
+  for (int64_t i = at; i < at + n; i += 16) {
+    const float *s0 = static_cast<const float *>(srcs[0]) + i;
+    __m128 a0 = _mm_loadu_ps(s0), a1 = _mm_loadu_ps(s0 + 4), a2 = _mm_loadu_ps(s0 + 8),
+           a3 = _mm_loadu_ps(s0 + 12);
+    for (int64_t j = 1; j < nsrc; ++j) {
+      const float *s = static_cast<const float *>(srcs[j]) + i;
+      a0 = _mm_add_ps(a0, _mm_loadu_ps(s));
+      a1 = _mm_add_ps(a1, _mm_loadu_ps(s + 4));
+      a2 = _mm_add_ps(a2, _mm_loadu_ps(s + 8));
+      a3 = _mm_add_ps(a3, _mm_loadu_ps(s + 12));
+    }
+    for (int64_t j = 0; j < nsrc; ++j) {
+      float *d = reinterpret_cast<float *>(dsts[j]) + i;
+      _mm_stream_ps(d, a0);
+      _mm_stream_ps(d + 4, a1);
+      _mm_stream_ps(d + 8, a2);
+      _mm_stream_ps(d + 12, a3);
+    }
+  }
+}
+#endif
+
 /// Orders the streaming stores before what follows (a barrier's atomics).
 static void storeFence() {
 #if defined(__x86_64__)
@@ -341,6 +376,35 @@ bool CpuCommunicator::allreduce(int64_t dev, const void *in, void *out, int64_t 
   bool stream = bytes * v.size >= streamBytes();
   alignas(64) char chunk[kReduceChunkBytes];
   int64_t step = kReduceChunkBytes / esize;
+#if defined(__x86_64__)
+  // Whole lines in one pass (Note [Fold and stream in one pass]), the ragged ends below.
+  if (stream && dt == DType::F32 && op == RedOp::Sum) {
+    auto misalign = [&](int64_t at) {
+      return reinterpret_cast<uintptr_t>(me.dsts[0] + at * 4) & 63;
+    };
+    bool same = true;
+    for (int64_t j = 1; j < v.size; ++j)
+      same &= (reinterpret_cast<uintptr_t>(me.dsts[j]) & 63) ==
+              (reinterpret_cast<uintptr_t>(me.dsts[0]) & 63);
+    int64_t first = lo;
+    while (first < hi && misalign(first) != 0 && misalign(first) % 4 == 0) ++first;
+    int64_t last = first + (hi - first) / 16 * 16;
+    if (same && misalign(first) == 0 && last > first) {
+      foldStreamF32(me.dsts.data(), me.srcs.data(), v.size, first, last - first);
+      // The ragged ends through the chunk, as below.
+      for (auto [a, b] : {std::pair{lo, first}, std::pair{last, hi}}) {
+        if (a >= b) continue;
+        reduceInto(chunk, me.srcs.data(), v.size, a, b - a, dt, op);
+        for (int64_t j = 0; j < v.size; ++j)
+          std::memcpy(me.dsts[j] + a * esize, chunk, size_t((b - a) * esize));
+      }
+      storeFence();
+      if (!finish(*v.barrier, me.spin)) return false;
+      bytesMoved += moved;
+      return true;
+    }
+  }
+#endif
   for (int64_t at = lo; at < hi; at += step) {
     int64_t n = std::min(step, hi - at);
     reduceInto(chunk, me.srcs.data(), v.size, at, n, dt, op);

@@ -9,9 +9,10 @@
 // of 256, each slice's products folded in k order with FMAs into a fresh partial sum that
 // is then added to C. BLIS's conventional path (pack, GEBP, micro-kernel) does the same
 // when KC = 256 and its micro-kernel keeps one accumulator per element of C, as every
-// x86 micro-kernel of BLIS 0.9 does: C starts at 0 and each KC slice of k is a rank-KC
-// update C += A_slice B_slice (beta = 1), the micro-kernel's accumulators starting at 0.
-// So the results are the same bits as before BLIS, for every shape (checked bit for bit
+// x86 micro-kernel of BLIS 0.9 does: each KC slice of k is a rank-KC update
+// C += A_slice B_slice (beta = 1; the first slice stores instead, beta = 0, with the sign
+// of zero fixed after, Note [GEMM without zeroing C]), the micro-kernel's accumulators
+// starting at 0. So the results are the same bits as before BLIS, for every shape (checked bit for bit
 // against the loop nest on 1x300x50 .. 1000x1200x1000, both layouts of B; bench/notes.md).
 // Two things would break that, and both are pinned here:
 // - the "sup" path for small or skinny products (unpacked kernels with other k
@@ -21,12 +22,26 @@
 //   of the context.
 // JAX (XLA:CPU, YNNPACK) sums in a kernel-dependent order of its own, so neither this
 // nor the loop nest is bit-identical to it in general (bench/notes.md, 2026-11-23).
+//
+// Note [GEMM without zeroing C]: the loop nest's C starts at +0 and gets the first k
+// slice's partial sum added, +0 + p. BLIS with beta = 0 stores p itself, without
+// reading C, and so spares the zeroing of C before the call and the read of those zeros
+// by the micro-kernel (a C of 784 x 512 f32 per device in train_mlp_wide's backward
+// pass: 1.6 MB written and read again, out of cache). +0 + p is p, bit for bit, except
+// where p is -0 (a partial sum whose products all underflowed with a negative sign, or
+// were -0 after such an underflow), which +0 + p turns into +0; and once C differs from
+// the loop nest's only by that sign, every later slice's x + q keeps them equal unless q
+// is -0 too. So C after BLIS with beta = 0 differs from the loop nest's exactly at the
+// elements that are -0, which one pass over C, still in cache, turns into +0
+// (clearNegativeZeros). bench/notes.md (2026-11-24, perf11) has the measurements.
 #include "Device.h"
+#include "cpu/Reduce.h"
 
 #include "blis.h"
 
 #include <cstring>
 #include <mutex>
+#include <type_traits>
 
 namespace {
 
@@ -46,6 +61,16 @@ cntx_t *context() {
   return &ctx;
 }
 
+/// Every -0 in c[0, n) becomes +0; nothing else changes (Note [GEMM without zeroing C]).
+/// Integer compares, so that NaN payloads and denormals (DAZ) are left alone.
+template <typename T>
+SPMD_VECTORISE void clearNegativeZeros(T *c, int64_t n) {
+  using U = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+  constexpr U kNegZero = U(1) << (8 * sizeof(U) - 1);
+  U *u = reinterpret_cast<U *>(c);
+  for (int64_t i = 0; i < n; ++i) u[i] = u[i] == kNegZero ? U(0) : u[i];
+}
+
 template <typename T>
 void gemm(int64_t batch, int64_t m, int64_t n, int64_t k, const T *a, bool ta, const T *b,
           bool tb, T *c) {
@@ -54,10 +79,11 @@ void gemm(int64_t batch, int64_t m, int64_t n, int64_t k, const T *a, bool ta, c
   bli_rntm_init(&rntm);
   bli_rntm_set_num_threads(1, &rntm);
   bli_rntm_disable_l3_sup(&rntm);
-  T one = 1;
-  // C = 0, then C += A B (beta = 1), as the loop nest adds each slice's sum to C.
-  std::memset(c, 0, sizeof(T) * size_t(batch * m * n));
-  if (k == 0) return;
+  T one = 1, zero = 0;
+  if (k == 0) {
+    std::memset(c, 0, sizeof(T) * size_t(batch * m * n));
+    return;
+  }
   // Row-major A (m x k) or, with ta, A stored transposed (k x m); B likewise.
   inc_t rsa = ta ? 1 : k, csa = ta ? m : 1, rsb = tb ? 1 : n, csb = tb ? k : 1;
   for (int64_t i = 0; i < batch; ++i) {
@@ -65,10 +91,12 @@ void gemm(int64_t batch, int64_t m, int64_t n, int64_t k, const T *a, bool ta, c
       *ci = c + i * m * n;
     if constexpr (sizeof(T) == 4)
       bli_sgemm_ex(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, m, n, k, &one, ai, rsa, csa, bi, rsb,
-                   csb, &one, ci, n, 1, ctx, &rntm);
+                   csb, &zero, ci, n, 1, ctx, &rntm);
     else
       bli_dgemm_ex(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, m, n, k, &one, ai, rsa, csa, bi, rsb,
-                   csb, &one, ci, n, 1, ctx, &rntm);
+                   csb, &zero, ci, n, 1, ctx, &rntm);
+    // C = A B with beta = 0, then the loop nest's +0 + C (Note [GEMM without zeroing C]).
+    clearNegativeZeros(ci, m * n);
   }
 }
 
