@@ -28,14 +28,17 @@ struct Frame {
   std::unordered_map<int, ir::Var> captureMap;  ///< outer var id -> local invar
 };
 
-/// A host-level array laid out across the devices of the pmap that made it, in blocks
-/// along `axis` (Note [Sharded host values] in HostShards.cpp).
+/// A host-level array laid out across devices, as JAX keeps a pmap's or shard_map's
+/// result (Note [Sharded host values] in HostShards.cpp): over a mesh of `mesh` axes,
+/// array dimension d split over the mesh axes `dims[d]` (in the order a spec lists them;
+/// empty: not split). A flat pmap's result is a 1-D mesh splitting its out axis.
 struct Shard {
-  int64_t axis = 0;  ///< a pmap's out axis; -1 for a shard_map's mesh layout (below)
-  int64_t devices = 0;
-  /// A shard_map's result: reshaping the array to `split` and transposing by `perm`
-  /// gives [mesh axes it is split over..., block...], the devices in row-major order.
-  std::vector<int64_t> split, perm;
+  std::vector<int64_t> mesh;
+  std::vector<std::vector<int>> dims;
+  /// How many devices hold distinct blocks: the product of the mesh axes named.
+  int64_t devices() const;
+  /// Whether dimension d is split.
+  bool split(int64_t d) const { return d < int64_t(dims.size()) && !dims[d].empty(); }
 };
 /// Whether `j` (a region) holds a pmap, at any depth.
 bool hasNestedPmap(const ir::Jaxpr &j);

@@ -70,6 +70,15 @@ bool hasNestedPmap(const ir::Jaxpr &j) {
   return false;
 }
 
+int64_t Shard::devices() const {
+  int64_t n = 1;
+  std::vector<bool> seen(mesh.size());
+  for (auto &d : dims)
+    for (int k : d)
+      if (!seen[k]) seen[k] = true, n *= mesh[k];
+  return n;
+}
+
 const Shard *AstLowering::shardOf(const Atom &a) const {
   if (a.isLit) return nullptr;
   auto it = shards.find(a.var.id);
@@ -79,86 +88,163 @@ const Shard *AstLowering::shardOf(const Atom &a) const {
 std::optional<Atom> AstLowering::shardedReduce(Op op, const Atom &x, const ir::Params &params) {
   const Shard *s = shardOf(x);
   if (!s || inMapBody() || !isFloatReduce(op, x.type().dtype)) return std::nullopt;
+  const Shard sh = *s;
+  const ir::Type xt = x.type();
+  const int64_t rank = xt.rank();
   std::vector<int64_t> axes = params.at("axes").toInts();
-  Shard sh = *s;
-  Atom in = local(x);
-  if (sh.axis < 0) {
-    // A shard_map's result: only a reduction of every axis, over all the devices that
-    // hold a block, each device's block in row-major mesh order.
-    int64_t splitN = 1, n = x.type().numel();
-    for (auto v : sh.split) splitN *= v;
-    if (int64_t(axes.size()) != x.type().rank() || axes.empty() || splitN != n ||
-        sh.perm.size() != sh.split.size())
-      return std::nullopt;
-    in = emit1(Op::Reshape, {in}, {{"new_sizes", Param::ints(sh.split)}, {"dimensions", Param::none()}});
-    in = emit1(Op::Transpose, {in}, {{"permutation", Param::ints(sh.perm)}});
-    int64_t meshDims = int64_t(sh.perm.size()) - x.type().rank();
-    ir::Shape flat{sh.devices};
-    for (int64_t k = meshDims; k < in.type().rank(); ++k) flat.push_back(in.type().shape[k]);
-    in = emit1(Op::Reshape, {in}, {{"new_sizes", Param::ints(flat)}, {"dimensions", Param::none()}});
-    axes.clear();
-    for (int64_t k = 0; k < int64_t(flat.size()); ++k) axes.push_back(k);
-    sh.axis = 0;
-  } else if (sh.axis >= x.type().rank() || x.type().shape[sh.axis] != sh.devices ||
-             std::find(axes.begin(), axes.end(), s->axis) == axes.end()) {
+  std::sort(axes.begin(), axes.end());
+  auto reduced = [&](int64_t d) { return std::binary_search(axes.begin(), axes.end(), d); };
+  if (int64_t(sh.dims.size()) != rank ||
+      std::none_of(axes.begin(), axes.end(), [&](int64_t d) { return sh.split(d); }))
     return std::nullopt;
+  // 1. Each split dimension, of size D over mesh axes of sizes n_p, n_q, reshaped to
+  // [n_p, n_q, D / (n_p n_q)] (no block dimension where D = n_p n_q): a reshape, no copy.
+  ir::Shape rs;
+  std::vector<int64_t> meshPos(sh.mesh.size(), -1), blockPos(rank, -1);
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t n = 1;
+    for (int k : sh.dims[d]) {
+      if (meshPos[k] >= 0) return std::nullopt;  // an axis named twice: not a layout
+      meshPos[k] = int64_t(rs.size());
+      rs.push_back(sh.mesh[k]);
+      n *= sh.mesh[k];
+    }
+    if (xt.shape[d] % n != 0) return std::nullopt;
+    if (!sh.split(d) || xt.shape[d] != n) {
+      blockPos[d] = int64_t(rs.size());
+      rs.push_back(xt.shape[d] / n);
+    }
   }
-  ir::Type xt = in.type();
-  // The block's axes: the sharded one removed.
+  Atom in = local(x);
+  if (rs != xt.shape)
+    in = emit1(Op::Reshape, {in}, {{"new_sizes", Param::ints(rs)}, {"dimensions", Param::none()}});
+  // 2. A nest of pmaps over the mesh axes named, outermost first (devices row-major, as a
+  // shard_map's nest); each maps its axis's dimension of what the outer ones leave.
+  std::vector<int> order;
+  for (size_t k = 0; k < sh.mesh.size(); ++k)
+    if (meshPos[k] >= 0) order.push_back(int(k));
+  const size_t L = order.size();
+  auto name = [&](int k) { return "_shards" + std::to_string(k); };
+  std::vector<int64_t> inAxis(L);
+  std::vector<bool> gone(rs.size());
+  ir::Type lt = in.type();
+  std::vector<Atom> levelIn{in};
+  for (size_t l = 0; l < L; ++l) {
+    int64_t p = meshPos[order[l]], at = 0;
+    for (int64_t q = 0; q < p; ++q) at += !gone[q];
+    gone[p] = true;
+    inAxis[l] = at;
+    lt.shape.erase(lt.shape.begin() + at);
+    pushFrame(true);
+    levelIn.push_back(newInvar(lt));
+  }
+  // The block's dimensions: a kept dimension's block position, counting what is left.
+  auto inBlock = [&](int64_t p) {
+    int64_t at = 0;
+    for (int64_t q = 0; q < p; ++q) at += !gone[q];
+    return at;
+  };
   std::vector<int64_t> blockAxes;
-  for (auto k : axes)
-    if (k != sh.axis) blockAxes.push_back(k > sh.axis ? k - 1 : k);
-  ir::Type bt = xt;
-  bt.shape.erase(bt.shape.begin() + sh.axis);
-  const std::string axisName = "_shards";
-  pushFrame(true);
-  Atom blk = newInvar(bt);
+  for (auto d : axes)
+    if (blockPos[d] >= 0) blockAxes.push_back(inBlock(blockPos[d]));
+  Atom blk = levelIn.back();
   ir::Params bp = params;  // axes, and stop_gradient where logsumexp set it
   bp["axes"] = Param::ints(blockAxes);
   Atom r = blockAxes.empty() ? blk : Atom(emit1(op, {blk}, bp));
+  // The blocks' results combined as XLA's partitioned reduce does: one all-reduce per
+  // reduced dimension, the last dimension's first (each over the mesh axes it is split
+  // over, together, in the spec's order).
+  std::vector<int64_t> combine;
+  for (auto it = axes.rbegin(); it != axes.rend(); ++it)
+    if (sh.split(*it)) combine.push_back(*it);
   if (op == Op::ReduceSum)
-    r = emit1(Op::Psum, {r},
-              {{"axes", Param::tuple({Param::ofStr(axisName)})}, {"axis_index_groups", Param::none()}});
-  top().jaxpr.outvars.push_back(local(r));
-  auto f = popFrame();
-  internal_assert(f->captured.empty(), "a sharded reduction's body captures nothing");
-  ir::Params pp{{"axis_name", Param::ofStr(axisName)},
-                {"axis_size", Param::of(sh.devices)},
-                {"in_axes", Param::tuple({Param::of(sh.axis)})},
-                {"out_axes", Param::ints({0})}};
-  std::vector<ir::Jaxpr> regions;
-  regions.push_back(std::move(f->jaxpr));
-  Atom stacked = emit(Op::Pmap, {in}, pp, std::move(regions)).at(0);
-  shards.erase(stacked.var.id);  // device copies, not a layout to keep
-  ir::Shape rs = stacked.type().shape;
-  rs.erase(rs.begin());
-  auto device = [&](int64_t k) {
-    ir::Shape lo(stacked.type().rank(), 0), hi = stacked.type().shape;
-    lo[0] = k;
-    hi[0] = k + 1;
-    Atom sl = emit1(Op::Slice, {stacked},
-                    {{"start_indices", Param::ints(lo)},
-                     {"limit_indices", Param::ints(hi)},
-                     {"strides", Param::none()}});
-    return Atom(emit1(Op::Reshape, {sl}, {{"new_sizes", Param::ints(rs)}, {"dimensions", Param::none()}}));
-  };
-  Atom out = device(0);
-  if (op == Op::ReduceProd)  // XLA:CPU's all-reduce multiply: device order, left to right
-    for (int64_t k = 1; k < sh.devices; ++k) out = emit1(Op::Mul, {out, device(k)});
-  if (op == Op::ReduceMax || op == Op::ReduceMin) {
-    // XLA:CPU's all-reduce max/min, folded here rather than by pmax, which has no
-    // gradient (jnp.max of a sharded array has one): a NaN so far counts as the identity,
-    // then the next device's value is taken where it is greater (less). Note [Collective
-    // max] (runtime/cpu/Reduce.h) also flushes denormal results, which this does not.
-    bool mx = op == Op::ReduceMax;
-    ir::DType d = x.type().dtype;
-    Atom ident = broadcast(b().lit(d, mx ? -INFINITY : INFINITY), rs);
-    for (int64_t k = 1; k < sh.devices; ++k) {
-      Atom a = emit1(Op::Select, {emit1(Op::Ne, {out, out}), out, ident});
-      Atom v = device(k);
-      out = emit1(Op::Select, {emit1(mx ? Op::Gt : Op::Lt, {v, a}), a, v});
+    for (auto d : combine) {
+      std::vector<Param> names;
+      for (int k : sh.dims[d]) names.push_back(Param::ofStr(name(k)));
+      r = emit1(Op::Psum, {r}, {{"axes", Param::tuple(names)}, {"axis_index_groups", Param::none()}});
     }
+  for (size_t l = L; l-- > 0;) {
+    top().jaxpr.outvars.push_back(local(r));
+    auto f = popFrame();
+    internal_assert(f->captured.empty(), "a sharded reduction's body captures nothing");
+    ir::Params pp{{"axis_name", Param::ofStr(name(order[l]))},
+                  {"axis_size", Param::of(sh.mesh[order[l]])},
+                  {"in_axes", Param::tuple({Param::of(inAxis[l])})},
+                  {"out_axes", Param::ints({0})}};
+    std::vector<ir::Jaxpr> regions;
+    regions.push_back(std::move(f->jaxpr));
+    r = emit(Op::Pmap, {levelIn[l]}, pp, std::move(regions)).at(0);
   }
+  shards.erase(r.var.id);  // device copies, not a layout to keep
+  // 3. r is [mesh axes in `order`..., the block's result]. A sum is the same on every
+  // device of a reduced axis; prod, max and min fold the devices' results here, in the
+  // order of the all-reduces above (each XLA:CPU all-reduce: device order, left to
+  // right). Either way each reduced mesh axis is left with size 1.
+  auto posOf = [&](int k) { return int64_t(std::find(order.begin(), order.end(), k) - order.begin()); };
+  auto slice = [&](Atom a, const std::vector<std::pair<int64_t, int64_t>> &at) {
+    ir::Shape lo(a.type().rank(), 0), hi = a.type().shape;
+    for (auto [p, i] : at) lo[p] = i, hi[p] = i + 1;
+    return Atom(emit1(Op::Slice, {a},
+                      {{"start_indices", Param::ints(lo)},
+                       {"limit_indices", Param::ints(hi)},
+                       {"strides", Param::none()}}));
+  };
+  Atom out = r;
+  for (auto d : combine) {
+    // The devices of the group in row-major order over the axes d is split over.
+    std::vector<std::pair<int64_t, int64_t>> idx;
+    for (int k : sh.dims[d]) idx.push_back({posOf(k), 0});
+    auto device = [&](int64_t j) {
+      auto at = idx;
+      for (size_t q = at.size(); q-- > 0;) {
+        int64_t n = sh.mesh[sh.dims[d][q]];
+        at[q].second = j % n;
+        j /= n;
+      }
+      return slice(out, at);
+    };
+    int64_t n = 1;
+    for (int k : sh.dims[d]) n *= sh.mesh[k];
+    Atom acc = device(0);
+    if (op == Op::ReduceProd)
+      for (int64_t j = 1; j < n; ++j) acc = emit1(Op::Mul, {acc, device(j)});
+    if (op == Op::ReduceMax || op == Op::ReduceMin) {
+      // XLA:CPU's all-reduce max/min, folded here rather than by pmax, which has no
+      // gradient (jnp.max of a sharded array has one): a NaN so far counts as the
+      // identity, then the next device's value is taken where it is greater (less).
+      // Note [Collective max] (runtime/cpu/Reduce.h) also flushes denormal results,
+      // which this does not.
+      bool mx = op == Op::ReduceMax;
+      Atom ident = broadcast(b().lit(xt.dtype, mx ? -INFINITY : INFINITY), acc.type().shape);
+      for (int64_t j = 1; j < n; ++j) {
+        Atom a = emit1(Op::Select, {emit1(Op::Ne, {acc, acc}), acc, ident});
+        Atom v = device(j);
+        acc = emit1(Op::Select, {emit1(mx ? Op::Gt : Op::Lt, {v, a}), a, v});
+      }
+    }
+    out = acc;
+  }
+  // 4. The result: each kept dimension's mesh axes merged into its block dimension (a
+  // transpose only where the spec lists them out of mesh order), the reduced ones dropped.
+  std::vector<int64_t> perm;
+  for (auto d : combine)
+    for (int k : sh.dims[d]) perm.push_back(posOf(k));
+  ir::Shape resShape;
+  Shard res{sh.mesh, {}};
+  int64_t blockAt = int64_t(L);
+  for (int64_t d = 0; d < rank; ++d) {
+    if (reduced(d)) continue;
+    for (int k : sh.dims[d]) perm.push_back(posOf(k));
+    if (blockPos[d] >= 0) perm.push_back(blockAt++);
+    resShape.push_back(xt.shape[d]);
+    res.dims.push_back(sh.dims[d]);
+  }
+  bool identity = true;
+  for (size_t k = 0; k < perm.size(); ++k) identity &= perm[k] == int64_t(k);
+  if (!identity) out = emit1(Op::Transpose, {out}, {{"permutation", Param::ints(perm)}});
+  if (out.type().shape != resShape)
+    out = emit1(Op::Reshape, {out}, {{"new_sizes", Param::ints(resShape)}, {"dimensions", Param::none()}});
+  if (res.devices() > 1 && !out.isLit) shards[out.var.id] = res;
   return out;
 }
 
@@ -168,7 +254,12 @@ void AstLowering::trackShards(Op op, const std::vector<Atom> &ins, const ir::Par
     if (!flatPmap) return;
     std::vector<int64_t> oa = params.at("out_axes").toInts();
     int64_t n = params.at("axis_size").i;
-    for (size_t k = 0; k < outs.size() && k < oa.size(); ++k) shards[outs[k].id] = {oa[k], n};
+    for (size_t k = 0; k < outs.size() && k < oa.size(); ++k) {
+      Shard s{{n}, std::vector<std::vector<int>>(outs[k].type.rank())};
+      if (oa[k] < 0 || oa[k] >= int64_t(s.dims.size())) continue;
+      s.dims[oa[k]] = {0};
+      shards[outs[k].id] = s;
+    }
     return;
   }
   if (shards.empty() || outs.size() != 1) return;
@@ -183,12 +274,17 @@ void AstLowering::trackShards(Op op, const std::vector<Atom> &ins, const ir::Par
   }
   if (ir::info(op).category == ir::OpCategory::Reduce && op != Op::Argmax && op != Op::Argmin &&
       !ins.empty()) {
+    // A reduction that leaves every split dimension: each block reduced alone.
     const Shard *s = shardOf(ins[0]);
-    if (!s || s->axis < 0) return;
+    if (!s || int64_t(s->dims.size()) != ins[0].type().rank()) return;
     std::vector<int64_t> axes = params.at("axes").toInts();
-    if (std::find(axes.begin(), axes.end(), s->axis) != axes.end()) return;
-    int64_t below = std::count_if(axes.begin(), axes.end(), [&](int64_t k) { return k < s->axis; });
-    shards[outs[0].id] = {s->axis - below, s->devices};
+    Shard r{s->mesh, {}};
+    for (int64_t d = 0; d < int64_t(s->dims.size()); ++d) {
+      bool red = std::find(axes.begin(), axes.end(), d) != axes.end();
+      if (red && s->split(d)) return;
+      if (!red) r.dims.push_back(s->dims[d]);
+    }
+    if (int64_t(r.dims.size()) == ot.rank()) shards[outs[0].id] = r;
   }
 }
 
