@@ -79,10 +79,10 @@ public:
   /// A float reduction of a sharded var over its sharded axis, lowered as JAX partitions
   /// it (each device's block, then combined across devices); nullopt for any other.
   std::optional<ir::Atom> shardedReduce(ir::Op op, const ir::Atom &x, const ir::Params &params);
-  /// Records which outputs of a host-level equation just emitted are sharded; `flatPmap`:
-  /// the equation is a pmap with no pmap nested in its body.
+  /// Records which outputs of a host-level equation just emitted (the frame's last) are
+  /// sharded.
   void trackShards(ir::Op op, const std::vector<ir::Atom> &ins, const ir::Params &params,
-                   bool flatPmap, const std::vector<ir::Var> &outs);
+                   const std::vector<ir::Var> &outs);
   /// Inlines closed jaxpr `j` with `args` for its invars into the current frame.
   std::vector<ir::Atom> inlineJaxpr(const ir::Jaxpr &j, const std::vector<ir::Atom> &args);
   bool inMapBody() const;

@@ -248,18 +248,47 @@ std::optional<Atom> AstLowering::shardedReduce(Op op, const Atom &x, const ir::P
   return out;
 }
 
+namespace {
+/// The layout of output k of pmap `e`: its out axis split over the pmap's devices, and,
+/// where its body returns an inner pmap's output as it is, that output's layout inside
+/// (mesh axes outermost first). nullopt where the body has pmaps but the output is not
+/// one's result.
+std::optional<Shard> pmapLayout(const ir::Eqn &e, size_t k) {
+  std::vector<int64_t> oa = e.intsParam("out_axes");
+  if (k >= oa.size() || e.regions.empty() || k >= e.regions[0].outvars.size()) return std::nullopt;
+  const ir::Jaxpr &body = e.regions[0];
+  const Atom &o = body.outvars[k];
+  Shard in{{}, std::vector<std::vector<int>>(o.type().rank())};
+  if (hasNestedPmap(body)) {
+    const ir::Eqn *src = nullptr;
+    size_t at = 0;
+    for (auto &b : body.eqns)
+      for (size_t j = 0; j < b.out.size(); ++j)
+        if (!o.isLit && b.op == Op::Pmap && b.out[j].id == o.var.id) src = &b, at = j;
+    if (!src) return std::nullopt;
+    auto inner = pmapLayout(*src, at);
+    if (!inner) return std::nullopt;
+    in = *inner;
+  }
+  int64_t a = oa[k];
+  if (a < 0 || a > int64_t(in.dims.size())) return std::nullopt;
+  Shard s{{e.intParam("axis_size")}, {}};
+  for (auto m : in.mesh) s.mesh.push_back(m);
+  for (auto &d : in.dims) {
+    s.dims.emplace_back();
+    for (int m : d) s.dims.back().push_back(m + 1);
+  }
+  s.dims.insert(s.dims.begin() + a, std::vector<int>{0});
+  return s;
+}
+}  // namespace
+
 void AstLowering::trackShards(Op op, const std::vector<Atom> &ins, const ir::Params &params,
-                              bool flatPmap, const std::vector<ir::Var> &outs) {
+                              const std::vector<ir::Var> &outs) {
   if (op == Op::Pmap) {
-    if (!flatPmap) return;
-    std::vector<int64_t> oa = params.at("out_axes").toInts();
-    int64_t n = params.at("axis_size").i;
-    for (size_t k = 0; k < outs.size() && k < oa.size(); ++k) {
-      Shard s{{n}, std::vector<std::vector<int>>(outs[k].type.rank())};
-      if (oa[k] < 0 || oa[k] >= int64_t(s.dims.size())) continue;
-      s.dims[oa[k]] = {0};
-      shards[outs[k].id] = s;
-    }
+    const ir::Eqn &e = top().jaxpr.eqns.back();
+    for (size_t k = 0; k < outs.size(); ++k)
+      if (auto s = pmapLayout(e, k)) shards[outs[k].id] = *s;
     return;
   }
   if (shards.empty() || outs.size() != 1) return;

@@ -228,12 +228,11 @@ std::vector<ir::Var> AstLowering::emit(Op op, std::vector<Atom> ins, ir::Params 
   for (auto &a : ins) a = local(a);
   // Note [Sharded host values]: which results stay laid out over devices.
   bool track = (op == Op::Pmap || !shards.empty()) && !inMapBody();
-  bool flatPmap = op == Op::Pmap && track && !regions.empty() && !hasNestedPmap(regions[0]);
   std::vector<ir::Atom> insCopy;
   ir::Params paramsCopy;
   if (track) insCopy = ins, paramsCopy = params;
   auto outs = b().emit(op, std::move(ins), std::move(params), std::move(regions));
-  if (track) trackShards(op, insCopy, paramsCopy, flatPmap, outs);
+  if (track) trackShards(op, insCopy, paramsCopy, outs);
   for (auto &v : outs) varLevel[v.id] = top().level;
   return outs;
 }
