@@ -39,6 +39,7 @@ struct Shard {
   int64_t devices() const;
   /// Whether dimension d is split.
   bool split(int64_t d) const { return d < int64_t(dims.size()) && !dims[d].empty(); }
+  bool operator==(const Shard &) const = default;
 };
 /// Whether `j` (a region) holds a pmap, at any depth.
 bool hasNestedPmap(const ir::Jaxpr &j);
