@@ -80,6 +80,9 @@ public:
   /// A float reduction of a sharded var over its sharded axis, lowered as JAX partitions
   /// it (each device's block, then combined across devices); nullopt for any other.
   std::optional<ir::Atom> shardedReduce(ir::Op op, const ir::Atom &x, const ir::Params &params);
+  /// A float product of a sharded operand split along one free dimension and an ordinary
+  /// one, lowered as JAX partitions it: each device's block times the other operand.
+  std::optional<ir::Atom> shardedDot(const ir::Atom &lhs, const ir::Atom &rhs, const ir::Params &params);
   /// Records which outputs of a host-level equation just emitted (the frame's last) are
   /// sharded.
   void trackShards(ir::Op op, const std::vector<ir::Atom> &ins, const ir::Params &params,

@@ -249,6 +249,112 @@ std::optional<Atom> AstLowering::shardedReduce(Op op, const Atom &x, const ir::P
 }
 
 namespace {
+/// Where dimension d of operand `side` of a dot_general goes in its result, [batch...,
+/// lhs free..., rhs free...]; -1 for a contracted one.
+int64_t dotPlace(const Param &dn, const ir::Type &lt, int side, int64_t d) {
+  std::vector<int64_t> c = dn.elems[0].elems[side].toInts(), bt = dn.elems[1].elems[side].toInts();
+  auto has = [](const std::vector<int64_t> &v, int64_t k) { return std::find(v.begin(), v.end(), k) != v.end(); };
+  if (has(c, d)) return -1;
+  if (has(bt, d)) return std::find(bt.begin(), bt.end(), d) - bt.begin();
+  int64_t o = int64_t(bt.size());
+  if (side == 1) o += lt.rank() - int64_t(bt.size()) - int64_t(dn.elems[0].elems[0].toInts().size());
+  for (int64_t k = 0; k < d; ++k) o += !has(c, k) && !has(bt, k);
+  return o;
+}
+bool dotNumbers(const Param &dn) {
+  return dn.elems.size() == 2 && dn.elems[0].elems.size() == 2 && dn.elems[1].elems.size() == 2;
+}
+}  // namespace
+
+std::optional<Atom> AstLowering::shardedDot(const Atom &lhs, const Atom &rhs, const ir::Params &params) {
+  if (inMapBody()) return std::nullopt;
+  const Shard *sl = shardOf(lhs), *sr = shardOf(rhs);
+  if ((sl != nullptr) == (sr != nullptr)) return std::nullopt;
+  const int side = sl ? 0 : 1;
+  const Shard sh = sl ? *sl : *sr;
+  const Atom x = side == 0 ? lhs : rhs, y = side == 0 ? rhs : lhs;
+  const ir::Type xt = x.type(), yt = y.type();
+  const Param &dn = params.at("dimension_numbers");
+  if (!ir::isFloat(xt.dtype) || int64_t(sh.dims.size()) != xt.rank() || !dotNumbers(dn))
+    return std::nullopt;
+  // One split dimension, not contracted.
+  int64_t d = -1;
+  for (int64_t k = 0; k < xt.rank(); ++k)
+    if (sh.split(k)) {
+      if (d >= 0) return std::nullopt;
+      d = k;
+    }
+  const int64_t o = d < 0 ? -1 : dotPlace(dn, lhs.type(), side, d);
+  if (o < 0) return std::nullopt;
+  // A batch dimension: the other operand's (a broadcast, as matmul makes for z @ w) is
+  // split with it.
+  std::vector<int64_t> xb = dn.elems[1].elems[side].toInts(), yb = dn.elems[1].elems[1 - side].toInts();
+  auto bi = std::find(xb.begin(), xb.end(), d);
+  const int64_t e = bi == xb.end() ? -1 : yb[bi - xb.begin()];
+  const std::vector<int> &ax = sh.dims[d];
+  int64_t n = 1;
+  for (int k : ax) n *= sh.mesh[k];
+  if (xt.shape[d] % n != 0) return std::nullopt;
+  // Each device's block (the split dimension [n_p, n_q, D / n], a reshape), a pmap per
+  // mesh axis it is split over, the other operand broadcast to every device.
+  auto splitDim = [&](const Atom &a, int64_t k) {
+    const ir::Type t = a.type();
+    ir::Shape rs(t.shape.begin(), t.shape.begin() + k);
+    for (int m : ax) rs.push_back(sh.mesh[m]);
+    rs.push_back(t.shape[k] / n);
+    rs.insert(rs.end(), t.shape.begin() + k + 1, t.shape.end());
+    return Atom(emit1(Op::Reshape, {local(a)}, {{"new_sizes", Param::ints(rs)}, {"dimensions", Param::none()}}));
+  };
+  const size_t L = ax.size();
+  std::vector<Atom> levelIn{splitDim(x, d)}, levelY{e >= 0 ? splitDim(y, e) : y};
+  ir::Type lt = levelIn[0].type(), ly = levelY[0].type();
+  for (size_t l = 0; l < L; ++l) {
+    lt.shape.erase(lt.shape.begin() + d);
+    if (e >= 0) ly.shape.erase(ly.shape.begin() + e);
+    pushFrame(true);
+    levelIn.push_back(newInvar(lt));
+    if (e >= 0) levelY.push_back(newInvar(ly));
+  }
+  Atom other = e >= 0 ? levelY.back() : local(y);
+  Atom r = side == 0 ? emit1(Op::DotGeneral, {levelIn.back(), other}, params)
+                     : emit1(Op::DotGeneral, {other, levelIn.back()}, params);
+  for (size_t l = L; l-- > 0;) {
+    top().jaxpr.outvars.push_back(local(r));
+    auto f = popFrame();
+    std::vector<Atom> ins{levelIn[l]};
+    std::vector<Param> inAxes{Param::of(d)};
+    if (e >= 0) ins.push_back(levelY[l]), inAxes.push_back(Param::of(e));
+    f->jaxpr.invars.insert(f->jaxpr.invars.end(), f->captureVars.begin(), f->captureVars.end());
+    for (auto &c : f->captured) ins.push_back(c), inAxes.push_back(Param::none());
+    ir::Params pp{{"axis_name", Param::ofStr("_shards" + std::to_string(ax[l]))},
+                  {"axis_size", Param::of(sh.mesh[ax[l]])},
+                  {"in_axes", Param::tuple(inAxes)},
+                  {"out_axes", Param::ints({0})}};
+    std::vector<ir::Jaxpr> regions;
+    regions.push_back(std::move(f->jaxpr));
+    r = emit(Op::Pmap, ins, pp, std::move(regions)).at(0);
+  }
+  // r is [n_p, n_q, the block's product]: the mesh axes moved before the split dimension's
+  // place o and merged into it.
+  shards.erase(r.var.id);
+  const ir::Type rt = r.type();
+  const int64_t R = rt.rank() - int64_t(L);
+  std::vector<int64_t> perm;
+  for (int64_t k = 0; k < o; ++k) perm.push_back(int64_t(L) + k);
+  for (size_t k = 0; k < L; ++k) perm.push_back(int64_t(k));
+  for (int64_t k = o; k < R; ++k) perm.push_back(int64_t(L) + k);
+  ir::Shape outShape(rt.shape.begin() + L, rt.shape.end());
+  outShape[o] *= n;
+  Atom out = r;
+  if (o > 0) out = emit1(Op::Transpose, {out}, {{"permutation", Param::ints(perm)}});
+  out = emit1(Op::Reshape, {out}, {{"new_sizes", Param::ints(outShape)}, {"dimensions", Param::none()}});
+  Shard res{sh.mesh, std::vector<std::vector<int>>(outShape.size())};
+  res.dims[o] = ax;
+  shards[out.var.id] = res;
+  return out;
+}
+
+namespace {
 /// The layout of output k of pmap `e`: its out axis split over the pmap's devices, and,
 /// where its body returns an inner pmap's output as it is, that output's layout inside
 /// (mesh axes outermost first). nullopt where the body has pmaps but the output is not
@@ -299,6 +405,78 @@ void AstLowering::trackShards(Op op, const std::vector<Atom> &ins, const ir::Par
         shards[outs[0].id] = *s;
         return;
       }
+    return;
+  }
+  const Shard *s0 = ins.empty() ? nullptr : shardOf(ins[0]);
+  if (s0 && int64_t(s0->dims.size()) != ins[0].type().rank()) return;
+  const ir::Type &it = ins.empty() ? ot : ins[0].type();
+  // Layout-preserving shape ops, as XLA's sharding propagation keeps them (jnp.reshape(z,
+  // (96,)), z.T, z[:, 1] of a pmap's z: f32[8,3,4] stay sharded; reshape(z, (4, 24)) not).
+  if (op == Op::Transpose && s0) {
+    std::vector<int64_t> perm = params.at("permutation").toInts();
+    Shard r{s0->mesh, {}};
+    for (auto p : perm) r.dims.push_back(s0->dims[p]);
+    shards[outs[0].id] = r;
+    return;
+  }
+  if (op == Op::Slice && s0) {
+    // Slicing along dimensions that are not split.
+    std::vector<int64_t> lo = params.at("start_indices").toInts(), hi = params.at("limit_indices").toInts();
+    const Param &st = params.at("strides");
+    std::vector<int64_t> strides = st.kind == Param::None ? std::vector<int64_t>() : st.toInts();
+    for (int64_t d = 0; d < it.rank(); ++d)
+      if (s0->split(d) && (lo[d] != 0 || hi[d] != it.shape[d] || (!strides.empty() && strides[d] != 1)))
+        return;
+    shards[outs[0].id] = *s0;
+    return;
+  }
+  if (op == Op::Reshape && s0) {
+    // Size-1 dimensions added or removed only: the others keep their layouts.
+    Shard r{s0->mesh, {}};
+    size_t d = 0;
+    bool ok = true;
+    for (int64_t k = 0; k < ot.rank() && ok; ++k) {
+      while (d < it.shape.size() && it.shape[d] == 1 && ot.shape[k] != 1) ok &= !s0->split(d++);
+      if (ot.shape[k] == 1 && (d >= it.shape.size() || it.shape[d] != 1)) {
+        r.dims.emplace_back();
+        continue;
+      }
+      if (d >= it.shape.size() || it.shape[d] != ot.shape[k]) ok = false;
+      else r.dims.push_back(s0->dims[d++]);
+    }
+    while (ok && d < it.shape.size()) ok &= it.shape[d] == 1 && !s0->split(d++);
+    if (ok) {
+      shards[outs[0].id] = r;
+      return;
+    }
+    // Dimension 0 alone split over n devices, into a dimension 0 that n divides: each
+    // device's block is the same run of elements.
+    bool only0 = s0->split(0);
+    for (int64_t k = 1; k < it.rank(); ++k) only0 &= !s0->split(k);
+    if (only0 && ot.rank() > 0 && ot.shape[0] % s0->devices() == 0) {
+      Shard q{s0->mesh, std::vector<std::vector<int>>(ot.rank())};
+      q.dims[0] = s0->dims[0];
+      shards[outs[0].id] = q;
+    }
+    return;
+  }
+  if (op == Op::DotGeneral && ins.size() == 2) {
+    // (Int products, not lowered by shardedDot.) One operand split along one dimension
+    // that is not contracted, the other not split: the product is split at its place.
+    const Shard *s1 = shardOf(ins[1]);
+    const Param &dn = params.at("dimension_numbers");
+    if ((s0 != nullptr) == (s1 != nullptr) || !dotNumbers(dn)) return;
+    int side = s0 ? 0 : 1;
+    const Shard &sh = s0 ? *s0 : *s1;
+    if (int64_t(sh.dims.size()) != ins[side].type().rank()) return;
+    Shard r{sh.mesh, std::vector<std::vector<int>>(ot.rank())};
+    for (int64_t d = 0; d < ins[side].type().rank(); ++d) {
+      if (!sh.split(d)) continue;
+      int64_t o = dotPlace(dn, ins[0].type(), side, d);
+      if (o < 0) return;
+      r.dims[o] = sh.dims[d];
+    }
+    shards[outs[0].id] = r;
     return;
   }
   if (ir::info(op).category == ir::OpCategory::Reduce && op != Op::Argmax && op != Op::Argmin &&

@@ -225,6 +225,8 @@ std::vector<ir::Var> AstLowering::emit(Op op, std::vector<Atom> ins, ir::Params 
                                        std::vector<ir::Jaxpr> regions) {
   if (!shards.empty() && ins.size() == 1 && regions.empty())
     if (auto r = shardedReduce(op, ins[0], params)) return {r->var};
+  if (!shards.empty() && op == Op::DotGeneral && ins.size() == 2 && regions.empty())
+    if (auto r = shardedDot(ins[0], ins[1], params)) return {r->var};
   for (auto &a : ins) a = local(a);
   // Note [Sharded host values]: which results stay laid out over devices.
   bool track = (op == Op::Pmap || !shards.empty()) && !inMapBody();
