@@ -55,6 +55,8 @@ using ir::Param;
 // host in device order (pmax has no gradient; jnp.max of a sharded array has one). Inside a pmap or vmap body nothing is sharded this way.
 
 namespace {
+/// The axis names of the pmaps made here.
+const std::string kShardAxis = "_shards";
 bool isFloatReduce(Op op, ir::DType d) {
   return ir::isFloat(d) &&
          (op == Op::ReduceSum || op == Op::ReduceProd || op == Op::ReduceMax || op == Op::ReduceMin);
@@ -124,7 +126,7 @@ std::optional<Atom> AstLowering::shardedReduce(Op op, const Atom &x, const ir::P
   for (size_t k = 0; k < sh.mesh.size(); ++k)
     if (meshPos[k] >= 0) order.push_back(int(k));
   const size_t L = order.size();
-  auto name = [&](int k) { return "_shards" + std::to_string(k); };
+  auto name = [&](int k) { return kShardAxis + std::to_string(k); };
   std::vector<int64_t> inAxis(L);
   std::vector<bool> gone(rs.size());
   ir::Type lt = in.type();
@@ -326,7 +328,7 @@ std::optional<Atom> AstLowering::shardedDot(const Atom &lhs, const Atom &rhs, co
     if (e >= 0) ins.push_back(levelY[l]), inAxes.push_back(Param::of(e));
     f->jaxpr.invars.insert(f->jaxpr.invars.end(), f->captureVars.begin(), f->captureVars.end());
     for (auto &c : f->captured) ins.push_back(c), inAxes.push_back(Param::none());
-    ir::Params pp{{"axis_name", Param::ofStr("_shards" + std::to_string(ax[l]))},
+    ir::Params pp{{"axis_name", Param::ofStr(kShardAxis + std::to_string(ax[l]))},
                   {"axis_size", Param::of(sh.mesh[ax[l]])},
                   {"in_axes", Param::tuple(inAxes)},
                   {"out_axes", Param::ints({0})}};
@@ -362,6 +364,11 @@ namespace {
 std::optional<Shard> pmapLayout(const ir::Eqn &e, size_t k) {
   std::vector<int64_t> oa = e.intsParam("out_axes");
   if (k >= oa.size() || e.regions.empty() || k >= e.regions[0].outvars.size()) return std::nullopt;
+  // The pmaps of sharded reductions and products (and their transposes, in a gradient's
+  // backward pass: jnp.sum's transpose is a broadcast, not sharded) lay out nothing.
+  if (e.has("axis_name") && e.param("axis_name").kind == Param::Str &&
+      e.param("axis_name").s.rfind(kShardAxis, 0) == 0)
+    return std::nullopt;
   const ir::Jaxpr &body = e.regions[0];
   const Atom &o = body.outvars[k];
   Shard in{{}, std::vector<std::vector<int>>(o.type().rank())};

@@ -248,11 +248,26 @@ std::vector<Atom> AstLowering::inlineJaxpr(const ir::Jaxpr &j, const std::vector
     auto it = sub.find(a.var.id);
     return it == sub.end() ? a : it->second;
   };
+  // Note [Sharded host values]: at host level the inlined equations (a gradient's
+  // backward pass) are tracked as emitted ones are, and a division of a sharded array in
+  // one-element blocks divides exactly (markExact): the transpose of `v / s` is `g / s`,
+  // exact in JAX where the cotangent g is sharded (sum(v / s * (w * mv))), through the
+  // reciprocal where it is not (sum(v / s * w)).
+  bool host = !inMapBody() && pmapStack.empty();
   for (auto &e : j.eqns) {
     ir::Eqn c = e;
     for (auto &a : c.in) a = map(a);
     for (auto &v : c.out) varLevel[v.id] = top().level;
+    if (host && !shards.empty() && c.op == Op::Div && c.in.size() == 2 && !c.has("_exact")) {
+      const Shard *sh = shardOf(c.in[0]) ? shardOf(c.in[0]) : shardOf(c.in[1]);
+      if (sh && ir::isFloat(c.out[0].type.dtype) && c.in[0].type().numel() == sh->devices())
+        c.params["_exact"] = Param::of(int64_t(1));
+    }
+    std::vector<Atom> ins = c.in;
+    ir::Params ps = c.params;
+    std::vector<ir::Var> outs = c.out;
     top().jaxpr.eqns.push_back(std::move(c));
+    if (host && (!shards.empty() || e.op == Op::Pmap)) trackShards(e.op, ins, ps, outs);
   }
   std::vector<Atom> outs;
   for (auto &a : j.outvars) outs.push_back(map(a));
