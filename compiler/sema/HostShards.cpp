@@ -1,9 +1,9 @@
-// ===- HostShards.cpp - host-level values laid out across a pmap's devices -----------===//
+// ===- HostShards.cpp - host-level values laid out across devices ------------------===//
 //
-// Which host-level arrays JAX would keep sharded over the devices of the pmap that made
-// them, and the reductions of those arrays, lowered as JAX's SPMD partitioner runs them:
-// each device reduces its own block, then the blocks' results are combined across the
-// devices (Note [Sharded host values]).
+// Which host-level arrays JAX would keep sharded over the devices of the pmap or
+// shard_map that made them, and the reductions and products of those arrays, lowered as
+// JAX's SPMD partitioner runs them: each device works on its own block, then the blocks'
+// results are combined across the devices (Note [Sharded host values]).
 #include "sema/AstLowering.h"
 
 #include <algorithm>
@@ -29,30 +29,57 @@ using ir::Param;
 // for max and min (all-reduce max/min, which skip NaN as pmax does: Note [Collective
 // max]), for a reduction over some axes that include the sharded one (`sum(z, axis=(0,
 // 1))`: reduce the block over (0, 1), all-reduce the [4] results), and for mean (the sum
-// so, then `* (1/96)` on the host, as spmdrun's host `/ 96` gives). A reduction that
-// leaves the sharded axis keeps the result sharded, each block reduced alone; an
-// elementwise op of a sharded array (`z * 2`, `exp(z)`, `z - mean(z)`) is sharded too, so
-// `mean(z * 2)` is a sharded mean. argmax's partitioned form (each block's (max, index)
-// pair all-gathered, then reduced) picks the same element, and integer and bool
-// reductions are exact, so those reductions are left as they are. Indexing, reshapes and
-// the rest gather: their results are ordinary host arrays (as `z[0]` is in JAX).
+// so, then `* (1/96)` on the host, as spmdrun's host `/ 96` gives).
 //
-// A shard_map's result (at host level, split over more than one device) is laid out over
-// its mesh as its out spec says: a reduction of all its axes is each device's block
-// reduced, then combined over the devices in row-major mesh order (the all-reduce's
-// replica group). Left as they are: `sum(y, axis=0)` (an all-reduce over one mesh
-// axis), and layouts whose blocks are not slabs along axis 0 (`[rows, cols]` over a 2-D
-// mesh), which would be copied whole to be split again.
+// Layouts. A value is laid out over a mesh, each dimension split over some of its axes
+// (struct Shard): a flat pmap's result over a 1-D mesh along its out axis; a shard_map's
+// result as its out spec says (`[rows, cols]`: dimension 0 over rows, 1 over cols); a
+// nest of pmaps' result (a body returning an inner pmap's output) over the 2-D mesh of
+// the nest, outer axis first. The reference for a nest is its conformance twin, a jitted
+// jax.shard_map over a 4 x 2 mesh with out spec P('i', 'j') (conf7_nested; JAX 0.10's
+// pmap does not nest), which keeps the result sharded so. Layouts are kept, as XLA's
+// sharding propagation keeps them (`.sharding` in JAX, measured), by elementwise ops, by
+// reductions that leave every split dimension, by transposes (permuted), by slices of
+// unsplit dimensions (`z[:, 1]`), by reshapes that only add or drop ones or (dimension 0
+// alone split over n devices) give a dimension 0 that n divides (`reshape(z, [96])`;
+// `[4, 24]` is gathered: P()), by products with an ordinary operand (below), by loops
+// (a carry starting sharded whose body gives it back laid out the same; the body is
+// lowered again without the mark for those it does not: JAX's Python loop would see it
+// sharded in the first iteration only, which a compiled loop cannot say), by grad's
+// arguments, and into loop, branch and function frames (local()). Indexing (`z[3]`),
+// argmax and the rest gather: ordinary host arrays (argmax's partitioned form picks the
+// same element; integer and bool reductions are exact, so both are left as they are).
 //
-// So `shards` records the host-level vars laid out over devices: the outputs of a
-// host-level pmap that has no pmap nested in it (a nest's layout is a 2-D mesh), the
-// results of a shard_map (ShardMap.cpp), the
-// elementwise results of those, their reductions that keep the sharded axis, and the
-// invars that carry them into a loop, branch or function frame (local()). emit() asks
-// shardedReduce() before emitting a float reduction of such a var over the sharded axis:
-// it emits a pmap over the devices whose body reduces the block (and psums it, for a
-// sum), then takes device 0's copy; prod, max and min fold the blocks' results on the
-// host in device order (pmax has no gradient; jnp.max of a sharded array has one). Inside a pmap or vmap body nothing is sharded this way.
+// Reductions (shardedReduce, asked by emit() before a float reduction over a split
+// dimension): each split dimension is reshaped [n_p, n_q, D / (n_p n_q)] (no copy), a
+// nest of pmaps over the mesh axes named (outermost first, in_axes finding each axis's
+// dimension) reduces the block, then the blocks' results are combined as XLA does for
+// each reduced split dimension, the last dimension's first: for a `[rows, cols]`
+// shard_map result on a 4 x 2 mesh the HLO of jnp.sum is reduce(f32[2,6]), all-reduce
+// over cols, then all-reduce over rows (with out spec P(cols, rows): over rows, then
+// cols: by array dimension, not mesh order); `sum(y, axis=0)` is the all-reduce over rows
+// alone and stays split over cols. A sum psums in the body; prod, max and min fold the
+// devices' results on the host in the same order (pmax has no gradient; jnp.max of a
+// sharded array has one). Then the kept dimensions' mesh axes are merged back (a
+// transpose only when a spec lists them out of mesh order).
+//
+// Products (shardedDot): jnp's `z @ w` with z split along a free dimension is a sharded
+// dot, each device's block times w (HLO: dot(f32[16,32], f32[32,5]) per device); so it
+// is a pmap over the blocks with w broadcast (matmul's broadcast of w to a batch split
+// with z). The product's values agree with the whole-array product in the cases
+// measured; its layout is what later reductions need.
+//
+// Divisions: an eager division of an array sharded in one-element blocks is one quotient
+// of one element per device, so it divides exactly (`_exact`; LowerArith.cpp). In a
+// gradient the transpose of `v / s` is `g / s`, exact in JAX where the cotangent g is
+// sharded and through the reciprocal where it is not (sum(v / s * w), w ordinary), so
+// inlineJaxpr tracks the backward pass's layouts and marks such divisions there. It
+// partitions the backward pass's reductions and products of sharded values as emit()
+// does (the gradient of a broadcast w in sum(tanh(xs * w)) sums a sharded cotangent:
+// JAX's [6.9349756 ...], the plain sum's [6.9349737 ...]). (jnp.sum's transpose is a
+// broadcast: the pmaps made here lay out nothing.)
+//
+// Inside a pmap or vmap body nothing is sharded this way.
 
 namespace {
 /// The axis names of the pmaps made here.

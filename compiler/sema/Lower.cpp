@@ -250,7 +250,7 @@ std::vector<Atom> AstLowering::inlineJaxpr(const ir::Jaxpr &j, const std::vector
   };
   // Note [Sharded host values]: at host level the inlined equations (a gradient's
   // backward pass) are tracked as emitted ones are, and a division of a sharded array in
-  // one-element blocks divides exactly (markExact): the transpose of `v / s` is `g / s`,
+  // one-element blocks divides exactly: the transpose of `v / s` is `g / s`,
   // exact in JAX where the cotangent g is sharded (sum(v / s * (w * mv))), through the
   // reciprocal where it is not (sum(v / s * w)).
   bool host = !inMapBody() && pmapStack.empty();
@@ -258,6 +258,17 @@ std::vector<Atom> AstLowering::inlineJaxpr(const ir::Jaxpr &j, const std::vector
     ir::Eqn c = e;
     for (auto &a : c.in) a = map(a);
     for (auto &v : c.out) varLevel[v.id] = top().level;
+    // Its reductions and products of sharded values are partitioned too (the sum over
+    // the batch that gives the gradient of a broadcast w in sum(tanh(xs * w))).
+    if (host && !shards.empty() && c.regions.empty() && c.out.size() == 1) {
+      std::optional<Atom> r;
+      if (c.in.size() == 1) r = shardedReduce(c.op, c.in[0], c.params);
+      if (c.in.size() == 2 && c.op == Op::DotGeneral) r = shardedDot(c.in[0], c.in[1], c.params);
+      if (r) {
+        sub[e.out[0].id] = *r;
+        continue;
+      }
+    }
     if (host && !shards.empty() && c.op == Op::Div && c.in.size() == 2 && !c.has("_exact")) {
       const Shard *sh = shardOf(c.in[0]) ? shardOf(c.in[0]) : shardOf(c.in[1]);
       if (sh && ir::isFloat(c.out[0].type.dtype) && c.in[0].type().numel() == sh->devices())

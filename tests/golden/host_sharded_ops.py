@@ -27,3 +27,6 @@ l, g = jax.value_and_grad(lambda w: jnp.mean(jnp.tanh(xs @ w)))(jr.normal(jr.PRN
 P(l, g)
 l2, g2 = jax.value_and_grad(lambda s: jnp.sum(jnp.exp(xs * s) @ jnp.arange(3.0)))(0.3)
 P(l2, g2)
+xs = jax.pmap(lambda k: jr.normal(k, (16, 4)))(jr.split(jr.PRNGKey(1), 8))
+print(np.asarray(jax.grad(lambda w: jnp.sum(jnp.tanh(xs * w)))(jnp.sin(jnp.arange(4.0)))))
+print(np.asarray(jax.grad(lambda w: jnp.mean(jnp.tanh(xs @ w)))(jnp.sin(jnp.arange(4.0)))))
