@@ -76,6 +76,9 @@ public:
   // ---- host values sharded over a pmap's devices (HostShards.cpp) ----
   /// Host-level var id -> its layout over devices (Note [Sharded host values]).
   std::unordered_map<int, Shard> shards;
+  /// A shard_map's result -> its blocks as the nest of pmaps left them, [mesh axes named,
+  /// in mesh order..., block...], which a sharded reduction reads in place.
+  std::unordered_map<int, ir::Atom> shardBlocks;
   const Shard *shardOf(const ir::Atom &a) const;
   /// A float reduction of a sharded var over its sharded axis, lowered as JAX partitions
   /// it (each device's block, then combined across devices); nullopt for any other.

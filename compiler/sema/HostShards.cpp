@@ -51,7 +51,10 @@ using ir::Param;
 // same element; integer and bool reductions are exact, so both are left as they are).
 //
 // Reductions (shardedReduce, asked by emit() before a float reduction over a split
-// dimension): each split dimension is reshaped [n_p, n_q, D / (n_p n_q)] (no copy), a
+// dimension): a shard_map's result is read as its nest of pmaps left it (shardBlocks:
+// [mesh axes..., block...], each device's block in place, so `sum(y)` of a `[r, c]`
+// result moves no more than its 8 block sums; tests/stats/shard_chain_2d); otherwise
+// each split dimension is reshaped [n_p, n_q, D / (n_p n_q)] (no copy), and a
 // nest of pmaps over the mesh axes named (outermost first, in_axes finding each axis's
 // dimension) reduces the block, then the blocks' results are combined as XLA does for
 // each reduced split dimension, the last dimension's first: for a `[rows, cols]`
@@ -128,6 +131,7 @@ std::optional<Atom> AstLowering::shardedReduce(Op op, const Atom &x, const ir::P
     return std::nullopt;
   // 1. Each split dimension, of size D over mesh axes of sizes n_p, n_q, reshaped to
   // [n_p, n_q, D / (n_p n_q)] (no block dimension where D = n_p n_q): a reshape, no copy.
+  // A shard_map's result is read as its nest left it (no transpose to undo).
   ir::Shape rs;
   std::vector<int64_t> meshPos(sh.mesh.size(), -1), blockPos(rank, -1);
   for (int64_t d = 0; d < rank; ++d) {
@@ -144,18 +148,25 @@ std::optional<Atom> AstLowering::shardedReduce(Op op, const Atom &x, const ir::P
       rs.push_back(xt.shape[d] / n);
     }
   }
-  Atom in = local(x);
-  if (rs != xt.shape)
-    in = emit1(Op::Reshape, {in}, {{"new_sizes", Param::ints(rs)}, {"dimensions", Param::none()}});
-  // 2. A nest of pmaps over the mesh axes named, outermost first (devices row-major, as a
-  // shard_map's nest); each maps its axis's dimension of what the outer ones leave.
   std::vector<int> order;
   for (size_t k = 0; k < sh.mesh.size(); ++k)
     if (meshPos[k] >= 0) order.push_back(int(k));
   const size_t L = order.size();
+  Atom in = local(x);
+  auto bl = shardBlocks.find(x.var.id);
+  const bool inPlace = bl != shardBlocks.end() && bl->second.type().rank() == int64_t(L) + rank;
+  if (inPlace) {
+    in = local(bl->second);
+    for (size_t l = 0; l < L; ++l) meshPos[order[l]] = int64_t(l);
+    for (int64_t d = 0; d < rank; ++d) blockPos[d] = int64_t(L) + d;
+  } else if (rs != xt.shape) {
+    in = emit1(Op::Reshape, {in}, {{"new_sizes", Param::ints(rs)}, {"dimensions", Param::none()}});
+  }
+  // 2. A nest of pmaps over the mesh axes named, outermost first (devices row-major, as a
+  // shard_map's nest); each maps its axis's dimension of what the outer ones leave.
   auto name = [&](int k) { return kShardAxis + std::to_string(k); };
   std::vector<int64_t> inAxis(L);
-  std::vector<bool> gone(rs.size());
+  std::vector<bool> gone(in.type().rank());
   ir::Type lt = in.type();
   std::vector<Atom> levelIn{in};
   for (size_t l = 0; l < L; ++l) {

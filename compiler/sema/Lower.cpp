@@ -278,7 +278,9 @@ std::vector<Atom> AstLowering::inlineJaxpr(const ir::Jaxpr &j, const std::vector
     ir::Params ps = c.params;
     std::vector<ir::Var> outs = c.out;
     top().jaxpr.eqns.push_back(std::move(c));
-    if (host && (!shards.empty() || e.op == Op::Pmap)) trackShards(e.op, ins, ps, outs);
+    // Not the backward pass's pmaps: a transposed pmap's stacked cotangents for a
+    // broadcast input are summed here, where JAX psums them inside it.
+    if (host && !shards.empty() && e.op != Op::Pmap) trackShards(e.op, ins, ps, outs);
   }
   std::vector<Atom> outs;
   for (auto &a : j.outvars) outs.push_back(map(a));

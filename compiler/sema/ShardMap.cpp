@@ -521,6 +521,7 @@ ValueP AstLowering::shardMapExpr(const ShardMapExpr &s) {
                  {"strides", Param::none()}});
       x = emit1(Op::Reshape, {x}, reshapeParams(kept));
     }
+    const Atom blocks = x;  // [named mesh dims, in mesh order..., block...]
     // For each block dimension: the mesh dimensions it is split over (in the spec's
     // order), then the block dimension; then merge each group.
     std::vector<int64_t> perm;
@@ -551,6 +552,7 @@ ValueP AstLowering::shardMapExpr(const ShardMapExpr &s) {
       for (auto &m : mesh) sd.mesh.push_back(m.size);
       sd.dims = dims;
       shards[x.var.id] = sd;
+      if (!blocks.isLit && !(blocks.var.id == x.var.id)) shardBlocks[x.var.id] = blocks;
     }
     std::string meshAxes;
     for (size_t k = 0; k < mesh.size(); ++k)
