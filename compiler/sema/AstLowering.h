@@ -28,14 +28,18 @@ struct Frame {
   std::unordered_map<int, ir::Var> captureMap;  ///< outer var id -> local invar
 };
 
-/// A host-level array laid out across the devices of the pmap that made it, in blocks
-/// along `axis` (Note [Sharded host values] in HostShards.cpp).
+/// A host-level array laid out across devices, as JAX keeps a pmap's or shard_map's
+/// result (Note [Sharded host values] in HostShards.cpp): over a mesh of `mesh` axes,
+/// array dimension d split over the mesh axes `dims[d]` (in the order a spec lists them;
+/// empty: not split). A flat pmap's result is a 1-D mesh splitting its out axis.
 struct Shard {
-  int64_t axis = 0;  ///< a pmap's out axis; -1 for a shard_map's mesh layout (below)
-  int64_t devices = 0;
-  /// A shard_map's result: reshaping the array to `split` and transposing by `perm`
-  /// gives [mesh axes it is split over..., block...], the devices in row-major order.
-  std::vector<int64_t> split, perm;
+  std::vector<int64_t> mesh;
+  std::vector<std::vector<int>> dims;
+  /// How many devices hold distinct blocks: the product of the mesh axes named.
+  int64_t devices() const;
+  /// Whether dimension d is split.
+  bool split(int64_t d) const { return d < int64_t(dims.size()) && !dims[d].empty(); }
+  bool operator==(const Shard &) const = default;
 };
 /// Whether `j` (a region) holds a pmap, at any depth.
 bool hasNestedPmap(const ir::Jaxpr &j);
@@ -72,14 +76,20 @@ public:
   // ---- host values sharded over a pmap's devices (HostShards.cpp) ----
   /// Host-level var id -> its layout over devices (Note [Sharded host values]).
   std::unordered_map<int, Shard> shards;
+  /// A shard_map's result -> its blocks as the nest of pmaps left them, [mesh axes named,
+  /// in mesh order..., block...], which a sharded reduction reads in place.
+  std::unordered_map<int, ir::Atom> shardBlocks;
   const Shard *shardOf(const ir::Atom &a) const;
   /// A float reduction of a sharded var over its sharded axis, lowered as JAX partitions
   /// it (each device's block, then combined across devices); nullopt for any other.
   std::optional<ir::Atom> shardedReduce(ir::Op op, const ir::Atom &x, const ir::Params &params);
-  /// Records which outputs of a host-level equation just emitted are sharded; `flatPmap`:
-  /// the equation is a pmap with no pmap nested in its body.
+  /// A float product of a sharded operand split along one free dimension and an ordinary
+  /// one, lowered as JAX partitions it: each device's block times the other operand.
+  std::optional<ir::Atom> shardedDot(const ir::Atom &lhs, const ir::Atom &rhs, const ir::Params &params);
+  /// Records which outputs of a host-level equation just emitted (the frame's last) are
+  /// sharded.
   void trackShards(ir::Op op, const std::vector<ir::Atom> &ins, const ir::Params &params,
-                   bool flatPmap, const std::vector<ir::Var> &outs);
+                   const std::vector<ir::Var> &outs);
   /// Inlines closed jaxpr `j` with `args` for its invars into the current frame.
   std::vector<ir::Atom> inlineJaxpr(const ir::Jaxpr &j, const std::vector<ir::Atom> &args);
   bool inMapBody() const;

@@ -52,11 +52,15 @@ ValueP AstLowering::gradCall(const Value &g, std::vector<ArgV> args, SrcRange lo
   top().isMapBody = false;
   std::vector<ArgV> inner = args;
   std::vector<ValueP> leafVals;
+  size_t leaf = 0;
   for (size_t k = 0; k < args.size(); ++k) {
     std::vector<ValueP> vs;
     for (auto &l : argLeaves[k]) {
       ir::Type t = l->type();
       vs.push_back(Value::array(newInvar(t), l->weak));
+      // Note [Sharded host values]: jax.grad passes a sharded argument on as it is.
+      if (const Shard *s = shardOf(outerAtoms[leaf++]); s && !inMapBody())
+        shards[vs.back()->atom.var.id] = *s;
     }
     size_t pos = 0;
     inner[k].value = fromLeaves(*args[k].value, vs, pos);

@@ -1,9 +1,9 @@
-// ===- HostShards.cpp - host-level values laid out across a pmap's devices -----------===//
+// ===- HostShards.cpp - host-level values laid out across devices ------------------===//
 //
-// Which host-level arrays JAX would keep sharded over the devices of the pmap that made
-// them, and the reductions of those arrays, lowered as JAX's SPMD partitioner runs them:
-// each device reduces its own block, then the blocks' results are combined across the
-// devices (Note [Sharded host values]).
+// Which host-level arrays JAX would keep sharded over the devices of the pmap or
+// shard_map that made them, and the reductions and products of those arrays, lowered as
+// JAX's SPMD partitioner runs them: each device works on its own block, then the blocks'
+// results are combined across the devices (Note [Sharded host values]).
 #include "sema/AstLowering.h"
 
 #include <algorithm>
@@ -29,32 +29,64 @@ using ir::Param;
 // for max and min (all-reduce max/min, which skip NaN as pmax does: Note [Collective
 // max]), for a reduction over some axes that include the sharded one (`sum(z, axis=(0,
 // 1))`: reduce the block over (0, 1), all-reduce the [4] results), and for mean (the sum
-// so, then `* (1/96)` on the host, as spmdrun's host `/ 96` gives). A reduction that
-// leaves the sharded axis keeps the result sharded, each block reduced alone; an
-// elementwise op of a sharded array (`z * 2`, `exp(z)`, `z - mean(z)`) is sharded too, so
-// `mean(z * 2)` is a sharded mean. argmax's partitioned form (each block's (max, index)
-// pair all-gathered, then reduced) picks the same element, and integer and bool
-// reductions are exact, so those reductions are left as they are. Indexing, reshapes and
-// the rest gather: their results are ordinary host arrays (as `z[0]` is in JAX).
+// so, then `* (1/96)` on the host, as spmdrun's host `/ 96` gives).
 //
-// A shard_map's result (at host level, split over more than one device) is laid out over
-// its mesh as its out spec says: a reduction of all its axes is each device's block
-// reduced, then combined over the devices in row-major mesh order (the all-reduce's
-// replica group). Left as they are: `sum(y, axis=0)` (an all-reduce over one mesh
-// axis), and layouts whose blocks are not slabs along axis 0 (`[rows, cols]` over a 2-D
-// mesh), which would be copied whole to be split again.
+// Layouts. A value is laid out over a mesh, each dimension split over some of its axes
+// (struct Shard): a flat pmap's result over a 1-D mesh along its out axis; a shard_map's
+// result as its out spec says (`[rows, cols]`: dimension 0 over rows, 1 over cols); a
+// nest of pmaps' result (a body returning an inner pmap's output) over the 2-D mesh of
+// the nest, outer axis first. The reference for a nest is its conformance twin, a jitted
+// jax.shard_map over a 4 x 2 mesh with out spec P('i', 'j') (conf7_nested; JAX 0.10's
+// pmap does not nest), which keeps the result sharded so. Layouts are kept, as XLA's
+// sharding propagation keeps them (`.sharding` in JAX, measured), by elementwise ops, by
+// reductions that leave every split dimension, by transposes (permuted), by slices of
+// unsplit dimensions (`z[:, 1]`), by reshapes that only add or drop ones or (dimension 0
+// alone split over n devices) give a dimension 0 that n divides (`reshape(z, [96])`;
+// `[4, 24]` is gathered: P()), by products with an ordinary operand (below), by loops
+// (a carry starting sharded whose body gives it back laid out the same; the body is
+// lowered again without the mark for those it does not: JAX's Python loop would see it
+// sharded in the first iteration only, which a compiled loop cannot say), by grad's
+// arguments, and into loop, branch and function frames (local()). Indexing (`z[3]`),
+// argmax and the rest gather: ordinary host arrays (argmax's partitioned form picks the
+// same element; integer and bool reductions are exact, so both are left as they are).
 //
-// So `shards` records the host-level vars laid out over devices: the outputs of a
-// host-level pmap that has no pmap nested in it (a nest's layout is a 2-D mesh), the
-// results of a shard_map (ShardMap.cpp), the
-// elementwise results of those, their reductions that keep the sharded axis, and the
-// invars that carry them into a loop, branch or function frame (local()). emit() asks
-// shardedReduce() before emitting a float reduction of such a var over the sharded axis:
-// it emits a pmap over the devices whose body reduces the block (and psums it, for a
-// sum), then takes device 0's copy; prod, max and min fold the blocks' results on the
-// host in device order (pmax has no gradient; jnp.max of a sharded array has one). Inside a pmap or vmap body nothing is sharded this way.
+// Reductions (shardedReduce, asked by emit() before a float reduction over a split
+// dimension): a shard_map's result is read as its nest of pmaps left it (shardBlocks:
+// [mesh axes..., block...], each device's block in place, so `sum(y)` of a `[r, c]`
+// result moves no more than its 8 block sums; tests/stats/shard_chain_2d); otherwise
+// each split dimension is reshaped [n_p, n_q, D / (n_p n_q)] (no copy), and a
+// nest of pmaps over the mesh axes named (outermost first, in_axes finding each axis's
+// dimension) reduces the block, then the blocks' results are combined as XLA does for
+// each reduced split dimension, the last dimension's first: for a `[rows, cols]`
+// shard_map result on a 4 x 2 mesh the HLO of jnp.sum is reduce(f32[2,6]), all-reduce
+// over cols, then all-reduce over rows (with out spec P(cols, rows): over rows, then
+// cols: by array dimension, not mesh order); `sum(y, axis=0)` is the all-reduce over rows
+// alone and stays split over cols. A sum psums in the body; prod, max and min fold the
+// devices' results on the host in the same order (pmax has no gradient; jnp.max of a
+// sharded array has one). Then the kept dimensions' mesh axes are merged back (a
+// transpose only when a spec lists them out of mesh order).
+//
+// Products (shardedDot): jnp's `z @ w` with z split along a free dimension is a sharded
+// dot, each device's block times w (HLO: dot(f32[16,32], f32[32,5]) per device); so it
+// is a pmap over the blocks with w broadcast (matmul's broadcast of w to a batch split
+// with z). The product's values agree with the whole-array product in the cases
+// measured; its layout is what later reductions need.
+//
+// Divisions: an eager division of an array sharded in one-element blocks is one quotient
+// of one element per device, so it divides exactly (`_exact`; LowerArith.cpp). In a
+// gradient the transpose of `v / s` is `g / s`, exact in JAX where the cotangent g is
+// sharded and through the reciprocal where it is not (sum(v / s * w), w ordinary), so
+// inlineJaxpr tracks the backward pass's layouts and marks such divisions there. It
+// partitions the backward pass's reductions and products of sharded values as emit()
+// does (the gradient of a broadcast w in sum(tanh(xs * w)) sums a sharded cotangent:
+// JAX's [6.9349756 ...], the plain sum's [6.9349737 ...]). (jnp.sum's transpose is a
+// broadcast: the pmaps made here lay out nothing.)
+//
+// Inside a pmap or vmap body nothing is sharded this way.
 
 namespace {
+/// The axis names of the pmaps made here.
+const std::string kShardAxis = "_shards";
 bool isFloatReduce(Op op, ir::DType d) {
   return ir::isFloat(d) &&
          (op == Op::ReduceSum || op == Op::ReduceProd || op == Op::ReduceMax || op == Op::ReduceMin);
@@ -70,6 +102,15 @@ bool hasNestedPmap(const ir::Jaxpr &j) {
   return false;
 }
 
+int64_t Shard::devices() const {
+  int64_t n = 1;
+  std::vector<bool> seen(mesh.size());
+  for (auto &d : dims)
+    for (int k : d)
+      if (!seen[k]) seen[k] = true, n *= mesh[k];
+  return n;
+}
+
 const Shard *AstLowering::shardOf(const Atom &a) const {
   if (a.isLit) return nullptr;
   auto it = shards.find(a.var.id);
@@ -79,96 +120,326 @@ const Shard *AstLowering::shardOf(const Atom &a) const {
 std::optional<Atom> AstLowering::shardedReduce(Op op, const Atom &x, const ir::Params &params) {
   const Shard *s = shardOf(x);
   if (!s || inMapBody() || !isFloatReduce(op, x.type().dtype)) return std::nullopt;
+  const Shard sh = *s;
+  const ir::Type xt = x.type();
+  const int64_t rank = xt.rank();
   std::vector<int64_t> axes = params.at("axes").toInts();
-  Shard sh = *s;
-  Atom in = local(x);
-  if (sh.axis < 0) {
-    // A shard_map's result: only a reduction of every axis, over all the devices that
-    // hold a block, each device's block in row-major mesh order.
-    int64_t splitN = 1, n = x.type().numel();
-    for (auto v : sh.split) splitN *= v;
-    if (int64_t(axes.size()) != x.type().rank() || axes.empty() || splitN != n ||
-        sh.perm.size() != sh.split.size())
-      return std::nullopt;
-    in = emit1(Op::Reshape, {in}, {{"new_sizes", Param::ints(sh.split)}, {"dimensions", Param::none()}});
-    in = emit1(Op::Transpose, {in}, {{"permutation", Param::ints(sh.perm)}});
-    int64_t meshDims = int64_t(sh.perm.size()) - x.type().rank();
-    ir::Shape flat{sh.devices};
-    for (int64_t k = meshDims; k < in.type().rank(); ++k) flat.push_back(in.type().shape[k]);
-    in = emit1(Op::Reshape, {in}, {{"new_sizes", Param::ints(flat)}, {"dimensions", Param::none()}});
-    axes.clear();
-    for (int64_t k = 0; k < int64_t(flat.size()); ++k) axes.push_back(k);
-    sh.axis = 0;
-  } else if (sh.axis >= x.type().rank() || x.type().shape[sh.axis] != sh.devices ||
-             std::find(axes.begin(), axes.end(), s->axis) == axes.end()) {
+  std::sort(axes.begin(), axes.end());
+  auto reduced = [&](int64_t d) { return std::binary_search(axes.begin(), axes.end(), d); };
+  if (int64_t(sh.dims.size()) != rank ||
+      std::none_of(axes.begin(), axes.end(), [&](int64_t d) { return sh.split(d); }))
     return std::nullopt;
+  // 1. Each split dimension, of size D over mesh axes of sizes n_p, n_q, reshaped to
+  // [n_p, n_q, D / (n_p n_q)] (no block dimension where D = n_p n_q): a reshape, no copy.
+  // A shard_map's result is read as its nest left it (no transpose to undo).
+  ir::Shape rs;
+  std::vector<int64_t> meshPos(sh.mesh.size(), -1), blockPos(rank, -1);
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t n = 1;
+    for (int k : sh.dims[d]) {
+      if (meshPos[k] >= 0) return std::nullopt;  // an axis named twice: not a layout
+      meshPos[k] = int64_t(rs.size());
+      rs.push_back(sh.mesh[k]);
+      n *= sh.mesh[k];
+    }
+    if (xt.shape[d] % n != 0) return std::nullopt;
+    if (!sh.split(d) || xt.shape[d] != n) {
+      blockPos[d] = int64_t(rs.size());
+      rs.push_back(xt.shape[d] / n);
+    }
   }
-  ir::Type xt = in.type();
-  // The block's axes: the sharded one removed.
+  std::vector<int> order;
+  for (size_t k = 0; k < sh.mesh.size(); ++k)
+    if (meshPos[k] >= 0) order.push_back(int(k));
+  const size_t L = order.size();
+  Atom in = local(x);
+  auto bl = shardBlocks.find(x.var.id);
+  const bool inPlace = bl != shardBlocks.end() && bl->second.type().rank() == int64_t(L) + rank;
+  if (inPlace) {
+    in = local(bl->second);
+    for (size_t l = 0; l < L; ++l) meshPos[order[l]] = int64_t(l);
+    for (int64_t d = 0; d < rank; ++d) blockPos[d] = int64_t(L) + d;
+  } else if (rs != xt.shape) {
+    in = emit1(Op::Reshape, {in}, {{"new_sizes", Param::ints(rs)}, {"dimensions", Param::none()}});
+  }
+  // 2. A nest of pmaps over the mesh axes named, outermost first (devices row-major, as a
+  // shard_map's nest); each maps its axis's dimension of what the outer ones leave.
+  auto name = [&](int k) { return kShardAxis + std::to_string(k); };
+  std::vector<int64_t> inAxis(L);
+  std::vector<bool> gone(in.type().rank());
+  ir::Type lt = in.type();
+  std::vector<Atom> levelIn{in};
+  for (size_t l = 0; l < L; ++l) {
+    int64_t p = meshPos[order[l]], at = 0;
+    for (int64_t q = 0; q < p; ++q) at += !gone[q];
+    gone[p] = true;
+    inAxis[l] = at;
+    lt.shape.erase(lt.shape.begin() + at);
+    pushFrame(true);
+    levelIn.push_back(newInvar(lt));
+  }
+  // The block's dimensions: a kept dimension's block position, counting what is left.
+  auto inBlock = [&](int64_t p) {
+    int64_t at = 0;
+    for (int64_t q = 0; q < p; ++q) at += !gone[q];
+    return at;
+  };
   std::vector<int64_t> blockAxes;
-  for (auto k : axes)
-    if (k != sh.axis) blockAxes.push_back(k > sh.axis ? k - 1 : k);
-  ir::Type bt = xt;
-  bt.shape.erase(bt.shape.begin() + sh.axis);
-  const std::string axisName = "_shards";
-  pushFrame(true);
-  Atom blk = newInvar(bt);
+  for (auto d : axes)
+    if (blockPos[d] >= 0) blockAxes.push_back(inBlock(blockPos[d]));
+  Atom blk = levelIn.back();
   ir::Params bp = params;  // axes, and stop_gradient where logsumexp set it
   bp["axes"] = Param::ints(blockAxes);
   Atom r = blockAxes.empty() ? blk : Atom(emit1(op, {blk}, bp));
+  // The blocks' results combined as XLA's partitioned reduce does: one all-reduce per
+  // reduced dimension, the last dimension's first (each over the mesh axes it is split
+  // over, together, in the spec's order).
+  std::vector<int64_t> combine;
+  for (auto it = axes.rbegin(); it != axes.rend(); ++it)
+    if (sh.split(*it)) combine.push_back(*it);
   if (op == Op::ReduceSum)
-    r = emit1(Op::Psum, {r},
-              {{"axes", Param::tuple({Param::ofStr(axisName)})}, {"axis_index_groups", Param::none()}});
-  top().jaxpr.outvars.push_back(local(r));
-  auto f = popFrame();
-  internal_assert(f->captured.empty(), "a sharded reduction's body captures nothing");
-  ir::Params pp{{"axis_name", Param::ofStr(axisName)},
-                {"axis_size", Param::of(sh.devices)},
-                {"in_axes", Param::tuple({Param::of(sh.axis)})},
-                {"out_axes", Param::ints({0})}};
-  std::vector<ir::Jaxpr> regions;
-  regions.push_back(std::move(f->jaxpr));
-  Atom stacked = emit(Op::Pmap, {in}, pp, std::move(regions)).at(0);
-  shards.erase(stacked.var.id);  // device copies, not a layout to keep
-  ir::Shape rs = stacked.type().shape;
-  rs.erase(rs.begin());
-  auto device = [&](int64_t k) {
-    ir::Shape lo(stacked.type().rank(), 0), hi = stacked.type().shape;
-    lo[0] = k;
-    hi[0] = k + 1;
-    Atom sl = emit1(Op::Slice, {stacked},
-                    {{"start_indices", Param::ints(lo)},
-                     {"limit_indices", Param::ints(hi)},
-                     {"strides", Param::none()}});
-    return Atom(emit1(Op::Reshape, {sl}, {{"new_sizes", Param::ints(rs)}, {"dimensions", Param::none()}}));
-  };
-  Atom out = device(0);
-  if (op == Op::ReduceProd)  // XLA:CPU's all-reduce multiply: device order, left to right
-    for (int64_t k = 1; k < sh.devices; ++k) out = emit1(Op::Mul, {out, device(k)});
-  if (op == Op::ReduceMax || op == Op::ReduceMin) {
-    // XLA:CPU's all-reduce max/min, folded here rather than by pmax, which has no
-    // gradient (jnp.max of a sharded array has one): a NaN so far counts as the identity,
-    // then the next device's value is taken where it is greater (less). Note [Collective
-    // max] (runtime/cpu/Reduce.h) also flushes denormal results, which this does not.
-    bool mx = op == Op::ReduceMax;
-    ir::DType d = x.type().dtype;
-    Atom ident = broadcast(b().lit(d, mx ? -INFINITY : INFINITY), rs);
-    for (int64_t k = 1; k < sh.devices; ++k) {
-      Atom a = emit1(Op::Select, {emit1(Op::Ne, {out, out}), out, ident});
-      Atom v = device(k);
-      out = emit1(Op::Select, {emit1(mx ? Op::Gt : Op::Lt, {v, a}), a, v});
+    for (auto d : combine) {
+      std::vector<Param> names;
+      for (int k : sh.dims[d]) names.push_back(Param::ofStr(name(k)));
+      r = emit1(Op::Psum, {r}, {{"axes", Param::tuple(names)}, {"axis_index_groups", Param::none()}});
     }
+  for (size_t l = L; l-- > 0;) {
+    top().jaxpr.outvars.push_back(local(r));
+    auto f = popFrame();
+    internal_assert(f->captured.empty(), "a sharded reduction's body captures nothing");
+    ir::Params pp{{"axis_name", Param::ofStr(name(order[l]))},
+                  {"axis_size", Param::of(sh.mesh[order[l]])},
+                  {"in_axes", Param::tuple({Param::of(inAxis[l])})},
+                  {"out_axes", Param::ints({0})}};
+    std::vector<ir::Jaxpr> regions;
+    regions.push_back(std::move(f->jaxpr));
+    r = emit(Op::Pmap, {levelIn[l]}, pp, std::move(regions)).at(0);
   }
+  shards.erase(r.var.id);  // device copies, not a layout to keep
+  // 3. r is [mesh axes in `order`..., the block's result]. A sum is the same on every
+  // device of a reduced axis; prod, max and min fold the devices' results here, in the
+  // order of the all-reduces above (each XLA:CPU all-reduce: device order, left to
+  // right). Either way each reduced mesh axis is left with size 1.
+  auto posOf = [&](int k) { return int64_t(std::find(order.begin(), order.end(), k) - order.begin()); };
+  auto slice = [&](Atom a, const std::vector<std::pair<int64_t, int64_t>> &at) {
+    ir::Shape lo(a.type().rank(), 0), hi = a.type().shape;
+    for (auto [p, i] : at) lo[p] = i, hi[p] = i + 1;
+    return Atom(emit1(Op::Slice, {a},
+                      {{"start_indices", Param::ints(lo)},
+                       {"limit_indices", Param::ints(hi)},
+                       {"strides", Param::none()}}));
+  };
+  Atom out = r;
+  for (auto d : combine) {
+    // The devices of the group in row-major order over the axes d is split over.
+    std::vector<std::pair<int64_t, int64_t>> idx;
+    for (int k : sh.dims[d]) idx.push_back({posOf(k), 0});
+    auto device = [&](int64_t j) {
+      auto at = idx;
+      for (size_t q = at.size(); q-- > 0;) {
+        int64_t n = sh.mesh[sh.dims[d][q]];
+        at[q].second = j % n;
+        j /= n;
+      }
+      return slice(out, at);
+    };
+    int64_t n = 1;
+    for (int k : sh.dims[d]) n *= sh.mesh[k];
+    Atom acc = device(0);
+    if (op == Op::ReduceProd)
+      for (int64_t j = 1; j < n; ++j) acc = emit1(Op::Mul, {acc, device(j)});
+    if (op == Op::ReduceMax || op == Op::ReduceMin) {
+      // XLA:CPU's all-reduce max/min, folded here rather than by pmax, which has no
+      // gradient (jnp.max of a sharded array has one): a NaN so far counts as the
+      // identity, then the next device's value is taken where it is greater (less).
+      // Note [Collective max] (runtime/cpu/Reduce.h) also flushes denormal results,
+      // which this does not.
+      bool mx = op == Op::ReduceMax;
+      Atom ident = broadcast(b().lit(xt.dtype, mx ? -INFINITY : INFINITY), acc.type().shape);
+      for (int64_t j = 1; j < n; ++j) {
+        Atom a = emit1(Op::Select, {emit1(Op::Ne, {acc, acc}), acc, ident});
+        Atom v = device(j);
+        acc = emit1(Op::Select, {emit1(mx ? Op::Gt : Op::Lt, {v, a}), a, v});
+      }
+    }
+    out = acc;
+  }
+  // 4. The result: each kept dimension's mesh axes merged into its block dimension (a
+  // transpose only where the spec lists them out of mesh order), the reduced ones dropped.
+  std::vector<int64_t> perm;
+  for (auto d : combine)
+    for (int k : sh.dims[d]) perm.push_back(posOf(k));
+  ir::Shape resShape;
+  Shard res{sh.mesh, {}};
+  int64_t blockAt = int64_t(L);
+  for (int64_t d = 0; d < rank; ++d) {
+    if (reduced(d)) continue;
+    for (int k : sh.dims[d]) perm.push_back(posOf(k));
+    if (blockPos[d] >= 0) perm.push_back(blockAt++);
+    resShape.push_back(xt.shape[d]);
+    res.dims.push_back(sh.dims[d]);
+  }
+  bool identity = true;
+  for (size_t k = 0; k < perm.size(); ++k) identity &= perm[k] == int64_t(k);
+  if (!identity) out = emit1(Op::Transpose, {out}, {{"permutation", Param::ints(perm)}});
+  if (out.type().shape != resShape)
+    out = emit1(Op::Reshape, {out}, {{"new_sizes", Param::ints(resShape)}, {"dimensions", Param::none()}});
+  if (res.devices() > 1 && !out.isLit) shards[out.var.id] = res;
   return out;
 }
 
+namespace {
+/// Where dimension d of operand `side` of a dot_general goes in its result, [batch...,
+/// lhs free..., rhs free...]; -1 for a contracted one.
+int64_t dotPlace(const Param &dn, const ir::Type &lt, int side, int64_t d) {
+  std::vector<int64_t> c = dn.elems[0].elems[side].toInts(), bt = dn.elems[1].elems[side].toInts();
+  auto has = [](const std::vector<int64_t> &v, int64_t k) { return std::find(v.begin(), v.end(), k) != v.end(); };
+  if (has(c, d)) return -1;
+  if (has(bt, d)) return std::find(bt.begin(), bt.end(), d) - bt.begin();
+  int64_t o = int64_t(bt.size());
+  if (side == 1) o += lt.rank() - int64_t(bt.size()) - int64_t(dn.elems[0].elems[0].toInts().size());
+  for (int64_t k = 0; k < d; ++k) o += !has(c, k) && !has(bt, k);
+  return o;
+}
+bool dotNumbers(const Param &dn) {
+  return dn.elems.size() == 2 && dn.elems[0].elems.size() == 2 && dn.elems[1].elems.size() == 2;
+}
+}  // namespace
+
+std::optional<Atom> AstLowering::shardedDot(const Atom &lhs, const Atom &rhs, const ir::Params &params) {
+  if (inMapBody()) return std::nullopt;
+  const Shard *sl = shardOf(lhs), *sr = shardOf(rhs);
+  if ((sl != nullptr) == (sr != nullptr)) return std::nullopt;
+  const int side = sl ? 0 : 1;
+  const Shard sh = sl ? *sl : *sr;
+  const Atom x = side == 0 ? lhs : rhs, y = side == 0 ? rhs : lhs;
+  const ir::Type xt = x.type(), yt = y.type();
+  const Param &dn = params.at("dimension_numbers");
+  if (!ir::isFloat(xt.dtype) || int64_t(sh.dims.size()) != xt.rank() || !dotNumbers(dn))
+    return std::nullopt;
+  // One split dimension, not contracted.
+  int64_t d = -1;
+  for (int64_t k = 0; k < xt.rank(); ++k)
+    if (sh.split(k)) {
+      if (d >= 0) return std::nullopt;
+      d = k;
+    }
+  const int64_t o = d < 0 ? -1 : dotPlace(dn, lhs.type(), side, d);
+  if (o < 0) return std::nullopt;
+  // A batch dimension: the other operand's (a broadcast, as matmul makes for z @ w) is
+  // split with it.
+  std::vector<int64_t> xb = dn.elems[1].elems[side].toInts(), yb = dn.elems[1].elems[1 - side].toInts();
+  auto bi = std::find(xb.begin(), xb.end(), d);
+  const int64_t e = bi == xb.end() ? -1 : yb[bi - xb.begin()];
+  const std::vector<int> &ax = sh.dims[d];
+  int64_t n = 1;
+  for (int k : ax) n *= sh.mesh[k];
+  if (xt.shape[d] % n != 0) return std::nullopt;
+  // Each device's block (the split dimension [n_p, n_q, D / n], a reshape), a pmap per
+  // mesh axis it is split over, the other operand broadcast to every device.
+  auto splitDim = [&](const Atom &a, int64_t k) {
+    const ir::Type t = a.type();
+    ir::Shape rs(t.shape.begin(), t.shape.begin() + k);
+    for (int m : ax) rs.push_back(sh.mesh[m]);
+    rs.push_back(t.shape[k] / n);
+    rs.insert(rs.end(), t.shape.begin() + k + 1, t.shape.end());
+    return Atom(emit1(Op::Reshape, {local(a)}, {{"new_sizes", Param::ints(rs)}, {"dimensions", Param::none()}}));
+  };
+  const size_t L = ax.size();
+  std::vector<Atom> levelIn{splitDim(x, d)}, levelY{e >= 0 ? splitDim(y, e) : y};
+  ir::Type lt = levelIn[0].type(), ly = levelY[0].type();
+  for (size_t l = 0; l < L; ++l) {
+    lt.shape.erase(lt.shape.begin() + d);
+    if (e >= 0) ly.shape.erase(ly.shape.begin() + e);
+    pushFrame(true);
+    levelIn.push_back(newInvar(lt));
+    if (e >= 0) levelY.push_back(newInvar(ly));
+  }
+  Atom other = e >= 0 ? levelY.back() : local(y);
+  Atom r = side == 0 ? emit1(Op::DotGeneral, {levelIn.back(), other}, params)
+                     : emit1(Op::DotGeneral, {other, levelIn.back()}, params);
+  for (size_t l = L; l-- > 0;) {
+    top().jaxpr.outvars.push_back(local(r));
+    auto f = popFrame();
+    std::vector<Atom> ins{levelIn[l]};
+    std::vector<Param> inAxes{Param::of(d)};
+    if (e >= 0) ins.push_back(levelY[l]), inAxes.push_back(Param::of(e));
+    f->jaxpr.invars.insert(f->jaxpr.invars.end(), f->captureVars.begin(), f->captureVars.end());
+    for (auto &c : f->captured) ins.push_back(c), inAxes.push_back(Param::none());
+    ir::Params pp{{"axis_name", Param::ofStr(kShardAxis + std::to_string(ax[l]))},
+                  {"axis_size", Param::of(sh.mesh[ax[l]])},
+                  {"in_axes", Param::tuple(inAxes)},
+                  {"out_axes", Param::ints({0})}};
+    std::vector<ir::Jaxpr> regions;
+    regions.push_back(std::move(f->jaxpr));
+    r = emit(Op::Pmap, ins, pp, std::move(regions)).at(0);
+  }
+  // r is [n_p, n_q, the block's product]: the mesh axes moved before the split dimension's
+  // place o and merged into it.
+  shards.erase(r.var.id);
+  const ir::Type rt = r.type();
+  const int64_t R = rt.rank() - int64_t(L);
+  std::vector<int64_t> perm;
+  for (int64_t k = 0; k < o; ++k) perm.push_back(int64_t(L) + k);
+  for (size_t k = 0; k < L; ++k) perm.push_back(int64_t(k));
+  for (int64_t k = o; k < R; ++k) perm.push_back(int64_t(L) + k);
+  ir::Shape outShape(rt.shape.begin() + L, rt.shape.end());
+  outShape[o] *= n;
+  Atom out = r;
+  if (o > 0) out = emit1(Op::Transpose, {out}, {{"permutation", Param::ints(perm)}});
+  out = emit1(Op::Reshape, {out}, {{"new_sizes", Param::ints(outShape)}, {"dimensions", Param::none()}});
+  Shard res{sh.mesh, std::vector<std::vector<int>>(outShape.size())};
+  res.dims[o] = ax;
+  shards[out.var.id] = res;
+  return out;
+}
+
+namespace {
+/// The layout of output k of pmap `e`: its out axis split over the pmap's devices, and,
+/// where its body returns an inner pmap's output as it is, that output's layout inside
+/// (mesh axes outermost first). nullopt where the body has pmaps but the output is not
+/// one's result.
+std::optional<Shard> pmapLayout(const ir::Eqn &e, size_t k) {
+  std::vector<int64_t> oa = e.intsParam("out_axes");
+  if (k >= oa.size() || e.regions.empty() || k >= e.regions[0].outvars.size()) return std::nullopt;
+  // The pmaps of sharded reductions and products (and their transposes, in a gradient's
+  // backward pass: jnp.sum's transpose is a broadcast, not sharded) lay out nothing.
+  if (e.has("axis_name") && e.param("axis_name").kind == Param::Str &&
+      e.param("axis_name").s.rfind(kShardAxis, 0) == 0)
+    return std::nullopt;
+  const ir::Jaxpr &body = e.regions[0];
+  const Atom &o = body.outvars[k];
+  Shard in{{}, std::vector<std::vector<int>>(o.type().rank())};
+  if (hasNestedPmap(body)) {
+    const ir::Eqn *src = nullptr;
+    size_t at = 0;
+    for (auto &b : body.eqns)
+      for (size_t j = 0; j < b.out.size(); ++j)
+        if (!o.isLit && b.op == Op::Pmap && b.out[j].id == o.var.id) src = &b, at = j;
+    if (!src) return std::nullopt;
+    auto inner = pmapLayout(*src, at);
+    if (!inner) return std::nullopt;
+    in = *inner;
+  }
+  int64_t a = oa[k];
+  if (a < 0 || a > int64_t(in.dims.size())) return std::nullopt;
+  Shard s{{e.intParam("axis_size")}, {}};
+  for (auto m : in.mesh) s.mesh.push_back(m);
+  for (auto &d : in.dims) {
+    s.dims.emplace_back();
+    for (int m : d) s.dims.back().push_back(m + 1);
+  }
+  s.dims.insert(s.dims.begin() + a, std::vector<int>{0});
+  return s;
+}
+}  // namespace
+
 void AstLowering::trackShards(Op op, const std::vector<Atom> &ins, const ir::Params &params,
-                              bool flatPmap, const std::vector<ir::Var> &outs) {
+                              const std::vector<ir::Var> &outs) {
   if (op == Op::Pmap) {
-    if (!flatPmap) return;
-    std::vector<int64_t> oa = params.at("out_axes").toInts();
-    int64_t n = params.at("axis_size").i;
-    for (size_t k = 0; k < outs.size() && k < oa.size(); ++k) shards[outs[k].id] = {oa[k], n};
+    const ir::Eqn &e = top().jaxpr.eqns.back();
+    for (size_t k = 0; k < outs.size(); ++k)
+      if (auto s = pmapLayout(e, k)) shards[outs[k].id] = *s;
     return;
   }
   if (shards.empty() || outs.size() != 1) return;
@@ -181,14 +452,91 @@ void AstLowering::trackShards(Op op, const std::vector<Atom> &ins, const ir::Par
       }
     return;
   }
+  const Shard *s0 = ins.empty() ? nullptr : shardOf(ins[0]);
+  if (s0 && int64_t(s0->dims.size()) != ins[0].type().rank()) return;
+  const ir::Type &it = ins.empty() ? ot : ins[0].type();
+  // Layout-preserving shape ops, as XLA's sharding propagation keeps them (jnp.reshape(z,
+  // (96,)), z.T, z[:, 1] of a pmap's z: f32[8,3,4] stay sharded; reshape(z, (4, 24)) not).
+  if (op == Op::Transpose && s0) {
+    std::vector<int64_t> perm = params.at("permutation").toInts();
+    Shard r{s0->mesh, {}};
+    for (auto p : perm) r.dims.push_back(s0->dims[p]);
+    shards[outs[0].id] = r;
+    return;
+  }
+  if (op == Op::Slice && s0) {
+    // Slicing along dimensions that are not split.
+    std::vector<int64_t> lo = params.at("start_indices").toInts(), hi = params.at("limit_indices").toInts();
+    const Param &st = params.at("strides");
+    std::vector<int64_t> strides = st.kind == Param::None ? std::vector<int64_t>() : st.toInts();
+    for (int64_t d = 0; d < it.rank(); ++d)
+      if (s0->split(d) && (lo[d] != 0 || hi[d] != it.shape[d] || (!strides.empty() && strides[d] != 1)))
+        return;
+    shards[outs[0].id] = *s0;
+    return;
+  }
+  if (op == Op::Reshape && s0) {
+    // Size-1 dimensions added or removed only: the others keep their layouts.
+    Shard r{s0->mesh, {}};
+    size_t d = 0;
+    bool ok = true;
+    for (int64_t k = 0; k < ot.rank() && ok; ++k) {
+      while (d < it.shape.size() && it.shape[d] == 1 && ot.shape[k] != 1) ok &= !s0->split(d++);
+      if (ot.shape[k] == 1 && (d >= it.shape.size() || it.shape[d] != 1)) {
+        r.dims.emplace_back();
+        continue;
+      }
+      if (d >= it.shape.size() || it.shape[d] != ot.shape[k]) ok = false;
+      else r.dims.push_back(s0->dims[d++]);
+    }
+    while (ok && d < it.shape.size()) ok &= it.shape[d] == 1 && !s0->split(d++);
+    if (ok) {
+      shards[outs[0].id] = r;
+      return;
+    }
+    // Dimension 0 alone split over n devices, into a dimension 0 that n divides: each
+    // device's block is the same run of elements.
+    bool only0 = s0->split(0);
+    for (int64_t k = 1; k < it.rank(); ++k) only0 &= !s0->split(k);
+    if (only0 && ot.rank() > 0 && ot.shape[0] % s0->devices() == 0) {
+      Shard q{s0->mesh, std::vector<std::vector<int>>(ot.rank())};
+      q.dims[0] = s0->dims[0];
+      shards[outs[0].id] = q;
+    }
+    return;
+  }
+  if (op == Op::DotGeneral && ins.size() == 2) {
+    // (Int products, not lowered by shardedDot.) One operand split along one dimension
+    // that is not contracted, the other not split: the product is split at its place.
+    const Shard *s1 = shardOf(ins[1]);
+    const Param &dn = params.at("dimension_numbers");
+    if ((s0 != nullptr) == (s1 != nullptr) || !dotNumbers(dn)) return;
+    int side = s0 ? 0 : 1;
+    const Shard &sh = s0 ? *s0 : *s1;
+    if (int64_t(sh.dims.size()) != ins[side].type().rank()) return;
+    Shard r{sh.mesh, std::vector<std::vector<int>>(ot.rank())};
+    for (int64_t d = 0; d < ins[side].type().rank(); ++d) {
+      if (!sh.split(d)) continue;
+      int64_t o = dotPlace(dn, ins[0].type(), side, d);
+      if (o < 0) return;
+      r.dims[o] = sh.dims[d];
+    }
+    shards[outs[0].id] = r;
+    return;
+  }
   if (ir::info(op).category == ir::OpCategory::Reduce && op != Op::Argmax && op != Op::Argmin &&
       !ins.empty()) {
+    // A reduction that leaves every split dimension: each block reduced alone.
     const Shard *s = shardOf(ins[0]);
-    if (!s || s->axis < 0) return;
+    if (!s || int64_t(s->dims.size()) != ins[0].type().rank()) return;
     std::vector<int64_t> axes = params.at("axes").toInts();
-    if (std::find(axes.begin(), axes.end(), s->axis) != axes.end()) return;
-    int64_t below = std::count_if(axes.begin(), axes.end(), [&](int64_t k) { return k < s->axis; });
-    shards[outs[0].id] = {s->axis - below, s->devices};
+    Shard r{s->mesh, {}};
+    for (int64_t d = 0; d < int64_t(s->dims.size()); ++d) {
+      bool red = std::find(axes.begin(), axes.end(), d) != axes.end();
+      if (red && s->split(d)) return;
+      if (!red) r.dims.push_back(s->dims[d]);
+    }
+    if (int64_t(r.dims.size()) == ot.rank()) shards[outs[0].id] = r;
   }
 }
 

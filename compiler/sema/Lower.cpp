@@ -225,15 +225,16 @@ std::vector<ir::Var> AstLowering::emit(Op op, std::vector<Atom> ins, ir::Params 
                                        std::vector<ir::Jaxpr> regions) {
   if (!shards.empty() && ins.size() == 1 && regions.empty())
     if (auto r = shardedReduce(op, ins[0], params)) return {r->var};
+  if (!shards.empty() && op == Op::DotGeneral && ins.size() == 2 && regions.empty())
+    if (auto r = shardedDot(ins[0], ins[1], params)) return {r->var};
   for (auto &a : ins) a = local(a);
   // Note [Sharded host values]: which results stay laid out over devices.
   bool track = (op == Op::Pmap || !shards.empty()) && !inMapBody();
-  bool flatPmap = op == Op::Pmap && track && !regions.empty() && !hasNestedPmap(regions[0]);
   std::vector<ir::Atom> insCopy;
   ir::Params paramsCopy;
   if (track) insCopy = ins, paramsCopy = params;
   auto outs = b().emit(op, std::move(ins), std::move(params), std::move(regions));
-  if (track) trackShards(op, insCopy, paramsCopy, flatPmap, outs);
+  if (track) trackShards(op, insCopy, paramsCopy, outs);
   for (auto &v : outs) varLevel[v.id] = top().level;
   return outs;
 }
@@ -247,11 +248,39 @@ std::vector<Atom> AstLowering::inlineJaxpr(const ir::Jaxpr &j, const std::vector
     auto it = sub.find(a.var.id);
     return it == sub.end() ? a : it->second;
   };
+  // Note [Sharded host values]: at host level the inlined equations (a gradient's
+  // backward pass) are tracked as emitted ones are, and a division of a sharded array in
+  // one-element blocks divides exactly: the transpose of `v / s` is `g / s`,
+  // exact in JAX where the cotangent g is sharded (sum(v / s * (w * mv))), through the
+  // reciprocal where it is not (sum(v / s * w)).
+  bool host = !inMapBody() && pmapStack.empty();
   for (auto &e : j.eqns) {
     ir::Eqn c = e;
     for (auto &a : c.in) a = map(a);
     for (auto &v : c.out) varLevel[v.id] = top().level;
+    // Its reductions and products of sharded values are partitioned too (the sum over
+    // the batch that gives the gradient of a broadcast w in sum(tanh(xs * w))).
+    if (host && !shards.empty() && c.regions.empty() && c.out.size() == 1) {
+      std::optional<Atom> r;
+      if (c.in.size() == 1) r = shardedReduce(c.op, c.in[0], c.params);
+      if (c.in.size() == 2 && c.op == Op::DotGeneral) r = shardedDot(c.in[0], c.in[1], c.params);
+      if (r) {
+        sub[e.out[0].id] = *r;
+        continue;
+      }
+    }
+    if (host && !shards.empty() && c.op == Op::Div && c.in.size() == 2 && !c.has("_exact")) {
+      const Shard *sh = shardOf(c.in[0]) ? shardOf(c.in[0]) : shardOf(c.in[1]);
+      if (sh && ir::isFloat(c.out[0].type.dtype) && c.in[0].type().numel() == sh->devices())
+        c.params["_exact"] = Param::of(int64_t(1));
+    }
+    std::vector<Atom> ins = c.in;
+    ir::Params ps = c.params;
+    std::vector<ir::Var> outs = c.out;
     top().jaxpr.eqns.push_back(std::move(c));
+    // Not the backward pass's pmaps: a transposed pmap's stacked cotangents for a
+    // broadcast input are summed here, where JAX psums them inside it.
+    if (host && !shards.empty() && e.op != Op::Pmap) trackShards(e.op, ins, ps, outs);
   }
   std::vector<Atom> outs;
   for (auto &a : j.outvars) outs.push_back(map(a));

@@ -353,7 +353,7 @@ ValueP AstLowering::binary(BinOp op, ValueP a, ValueP bv, SrcRange loc) {
     // divided per device, each quotient of one element: exactly, whatever the divisor.
     if (pmapStack.empty() && !inMapBody()) {
       const Shard *sh = shardOf(x) ? shardOf(x) : shardOf(y);
-      if (sh && x.type().numel() == sh->devices && ir::isFloat(d))
+      if (sh && x.type().numel() == sh->devices() && ir::isFloat(d))
         return Value::array(emit1(Op::Div, {x, y}, {{"_exact", Param::of(int64_t(1))}}), weak);
     }
     if (pmapStack.empty() && y.isLit)

@@ -90,58 +90,86 @@ void AstLowering::forStmt(const ForStmt &f) {
   }
   std::vector<Atom> initAtoms;
   for (auto &l : initLeaves) initAtoms.push_back(local(l->atom));
-  pushFrame(false);
-  ir::Var iv = newInvar(ir::Type{ir::DType::I32, {}});
-  // Note [Loop variables are not static] in LowerOps.cpp; popped below (or on error).
-  loopIndices.push_back({iv.id, &f.var.name});
-  struct PopIndex {
-    std::vector<std::pair<int, const ast::Ident *>> &v;
-    ~PopIndex() { v.pop_back(); }
-  } popIndex{loopIndices};
-  std::vector<ValueP> carryVals;
-  for (auto &l : initLeaves) carryVals.push_back(Value::array(newInvar(l->type()), l->weak));
-  ScopeP saved = scope;
-  // Rebind each carried var (in its own scope) to the loop's carry invars.
+  // Note [Sharded host values] (HostShards.cpp): a carry whose initial value is laid out
+  // over devices stays so (as JAX keeps `z = z * 2` sharded through a Python loop) where
+  // the body gives it back laid out the same; the body is lowered again without the
+  // assumption for those it does not.
+  std::vector<std::optional<Shard>> carryShard;
+  for (auto &a : initAtoms)
+    carryShard.push_back(shardOf(a) && !inMapBody() ? std::optional<Shard>(*shardOf(a)) : std::nullopt);
+  std::unique_ptr<Frame> fr;
   std::vector<Scope::Binding *> bds;
   std::vector<ValueP> savedVals;
   size_t pos = 0;
-  for (size_t k = 0; k < carried.size(); ++k) {
-    Scope::Binding *bd = scope->lookup(carried[k]);
-    bds.push_back(bd);
-    savedVals.push_back(bd->value);
-    bd->value = fromLeaves(*initVals[k], carryVals, pos);
-  }
-  scope = makeScope();
-  scope->parent = saved;
-  // Weakly typed, as the Python int of the JAX twin's `for t in range(lo, hi)` (host code
-  // and pmap bodies alike are written as Python loops): `u32(5) + t` stays u32.
-  ValueP idx = Value::array(
-      lo == 0 ? Atom(iv) : Atom(emit1(Op::Add, {iv, b().lit(ir::DType::I32, double(lo))})), true);
-  bindPattern(f.var, idx, false, f.var.loc);
-  std::vector<ValueP> endLeaves;
-  try {
-    block(*f.body->as<BlockExpr>(), false);
-    for (auto *bd : bds) leaves(bd->value, endLeaves);
-  } catch (...) {
+  for (;;) {
+    pushFrame(false);
+    ir::Var iv = newInvar(ir::Type{ir::DType::I32, {}});
+    // Note [Loop variables are not static] in LowerOps.cpp; popped below (or on error).
+    loopIndices.push_back({iv.id, &f.var.name});
+    struct PopIndex {
+      std::vector<std::pair<int, const ast::Ident *>> &v;
+      ~PopIndex() { v.pop_back(); }
+    } popIndex{loopIndices};
+    std::vector<ValueP> carryVals;
+    for (size_t k = 0; k < initLeaves.size(); ++k) {
+      auto &l = initLeaves[k];
+      carryVals.push_back(Value::array(newInvar(l->type()), l->weak));
+      if (carryShard[k]) shards[carryVals.back()->atom.var.id] = *carryShard[k];
+    }
+    ScopeP saved = scope;
+    // Rebind each carried var (in its own scope) to the loop's carry invars.
+    bds.clear();
+    savedVals.clear();
+    pos = 0;
+    for (size_t k = 0; k < carried.size(); ++k) {
+      Scope::Binding *bd = scope->lookup(carried[k]);
+      bds.push_back(bd);
+      savedVals.push_back(bd->value);
+      bd->value = fromLeaves(*initVals[k], carryVals, pos);
+    }
+    scope = makeScope();
+    scope->parent = saved;
+    // Weakly typed, as the Python int of the JAX twin's `for t in range(lo, hi)` (host code
+    // and pmap bodies alike are written as Python loops): `u32(5) + t` stays u32.
+    ValueP idx = Value::array(
+        lo == 0 ? Atom(iv) : Atom(emit1(Op::Add, {iv, b().lit(ir::DType::I32, double(lo))})), true);
+    bindPattern(f.var, idx, false, f.var.loc);
+    std::vector<ValueP> endLeaves;
+    try {
+      block(*f.body->as<BlockExpr>(), false);
+      for (auto *bd : bds) leaves(bd->value, endLeaves);
+    } catch (...) {
+      scope = saved;
+      for (size_t k = 0; k < bds.size(); ++k) bds[k]->value = savedVals[k];
+      popFrame();
+      throw;
+    }
     scope = saved;
+    for (size_t k = 0; k < endLeaves.size(); ++k) {
+      ValueP a =
+          endLeaves[k]->kind == Value::Array ? endLeaves[k] : toArray(endLeaves[k], f.body->loc);
+      Atom at = a->atom;
+      if (a->type() != initLeaves[k]->type()) {
+        if (a->type().shape == initLeaves[k]->type().shape)
+          at = castTo(at, initLeaves[k]->type().dtype);
+        else
+          internal_assert(false, "carried type changed in a loop");
+      }
+      top().jaxpr.outvars.push_back(local(at));
+    }
+    bool again = false;
+    for (size_t k = 0; k < carryShard.size(); ++k) {
+      if (!carryShard[k]) continue;
+      const Shard *e = shardOf(top().jaxpr.outvars[k]);
+      if (!e || !(*e == *carryShard[k])) carryShard[k].reset(), again = true;
+    }
+    if (!again) {
+      fr = popFrame();
+      break;
+    }
     for (size_t k = 0; k < bds.size(); ++k) bds[k]->value = savedVals[k];
     popFrame();
-    throw;
   }
-  scope = saved;
-  for (size_t k = 0; k < endLeaves.size(); ++k) {
-    ValueP a =
-        endLeaves[k]->kind == Value::Array ? endLeaves[k] : toArray(endLeaves[k], f.body->loc);
-    Atom at = a->atom;
-    if (a->type() != initLeaves[k]->type()) {
-      if (a->type().shape == initLeaves[k]->type().shape)
-        at = castTo(at, initLeaves[k]->type().dtype);
-      else
-        internal_assert(false, "carried type changed in a loop");
-    }
-    top().jaxpr.outvars.push_back(local(at));
-  }
-  auto fr = popFrame();
   // Body invars: (i, consts..., carries...).
   auto &inv = fr->jaxpr.invars;
   inv.insert(inv.begin() + 1, fr->captureVars.begin(), fr->captureVars.end());
@@ -153,6 +181,8 @@ void AstLowering::forStmt(const ForStmt &f) {
   std::vector<ir::Jaxpr> regions;
   regions.push_back(std::move(fr->jaxpr));
   auto outs = emit(Op::ForLoop, ins, params, std::move(regions));
+  for (size_t k = 0; k < outs.size() && k < carryShard.size(); ++k)
+    if (carryShard[k]) shards[outs[k].id] = *carryShard[k];
   std::vector<ValueP> outVals;
   for (size_t k = 0; k < outs.size(); ++k)
     outVals.push_back(Value::array(outs[k], initLeaves[k]->weak));

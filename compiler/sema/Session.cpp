@@ -63,6 +63,9 @@ void Session::begin() {
   // (Note [Sharded host values]).
   for (auto it = L.shards.begin(); it != L.shards.end();)
     it = it->first >= nextId_ ? L.shards.erase(it) : std::next(it);
+  // A shard_map's blocks are an intermediate of the input that made it, which a later
+  // input cannot read: its reductions then reshape the result instead.
+  L.shardBlocks.clear();
   L.module = ir::Module();
   L.module.nextId = nextId_;
   L.frames.clear();

@@ -521,6 +521,7 @@ ValueP AstLowering::shardMapExpr(const ShardMapExpr &s) {
                  {"strides", Param::none()}});
       x = emit1(Op::Reshape, {x}, reshapeParams(kept));
     }
+    const Atom blocks = x;  // [named mesh dims, in mesh order..., block...]
     // For each block dimension: the mesh dimensions it is split over (in the spec's
     // order), then the block dimension; then merge each group.
     std::vector<int64_t> perm;
@@ -544,13 +545,14 @@ ValueP AstLowering::shardMapExpr(const ShardMapExpr &s) {
     int64_t over = 1;
     for (size_t k = 0; k < mesh.size(); ++k)
       if (named[k]) over *= mesh[k].size;
-    // Note [Sharded host values] (HostShards.cpp): how to get the blocks back, for a
-    // host-level reduction of the result; only where they are slabs along axis 0 (a
-    // transpose would copy the whole array to re-split it).
-    if (over > 1 && identity && !inMapBody() && !x.isLit) {
-      std::vector<int64_t> inv(perm.size());
-      for (size_t k = 0; k < perm.size(); ++k) inv[perm[k]] = int64_t(k);
-      shards[x.var.id] = Shard{-1, over, split, inv};
+    // Note [Sharded host values] (HostShards.cpp): the result stays laid out over the
+    // mesh as its out spec says.
+    if (over > 1 && !inMapBody() && !x.isLit) {
+      Shard sd;
+      for (auto &m : mesh) sd.mesh.push_back(m.size);
+      sd.dims = dims;
+      shards[x.var.id] = sd;
+      if (!blocks.isLit && !(blocks.var.id == x.var.id)) shardBlocks[x.var.id] = blocks;
     }
     std::string meshAxes;
     for (size_t k = 0; k < mesh.size(); ++k)
