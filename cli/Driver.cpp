@@ -138,9 +138,13 @@ int runScript(SourceManager &sm, int file, const Config &cfg) {
       // Not a phase line (no leading space): bench/run sums those.
       if (auto &b = exe->breakdown(); b.parts > 0)
         fprintf(stderr,
-                "codegen + jit: emit %.3f ms; LLVM in %d part%s, %.3f ms wall, CPU optimise %.3f "
-                "ms + machine code %.3f ms, largest part %.3f ms\n",
-                b.emitSecs * 1e3, b.parts, b.parts > 1 ? "s" : "", b.llvmWallSecs * 1e3,
+                "codegen + jit: emit %.3f ms; LLVM in %d part%s%s, %.3f ms wall, CPU optimise "
+                "%.3f ms + machine code %.3f ms, largest part %.3f ms\n",
+                b.emitSecs * 1e3, b.parts, b.parts > 1 ? "s" : "",
+                b.slowPaths ? (" + " + std::to_string(b.slowPaths) + " slow path" +
+                               (b.slowPaths > 1 ? "s" : "")).c_str()
+                            : "",
+                b.llvmWallSecs * 1e3,
                 b.optCpuSecs * 1e3, b.objCpuSecs * 1e3, b.maxPartCpuSecs * 1e3);
       const char *use[] = {"off", "hit", "miss"};
       std::cerr << "object cache: " << use[int(exe->cacheUse())]

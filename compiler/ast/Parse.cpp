@@ -501,16 +501,39 @@ ast::Program parseProgram(const SourceManager &sm, int file, std::vector<Diagnos
     errors.push_back(*d);
     return {};
   }
+  // Note [Two-stage parse]: ANTLR's standard speed-up. The parse runs first with SLL
+  // prediction, which never looks at the rule invocation stack; where SLL succeeds its
+  // tree is the one full LL prediction would build (ANTLR's PredictionMode
+  // documentation), and this grammar has no semantic predicates in the parser. SLL can
+  // report a syntax error that LL would not, so on any error the tokens are rewound and
+  // the parse runs again with full LL, and only LL's error is reported: the messages of
+  // Note [Syntax error messages] are unchanged. Most of a parse here is ANTLR building
+  // its prediction DFA on first use; SLL builds less of it (spec train_mlp's parse
+  // phase 7.9 -> 5.8 ms, bench/notes.md, 2026-11-24, compile11).
+  auto *sim = parser.getInterpreter<antlr4::atn::ParserATNSimulator>();
+  sim->setPredictionMode(antlr4::atn::PredictionMode::SLL);
   auto strategy = std::make_shared<StopAtFirstError>();
   parser.setErrorHandler(strategy);
   antlr4::ParserRuleContext *tree = nullptr;
   try {
     tree = parser.program();
   } catch (StopParsing &) {
-    size_t at = strategy->offending ? strategy->offending->getTokenIndex() : toks.size() - 1;
-    errors.push_back(describer.describe(std::min(at, toks.size() - 1),
-                                        strategy->expectedKnown ? &strategy->expected : nullptr));
-    return {};
+    tree = nullptr;
+  }
+  if (!tree) {
+    tokens.seek(0);
+    parser.reset();
+    sim->setPredictionMode(antlr4::atn::PredictionMode::LL);
+    strategy = std::make_shared<StopAtFirstError>();
+    parser.setErrorHandler(strategy);
+    try {
+      tree = parser.program();
+    } catch (StopParsing &) {
+      size_t at = strategy->offending ? strategy->offending->getTokenIndex() : toks.size() - 1;
+      errors.push_back(describer.describe(std::min(at, toks.size() - 1),
+                                          strategy->expectedKnown ? &strategy->expected : nullptr));
+      return {};
+    }
   }
   try {
     return front::buildAst(tree, src, file);

@@ -36,6 +36,7 @@
 #include <ctime>
 #include <exception>
 #include <filesystem>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -106,12 +107,24 @@ static orc::JITTargetMachineBuilder hostBuilder(int o) {
 // reassociation, where the lanes LLVM picks could matter, and every golden test
 // (xla_sum_order among them) and the spec examples print the same with or without
 // these options. GPU kernels keep LLVM's default pipeline (not measured here).
-/// Runs LLVM's default pipeline at level `o` for `tm`; `host`: Note [Rolled loops].
-static void optimize(Module &m, TargetMachine *tm, int o, bool host) {
+/// LLVM's analyses, registered with a pass builder.
+struct Analyses {
   LoopAnalysisManager lam;
   FunctionAnalysisManager fam;
   CGSCCAnalysisManager cgam;
   ModuleAnalysisManager mam;
+  explicit Analyses(PassBuilder &pb) {
+    pb.registerModuleAnalyses(mam);
+    pb.registerCGSCCAnalyses(cgam);
+    pb.registerFunctionAnalyses(fam);
+    pb.registerLoopAnalyses(lam);
+    pb.crossRegisterProxies(lam, fam, cgam, mam);
+  }
+};
+
+/// Runs LLVM's default pipeline at level `o` for `tm`; `host`: Note [Rolled loops];
+/// `slowApart`: Note [Slow paths apart].
+static void optimize(Module &m, TargetMachine *tm, int o, bool host, bool slowApart = false) {
   PipelineTuningOptions pto;
   pto.LoopVectorization = o >= 2;
   pto.SLPVectorization = o >= 2;
@@ -120,19 +133,15 @@ static void optimize(Module &m, TargetMachine *tm, int o, bool host) {
     pto.LoopInterleaving = false;
   }
   PassBuilder pb(tm, pto);
-  registerVecMathPasses(pb);
-  pb.registerModuleAnalyses(mam);
-  pb.registerCGSCCAnalyses(cgam);
-  pb.registerFunctionAnalyses(fam);
-  pb.registerLoopAnalyses(lam);
-  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  registerVecMathPasses(pb, slowApart);
+  Analyses a(pb);
   OptimizationLevel lvl = o <= 0   ? OptimizationLevel::O0
                           : o == 1 ? OptimizationLevel::O1
                           : o == 2 ? OptimizationLevel::O2
                                    : OptimizationLevel::O3;
   ModulePassManager mpm =
       o <= 0 ? pb.buildO0DefaultPipeline(lvl) : pb.buildPerModuleDefaultPipeline(lvl);
-  mpm.run(m, mam);
+  mpm.run(m, a.mam);
 }
 
 static void verifyOrDie(const Module &m) {
@@ -221,6 +230,29 @@ static std::string objectOf(Module &mod, TargetMachine &tm) {
 // `--dump=llvm`, which prints the parts one after the other) is the same everywhere;
 // modules of under kMinPartInstrs instructions a part are not split. The threads are
 // LLVM's, for LLVM's work, and end with the compile: the runtime never sees them.
+//
+// Note [Slow paths apart]: the trig functions' out-of-line slow paths (Payne-Hanek for
+// |x| >= 120, `spmd.vecmath.sin.slow` and its vector forms such as `sin.v8.slow`, Note
+// [Trig vector variants] in VecMathTrig.cpp) are the one large piece of code several
+// parts would each compile: in spec pool_map both parts called sin.slow and sin.v8.slow,
+// about 10 ms of machine code generation per part (the vector form's 64-bit lane
+// arithmetic is scalarised without AVX-512) and a fifth of each part's CPU time
+// (bench/notes.md, 2026-11-24, compile11). So in a split compile every part has them as
+// external declarations (the scalar one's body is dropped before the pipeline, the
+// vector ones are never given one, DefineTrigVariants' `slowApart`), and the first part
+// whose optimised IR calls one queues its compile, in a module of its own, on the same
+// thread pool. A slow path is a function of its name alone (trig function and width),
+// made by the same code and put through the same passes as in a one-module compile (the
+// scalar one the whole pipeline, as when it came with the emitted module; a vector one
+// what tidies the bodies made after the vectorisers), so its optimised IR is the same,
+// and so is every part's but for the calling convention of the call (no `fastcc`, which
+// LLVM gives only to internal functions): `--dump=llvm` of every golden, spec and bench
+// program that uses sin, cos or tan, compared function by function with the one-part
+// code, shows no other difference. Which part asks first depends on timing, but not
+// what is compiled: the slow paths' objects follow the parts' in order of name. ORC
+// links them like the parts. The declarations carry the attributes LLVM infers for the
+// bodies (no memory effects, no recursion, always returns), so the callers are
+// optimised as before. Unsplit modules keep their slow paths internal.
 constexpr size_t kMaxParts = 4;
 constexpr size_t kMinPartInstrs = 250;
 
@@ -271,10 +303,11 @@ static std::vector<std::vector<std::string>> partsOf(Module &mod) {
   return parts;
 }
 
-/// What compiling one part produced.
+/// What compiling one part, or one slow path (Note [Slow paths apart]), produced.
 struct PartOut {
   std::string object;  ///< its machine code
   std::string ir;      ///< its optimised IR, when asked for
+  std::string slowPath;  ///< the slow path's name; empty for a part
   double optSecs = 0, objSecs = 0;  ///< thread CPU seconds
 };
 
@@ -284,11 +317,9 @@ static double threadCpuSeconds() {
   return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
 }
 
-/// Optimises `mod` and (unless `irOnly`) emits its machine code.
-static PartOut finishPart(Module &mod, TargetMachine &tm, int optLevel, bool irOnly) {
+/// The machine code (or with `irOnly` the IR) of `mod`, optimised since CPU time `c0`.
+static PartOut finishObject(Module &mod, TargetMachine &tm, bool irOnly, double c0) {
   PartOut out;
-  double c0 = threadCpuSeconds();
-  optimize(mod, &tm, optLevel, true);
   double c1 = threadCpuSeconds();
   out.optSecs = c1 - c0;
   if (irOnly) {
@@ -301,10 +332,22 @@ static PartOut finishPart(Module &mod, TargetMachine &tm, int optLevel, bool irO
   return out;
 }
 
+/// Optimises `mod` and (unless `irOnly`) emits its machine code; `slowApart`: `mod` is a
+/// part of a split compile, whose trig slow paths `claim` is given once optimised (Note
+/// [Slow paths apart]).
+static PartOut finishPart(Module &mod, TargetMachine &tm, int optLevel, bool irOnly,
+                          const std::function<void(Module &)> &claim = nullptr) {
+  double c0 = threadCpuSeconds();
+  optimize(mod, &tm, optLevel, true, claim != nullptr);
+  if (claim) claim(mod);
+  return finishObject(mod, tm, irOnly, c0);
+}
+
 /// Compiles the part of the module in `bitcode` that defines `roots`, in a context of its
 /// own (Note [Parallel compilation]).
 static PartOut compilePart(StringRef bitcode, const std::vector<std::string> &roots,
-                           int optLevel, bool irOnly) {
+                           int optLevel, bool irOnly,
+                           const std::function<void(Module &)> &claim) {
   LLVMContext ctx;
   auto mod = check(parseBitcodeFile(MemoryBufferRef(bitcode, "spmd"), ctx), "reading a part");
   std::set<std::string> mine(roots.begin(), roots.end());
@@ -314,8 +357,28 @@ static PartOut compilePart(StringRef bitcode, const std::vector<std::string> &ro
       f.deleteBody();
   for (auto &g : mod->globals())  // external variables: defined in spmd_main's part
     if (!g.isDeclaration() && g.hasExternalLinkage() && !hasMain) g.setInitializer(nullptr);
+  declareTrigSlowPaths(*mod);
   auto tm = check(hostBuilder(optLevel).createTargetMachine(), "creating the host target machine");
-  return finishPart(*mod, *tm, optLevel, irOnly);
+  return finishPart(*mod, *tm, optLevel, irOnly, claim);
+}
+
+/// Compiles the trig slow path `name` in a module of its own (Note [Slow paths apart]).
+static PartOut compileSlowPath(const std::string &name, int optLevel, bool irOnly) {
+  LLVMContext ctx;
+  auto tm = check(hostBuilder(optLevel).createTargetMachine(), "creating the host target machine");
+  Module mod("spmd", ctx);
+  mod.setDataLayout(tm->createDataLayout());
+  mod.setTargetTriple(tm->getTargetTriple().str());
+  double c0 = threadCpuSeconds();
+  PassBuilder pb(tm.get());
+  Analyses a(pb);
+  bool ok = defineTrigSlowPath(mod, name, a.fam, [&](Module &m) {
+    optimize(m, tm.get(), optLevel, true);
+  }) != nullptr;
+  internal_assert(ok, "not a trig slow path: " + name);
+  PartOut out = finishObject(mod, *tm, irOnly, c0);
+  out.slowPath = name;
+  return out;
 }
 
 /// Optimises the host module `mod` and emits its machine code, in parts on LLVM's thread
@@ -332,20 +395,50 @@ static std::vector<PartOut> compileParts(std::unique_ptr<Module> mod, TargetMach
   mod.reset();
   std::vector<PartOut> outs(parts.size());
   std::vector<std::exception_ptr> errs(parts.size());
+  std::mutex mu;  // guards the three below
+  std::set<std::string> claimed;
+  std::vector<PartOut> slow;
+  std::exception_ptr slowErr;
   {
-    ThreadPoolStrategy threads = hardware_concurrency(unsigned(parts.size()));
+    ThreadPoolStrategy threads = hardware_concurrency(unsigned(parts.size() + 1));
     threads.Limit = true;  // no more threads than cores; the largest part is queued first
     DefaultThreadPool pool(threads);
+    // The first part to call a slow path queues its compile (Note [Slow paths apart]).
+    auto claim = [&](Module &part) {
+      std::vector<std::string> mine;
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        for (auto &f : part)
+          if (f.isDeclaration() && !f.use_empty() && isTrigSlowPath(f.getName()) &&
+              claimed.insert(f.getName().str()).second)
+            mine.push_back(f.getName().str());
+      }
+      for (auto &name : mine)
+        pool.async([&, name] {
+          try {
+            PartOut out = compileSlowPath(name, optLevel, irOnly);
+            std::lock_guard<std::mutex> lock(mu);
+            slow.push_back(std::move(out));
+          } catch (...) {
+            std::lock_guard<std::mutex> lock(mu);
+            slowErr = std::current_exception();
+          }
+        });
+    };
     for (size_t k = 0; k < parts.size(); ++k)
       pool.async([&, k] {
         try {
-          outs[k] = compilePart(bc.str(), parts[k], optLevel, irOnly);
+          outs[k] = compilePart(bc.str(), parts[k], optLevel, irOnly, claim);
         } catch (...) { errs[k] = std::current_exception(); }
       });
     pool.wait();
   }
   for (auto &e : errs)
     if (e) std::rethrow_exception(e);
+  if (slowErr) std::rethrow_exception(slowErr);
+  std::sort(slow.begin(), slow.end(),
+            [](const PartOut &a, const PartOut &b) { return a.slowPath < b.slowPath; });
+  for (auto &p : slow) outs.push_back(std::move(p));
   return outs;
 }
 
@@ -354,10 +447,14 @@ std::string emitLLVM(const ir::Module &m, const Options &o) {
   std::unique_ptr<TargetMachine> tm;
   auto mod = emitHost(ctx, m, o, tm);  // sets tm
   auto outs = compileParts(std::move(mod), *tm, o.optLevel, true);
+  size_t parts = 0;
+  for (auto &p : outs) parts += p.slowPath.empty();
   std::string s;
   for (size_t k = 0; k < outs.size(); ++k) {
-    if (outs.size() > 1)
-      s += "; part " + std::to_string(k + 1) + " of " + std::to_string(outs.size()) +
+    if (!outs[k].slowPath.empty())
+      s += "; " + outs[k].slowPath + ", compiled once for all parts (Note [Slow paths apart])\n";
+    else if (parts > 1)
+      s += "; part " + std::to_string(k + 1) + " of " + std::to_string(parts) +
            " (Note [Parallel compilation])\n";
     s += outs[k].ir;
   }
@@ -496,9 +593,9 @@ std::unique_ptr<Executable> compile(const ir::Module &m, const Options &o) {
     auto outs = compileParts(std::move(mod), *tm, o.optLevel, false);
     bd.emitSecs = std::chrono::duration<double>(e1 - e0).count();
     bd.llvmWallSecs = std::chrono::duration<double>(std::chrono::steady_clock::now() - e1).count();
-    bd.parts = int(outs.size());
     prog.emplace();
     for (auto &p : outs) {
+      (p.slowPath.empty() ? bd.parts : bd.slowPaths) += 1;
       prog->objects.push_back(std::move(p.object));
       bd.optCpuSecs += p.optSecs;
       bd.objCpuSecs += p.objSecs;

@@ -18,8 +18,15 @@
 // |x| >= 120, out of line so that the common path stays short).
 #pragma once
 
+#include <llvm/ADT/StringRef.h>
+#include <llvm/IR/PassManager.h>
+
+#include <functional>
+
 namespace llvm {
+class Function;
 class IRBuilderBase;
+class Module;
 class PassBuilder;
 class Value;
 }  // namespace llvm
@@ -58,8 +65,24 @@ llvm::Value *emitTanF32(llvm::IRBuilderBase &b, llvm::Value *x, MathTarget t = M
 
 /// Adds to `pb`'s pipelines what sin, cos and tan's vector variants need after the
 /// loop vectoriser (Note [Trig vector variants] in VecMathTrig.cpp): code optimised
-/// without it is right but slower.
-void registerVecMathPasses(llvm::PassBuilder &pb);
+/// without it is right but slower. `slowApart`: the slow paths of the variants are only
+/// declared (Note [Slow paths apart] in Jit.cpp).
+void registerVecMathPasses(llvm::PassBuilder &pb, bool slowApart = false);
+
+/// Whether `name` is a trig function's out-of-line slow path (`spmd.vecmath.sin.slow`,
+/// `spmd.vecmath.cos.v8.slow`): a function of its name alone (Note [Slow paths apart]).
+bool isTrigSlowPath(llvm::StringRef name);
+
+/// Turns the slow paths defined in `m` into external declarations.
+void declareTrigSlowPaths(llvm::Module &m);
+
+/// Defines the slow path `name` in `m`, external, and optimises it as a one-module
+/// compile does: the scalar one with `pipeline` (the module's pipeline, which it goes
+/// through when made at emission), a vector one with what tidies the bodies made after
+/// the vectorisers. Null when `name` is not a slow path.
+llvm::Function *defineTrigSlowPath(llvm::Module &m, llvm::StringRef name,
+                                   llvm::FunctionAnalysisManager &fam,
+                                   const std::function<void(llvm::Module &)> &pipeline);
 
 /// rsqrt(x) as XLA:CPU computes it on an x86-64 CPU with AVX (Note [XLA rsqrt] in
 /// VecMath.cpp): the hardware's rsqrtss estimate and one Newton-Raphson step with

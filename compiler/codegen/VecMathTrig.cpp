@@ -392,19 +392,45 @@ Function *newHelper(Module &m, Type *ty, unsigned args, const std::string &name)
   return f;
 }
 
+/// Makes `f`, a slow path, the declaration the parts of a split compile call (Note [Slow
+/// paths apart]): external, with the attributes LLVM infers for its body (which calls
+/// nothing) besides those every helper has.
+void declareApart(Function &f) {
+  if (!f.isDeclaration()) f.deleteBody();
+  f.setLinkage(GlobalValue::ExternalLinkage);
+  f.addFnAttr(Attribute::NoRecurse);
+  f.addFnAttr(Attribute::MustProgress);
+}
+
+/// What tidies a body made after the vectorisers (Note [Variants defined late]).
+void tidyLate(Function &f, FunctionAnalysisManager &fam) {
+  FunctionPassManager fpm;
+  fpm.addPass(EarlyCSEPass());
+  fpm.addPass(InstCombinePass());
+  fpm.addPass(SimplifyCFGPass());
+  fpm.run(f, fam);
+}
+
 /// The out-of-line slow path (slowResult; noinline: called only when some lane needs it).
-Function *slowHelper(Module &m, Trig k, Type *ty, const std::string &name) {
+/// `apart`: only declared, as the parts of a split compile have it (Note [Slow paths
+/// apart]).
+Function *slowHelper(Module &m, Trig k, Type *ty, const std::string &name, bool apart) {
   if (Function *f = m.getFunction(name)) return f;
   Function *f = newHelper(m, ty, 2, name);
   f->addFnAttr(Attribute::NoInline);
+  if (apart) {
+    declareApart(*f);
+    return f;
+  }
   IRBuilder<> b(BasicBlock::Create(m.getContext(), "entry", f));
   Value *x = f->getArg(0);
   b.CreateRet(slowResult(b, k, x, f->getArg(1)));
   return f;
 }
 
-/// Gives `f`, a helper of Note [Trig vector variants] declared by trigHelper, its body.
-void defineHelper(Function *f, Trig k, MathTarget target) {
+/// Gives `f`, a helper of Note [Trig vector variants] declared by trigHelper, its body;
+/// `apart`: its slow path only declared (Note [Slow paths apart]).
+void defineHelper(Function *f, Trig k, MathTarget target, bool apart = false) {
   Module &m = *f->getParent();
   LLVMContext &c = m.getContext();
   Type *ty = f->getReturnType();
@@ -420,7 +446,7 @@ void defineHelper(Function *f, Trig k, MathTarget target) {
   b.CreateCondBr(vt ? b.CreateOrReduce(need) : need, large, done, md.createUnlikelyBranchWeights());
   b.SetInsertPoint(large);
   Value *v = target == MathTarget::Cpu
-                 ? b.CreateCall(slowHelper(m, k, ty, f->getName().str() + ".slow"), {x, fast})
+                 ? b.CreateCall(slowHelper(m, k, ty, f->getName().str() + ".slow", apart), {x, fast})
                  : slowResult(b, k, x, fast);
   b.CreateBr(done);
   b.SetInsertPoint(done);
@@ -487,6 +513,7 @@ Value *sinCosTan(IRBuilderBase &b, Trig k, Value *x, MathTarget target) {
 /// After the vectorisers: defines the vector variants that are called (Note [Variants
 /// defined late]).
 struct DefineTrigVariants : PassInfoMixin<DefineTrigVariants> {
+  bool slowApart = false;  ///< Note [Slow paths apart]
   PreservedAnalyses run(Module &m, ModuleAnalysisManager &mam) {
     auto called = [](Function &f) {
       for (User *u : f.users())
@@ -495,7 +522,8 @@ struct DefineTrigVariants : PassInfoMixin<DefineTrigVariants> {
     };
     std::vector<Function *> todo;
     for (Function &f : m)
-      if (f.isDeclaration() && f.getName().starts_with(kHelperPrefix) && called(f))
+      if (f.isDeclaration() && f.getName().starts_with(kHelperPrefix) &&
+          !f.getName().ends_with(".slow") && called(f))
         todo.push_back(&f);
     if (todo.empty()) return PreservedAnalyses::all();
     std::vector<Function *> before;
@@ -505,17 +533,13 @@ struct DefineTrigVariants : PassInfoMixin<DefineTrigVariants> {
       StringRef trig = rest.take_until([](char ch) { return ch == '.'; });
       int k = 0;
       while (k < 3 && trig != kTrigNames[k]) ++k;
-      if (k < 3) defineHelper(f, Trig(k), MathTarget::Cpu);
+      if (k < 3) defineHelper(f, Trig(k), MathTarget::Cpu, slowApart);
     }
-    FunctionPassManager fpm;
-    fpm.addPass(EarlyCSEPass());
-    fpm.addPass(InstCombinePass());
-    fpm.addPass(SimplifyCFGPass());
     auto &fam = mam.getResult<FunctionAnalysisManagerModuleProxy>(m).getManager();
     for (Function &f : m)
       if (!f.isDeclaration() && (std::find(todo.begin(), todo.end(), &f) != todo.end() ||
                                  std::find(before.begin(), before.end(), &f) == before.end()))
-        fpm.run(f, fam);
+        tidyLate(f, fam);
     return PreservedAnalyses::none();
   }
 };
@@ -560,13 +584,45 @@ struct DropTrigVariants : PassInfoMixin<DropTrigVariants> {
 };
 }  // namespace
 
-void registerVecMathPasses(PassBuilder &pb) {
-  pb.registerOptimizerLastEPCallback([](ModulePassManager &mpm, OptimizationLevel) {
-    mpm.addPass(DefineTrigVariants());
+void registerVecMathPasses(PassBuilder &pb, bool slowApart) {
+  pb.registerOptimizerLastEPCallback([slowApart](ModulePassManager &mpm, OptimizationLevel) {
+    DefineTrigVariants define;
+    define.slowApart = slowApart;
+    mpm.addPass(std::move(define));
     mpm.addPass(InlineScalarTrig());
     mpm.addPass(AlwaysInlinerPass(/*InsertLifetimeIntrinsics=*/false));
     mpm.addPass(DropTrigVariants());
   });
+}
+
+bool isTrigSlowPath(StringRef name) {
+  return name.starts_with(kHelperPrefix) && name.ends_with(".slow");
+}
+
+void declareTrigSlowPaths(Module &m) {
+  for (Function &f : m)
+    if (isTrigSlowPath(f.getName())) declareApart(f);
+}
+
+Function *defineTrigSlowPath(Module &m, StringRef name, FunctionAnalysisManager &fam,
+                             const std::function<void(Module &)> &pipeline) {
+  if (!isTrigSlowPath(name)) return nullptr;
+  StringRef rest = name.drop_front(StringRef(kHelperPrefix).size()).drop_back(5);
+  auto [trig, width] = rest.split('.');
+  int k = 0;
+  while (k < 3 && trig != kTrigNames[k]) ++k;
+  unsigned vf = 0;
+  if (k == 3 || (!width.empty() && (!width.consume_front("v") || width.getAsInteger(10, vf))))
+    return nullptr;
+  Type *ty = Type::getFloatTy(m.getContext());
+  if (vf) ty = FixedVectorType::get(ty, vf);
+  Function *f = slowHelper(m, Trig(k), ty, name.str(), false);
+  f->setLinkage(GlobalValue::ExternalLinkage);
+  if (vf)
+    tidyLate(*f, fam);  // made by DefineTrigVariants
+  else
+    pipeline(m);  // made at emission, optimised with the rest
+  return f;
 }
 
 Value *emitSinF32(IRBuilderBase &b, Value *x, MathTarget t) {

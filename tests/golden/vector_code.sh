@@ -9,6 +9,9 @@
 # written over its input (Note [Parallel loops] in compiler/codegen/EmitElementwise.cpp).
 # bench/rule30.spmd's stencil reads its halo concatenate without a copy of it (no buffer
 # allocated in the kernel) in a vectorised loop (Note [Fused concatenate], same file).
+# tests/golden/trig_slow_parts.spmd compiles in parts that each call the slow paths of sin,
+# cos and tan: every slow path is defined once, not once per part (Note [Slow paths apart]
+# in compiler/codegen/Jit.cpp).
 set -u
 bin=$1; spec=$2
 ll=$("$bin" --devices cpu:8 --dump=llvm --no-run "$spec/pool_map.spmd") || { echo "--dump=llvm failed"; exit 1; }
@@ -27,4 +30,10 @@ ll=$("$bin" --devices cpu:8 --dump=llvm --no-run "$bench/rule30.spmd") || { echo
 kernel=$(sed -n '/^define void @pmap/,/^}/p' <<<"$ll")
 if grep -q 'spmd_dev_alloc' <<<"$kernel"; then echo "rule30: the concatenate is materialised"; exit 1; fi
 grep -qE 'xor <(16|32|64) x i(1|8)>' <<<"$kernel" || { echo "rule30: the stencil is not vectorised"; exit 1; }
+ll=$("$bin" --devices cpu:8 --dump=llvm --no-run "$(dirname "$0")/trig_slow_parts.spmd") || { echo "--dump=llvm of trig_slow_parts failed"; exit 1; }
+grep -q '^; part 2 of' <<<"$ll" || { echo "trig_slow_parts: not split in parts"; exit 1; }
+defs=$(grep -oE '^define [^@]*@spmd\.vecmath\.[a-z0-9.]+\.slow\(' <<<"$ll" | sed 's/.*@//' | sort)
+[ "$(wc -l <<<"$defs")" -ge 6 ] || { echo "trig_slow_parts: slow paths missing:"; echo "$defs"; exit 1; }
+dups=$(uniq -d <<<"$defs")
+[ -z "$dups" ] || { echo "trig_slow_parts: slow paths defined in more than one part:"; echo "$dups"; exit 1; }
 echo ok
