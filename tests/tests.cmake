@@ -61,10 +61,6 @@ add_test(NAME mixed_axes_ir COMMAND ${CMAKE_SOURCE_DIR}/tests/golden/mixed_axes_
 # The on-disk object cache: hits, misses, corrupt entries, --no-cache.
 add_test(NAME object_cache COMMAND ${CMAKE_SOURCE_DIR}/tests/golden/cache.sh ${SPMDRUN})
 include(${CMAKE_SOURCE_DIR}/tests/repl/repl.cmake)
-# Note [Not a PIE] in CMakeLists.txt: the ELF header's e_type is ET_EXEC (2), not ET_DYN (3).
-if(NOT SPMD_SANITIZE)
-  add_test(NAME not_pie COMMAND sh -c "test \"$(od -An -tu2 -j16 -N2 \"$0\" | tr -d ' ')\" = 2" ${SPMDRUN})
-endif()
 add_test(NAME vector_code COMMAND ${CMAKE_SOURCE_DIR}/tests/golden/vector_code.sh ${SPMDRUN} ${SPEC_DIR} ${CMAKE_SOURCE_DIR}/tests/stats)
 add_test(NAME stats_sharded COMMAND ${CMAKE_SOURCE_DIR}/tests/stats/check.sh ${SPMDRUN} ${CMAKE_SOURCE_DIR}/tests/stats)
 include(${CMAKE_SOURCE_DIR}/tests/bench_smoke.cmake)
