@@ -252,7 +252,11 @@ public:
   /// dst = transpose(src) with `perm` (src has shape `srcShape`).
   void emitTransposeCopy(ir::DType d, llvm::Value *src, const ir::Shape &srcShape,
                          const std::vector<int64_t> &perm, llvm::Value *dst);
-  /// Checks 0 <= index <= limit at run time, else spmd_index_error (a limit below 0
+  /// Where `bad` (i1) holds, fails the run (or the launch) with "where: message", "{0}"
+  /// and "{1}" of the message being a0 and a1 (i64): Note [Run-time checks].
+  void failIf(llvm::Value *bad, const char *message, llvm::Value *a0, llvm::Value *a1,
+              const std::string &where);
+  /// Checks 0 <= index <= limit at run time, else an index error (a limit below 0
   /// always fails). With `wrap` > 0 the index was wrapped NumPy-style by that size and
   /// the error reports it as written (Note [Index errors]).
   void checkIndex(llvm::Value *index, int64_t limit, int64_t size, const std::string &where,
@@ -279,9 +283,9 @@ public:
   void emitCollective(const ir::Eqn &e);
   void emitPrint(const ir::Eqn &e);
   void emitAssertClose(const ir::Eqn &e);
-  void emitCheckIndex(const ir::Eqn &e);
-  /// The checks of check_index, element by element (host, CPU kernel or device kernel).
-  void checkIndexElements(const ir::Eqn &e);
+  void emitCheck(const ir::Eqn &e);
+  /// The checks of a check equation, element by element (host, CPU kernel or device kernel).
+  void checkElements(const ir::Eqn &e);
   uint32_t axisMask(const ir::Param &axisNames);
   llvm::Value *devAxisIndex(uint32_t mask);
   /// This device's index along the product of the named axes, in the tuple's order
@@ -334,7 +338,7 @@ public:
                                                     const std::vector<llvm::Value *> &in)> &elem);
   void deviceReduce(const ir::Eqn &e);
   void deviceDot(const ir::Eqn &e);  // EmitDot.cpp
-  void deviceCheckIndex(const ir::Eqn &e);
+  void deviceCheck(const ir::Eqn &e);
   void deviceCollective(const ir::Eqn &e);
 };
 
