@@ -38,9 +38,14 @@
 //    into lane l (lane 0 starting at the initial value, the others at -0.0), the lanes
 //    meet by halving (as hsum), and the rows left over (a mod VF) follow one by one. VF
 //    (2, 4 or 8, or no vectorisation) comes from LLVM's cost model for the machine XLA
-//    compiles for; kVf below is the table measured on an AVX-512 machine (XLA asks LLVM
-//    for 256-bit vectors). On a machine without AVX-512, or with another LLVM, jax
-//    itself gives other bits for these few shapes.
+//    compiles for (XLA asks LLVM for 256-bit vectors), so JAX's bits for these shapes
+//    depend on the host: vfTable() is the table measured on the host's kind, AVX-512
+//    (kVfAvx512) or AVX2 without AVX-512 (kVfAvx2, measured on an AMD EPYC with
+//    jax.jit(jnp.sum) of 3 to 13 random arrays per shape, each shape's VF the only one
+//    that gives JAX's bits). They differ from 9 columns on: AVX-512 leaves [8, 25] in
+//    row-major order where AVX2 takes VF 8 (sum(xs * xs), xs: [8, 25]: 250.19104 in
+//    row-major order, 250.19098 in JAX on the AVX2 host), and [8, 8] is VF 4 there and
+//    8 here (80.8381 against 80.838104). Other CPUs and another LLVM are unmeasured.
 //    An array of 3 or more dimensions (size-1 ones squeezed) is windowed the same way,
 //    on every side over 32 at once (the others are whole in each window, and the result
 //    drops them: [40, 40, 4] -> [2, 2]); each window adds its elements in row-major
@@ -98,11 +103,22 @@
 
 #include "codegen/XlaSumGroups.h"
 
+#include <llvm/TargetParser/Host.h>
+
 #include <numeric>
 
 namespace spmd::codegen {
 
 using namespace xlasum;
+
+const char *const *xlasum::vfTable() {
+  static const char *const *t = [] {
+    auto f = sys::getHostCPUFeatures();
+    auto it = f.find("avx512f");
+    return it != f.end() && it->second ? kVfAvx512 : kVfAvx2;
+  }();
+  return t;
+}
 
 namespace {
 
