@@ -538,6 +538,16 @@ static std::optional<ConstForm> constForm(const LlvmEmitter &l, const ir::Eqn &e
   return g;
 }
 
+bool LlvmEmitter::reciprocalDiv(const ir::Eqn &e) const {
+  if (e.op != Op::Div || !ir::isFloat(e.out[0].type.dtype) || e.in[1].isLit || e.has("_exact"))
+    return false;
+  auto f = fs->fused.find(e.in[1].var.id);
+  // Not where B has another use (Note [Reciprocal of a broadcast]).
+  return f != fs->fused.end() && f->second->op == Op::BroadcastInDim &&
+         f->second->in[0].type().numel() < f->second->out[0].type.numel() &&
+         !fs->exactDiv.count(e.out[0].id);
+}
+
 bool LlvmEmitter::contractibleMul(const ir::Atom &a, DType d, ir::Atom &x, ir::Atom &y) const {
   if (a.isLit || !fs->kernel || fs->sharedMul.count(a.var.id)) return false;
   auto f = fs->fused.find(a.var.id);
@@ -695,11 +705,7 @@ Value *LlvmEmitter::computeElem(const ir::Eqn &e, const std::vector<Value *> &id
       // XLA's simplifier also rewrites A / broadcast(B) as A * broadcast(1 / B): a row,
       // a column or a scalar divisor broadcast to A's shape (x / sum(x), a vmapped
       // scalar) divides through its rounded reciprocal in JAX, on every backend.
-      auto f = fs->fused.find(e.in[1].var.id);
-      // Not where B has another use (Note [Reciprocal of a broadcast]).
-      if (f != fs->fused.end() && f->second->op == Op::BroadcastInDim &&
-          f->second->in[0].type().numel() < f->second->out[0].type.numel() &&
-          !fs->exactDiv.count(e.out[0].id)) {
+      if (reciprocalDiv(e)) {
         Value *r = binaryOp(Op::Div, d, constOf(d, 1.0), elemAt(e.in[1], idx));
         return binaryOp(Op::Mul, d, elemAt(e.in[0], idx), r);
       }

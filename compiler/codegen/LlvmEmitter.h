@@ -235,6 +235,8 @@ public:
   /// consuming it (Note [FMA contraction]), and its operands x * y (constants folded:
   /// Note [Constant reassociation]).
   bool contractibleMul(const ir::Atom &a, ir::DType d, ir::Atom &x, ir::Atom &y) const;
+  /// Whether division `e` is XLA's A * broadcast(1 / B) (Note [Reciprocal of a broadcast]).
+  bool reciprocalDiv(const ir::Eqn &e) const;
   void emitIndexable(const ir::Eqn &e);
   /// Where the innermost loop of `e`'s output is cut so that no fused concatenate read
   /// inside changes input within a piece (Note [Fused concatenate]): 0, the cuts, then n.

@@ -95,6 +95,9 @@
 // x1 * x1) (Emit::seq); and in a 2-D slab that LLVM vectorises (Emit::slab) a square is
 // taken of the whole vector before its lanes are shuffled apart: no fma there. Here the
 // multiply's operands are computed into buffers and Emit::op contracts their product.
+// A division by a broadcast that XLA turns into a multiply by the reciprocal (Note
+// [Reciprocal of a broadcast]) is contracted the same way, its operands A and 1 / B
+// (conf11: 24 of 24 printed lines of tests/golden/sum_div_contracted differed before).
 // fma_classes.py (seed 1, 40 programs): class red 16 exact before, 36 after; class mean
 // (mean((x - y) ** 2)) 18 before, 37 after. Still different: sums whose slabs LLVM
 // vectorises otherwise ([28, 18] sum(x * y), [20, 4] mean((x - y) ** 2), [21, 8] over its
@@ -631,6 +634,19 @@ bool emitXlaOrderReduce(LlvmEmitter &L, const ir::Eqn &e) {
     src.mulX = [&](const std::vector<Value *> &idx) { return L.elemAt(mx, idx); };
     bool square = !mx.isLit && !my.isLit && mx.var.id == my.var.id;
     if (!square) src.mulY = [&](const std::vector<Value *> &idx) { return L.elemAt(my, idx); };
+  } else if (e.op == Op::ReduceSum && !x.isLit && L.fs->kernel &&
+             !L.fs->sharedMul.count(x.var.id) && L.fs->fused.count(x.var.id) &&
+             L.reciprocalDiv(*L.fs->fused.at(x.var.id))) {
+    // Note [Contracted sums]: A / broadcast(B) is A * broadcast(1 / B) by then, a multiply
+    // that the reduce contracts like any other (psum(sum(gs / maximum(nrm, 1.0), axis=0))
+    // in a pmap body, conf10a_dp_sgd: fma(a, 1 / b, acc), measured against JAX's partial
+    // sums).
+    const ir::Eqn &dv = *L.fs->fused.at(x.var.id);
+    mx = dv.in[0], my = dv.in[1];
+    src.mulX = [&](const std::vector<Value *> &idx) { return L.elemAt(mx, idx); };
+    src.mulY = [&](const std::vector<Value *> &idx) {
+      return L.binaryOp(Op::Div, DType::F32, L.constOf(DType::F32, 1.0), L.elemAt(my, idx));
+    };
   }
   return emitOrdered(L, e.op == Op::ReduceSum ? Op::Add : Op::Mul, x.type().shape,
                      e.intsParam("axes"), src, [&] { return L.defBuffer(e.out[0]); });
