@@ -76,6 +76,9 @@ struct FnState {
   /// kernel: divisions by a broadcast value that XLA keeps exact, not turned into a
   /// multiply by the reciprocal (Note [Reciprocal of a broadcast]).
   std::unordered_set<int> exactDiv;
+  /// Divisions A / sqrt(B) that XLA computes as A * rsqrt(B): output id -> B (Note [Division
+  /// by a square root] in EmitElementwise.cpp).
+  std::unordered_map<int, ir::Atom> rsqrtDiv;
   std::unordered_set<int> unsynced;  ///< host: values that may be shards still on the devices
   std::unordered_map<int, DirectOut> direct;  ///< kernel: var id -> launch output
   std::vector<uint32_t> outMasks;             ///< kernel: the mask of each launch output
@@ -229,7 +232,8 @@ public:
   void planFusion(const ir::Jaxpr &j);
   /// Finds the fused multiplies that XLA's CSE shares (FnState::sharedMul).
   void markSharedMuls(const ir::Jaxpr &j);
-  /// Finds the divisions by a broadcast that XLA divides exactly (FnState::exactDiv).
+  /// Finds the divisions by a broadcast that XLA divides exactly (FnState::exactDiv) and
+  /// those by a square root that it multiplies by the rsqrt (FnState::rsqrtDiv).
   void markExactDivs(const ir::Jaxpr &j);
   /// Whether `a` is a fused float multiply of dtype d that XLA contracts into the add
   /// consuming it (Note [FMA contraction]), and its operands x * y (constants folded:
