@@ -129,9 +129,21 @@ void Backend::startAll(int64_t n, const DeviceWork *works, spmd_dev *contexts) {
   for (int64_t i = 0; i < n; ++i) device(int(i)).start(works[i], &contexts[i]);
 }
 
+std::string checkErrorMessage(const char *message, int64_t a0, int64_t a1, const char *where) {
+  std::string m = message ? message : "a run-time check failed", out;
+  for (size_t k = 0; k < m.size(); ++k) {
+    if (m.compare(k, 3, "{0}") == 0 || m.compare(k, 3, "{1}") == 0) {
+      out += std::to_string(m[k + 1] == '0' ? a0 : a1);
+      k += 2;
+    } else {
+      out += m[k];
+    }
+  }
+  return std::string(where ? where : "?") + ": " + out;
+}
+
 std::string indexErrorMessage(int64_t index, int64_t size, const char *where) {
-  return std::string(where ? where : "?") + ": index " + std::to_string(index) +
-         " is out of range for size " + std::to_string(size);
+  return checkErrorMessage(SPMD_INDEX_ERROR, index, size, where);
 }
 
 void recordDeviceError(spmd_dev *d, const std::string &message) {

@@ -270,7 +270,11 @@ struct spmd_dev {
 };
 
 namespace spmd::rt {
-/// "where: index I is out of range for size N", the message of an index error.
+/// "where: message" with "{0}" and "{1}" in message replaced by a0 and a1, the text of a
+/// failed run-time check (spmd_check_error).
+std::string checkErrorMessage(const char *message, int64_t a0, int64_t a1, const char *where);
+/// "where: index I is out of range for size N", the message of an index error
+/// (SPMD_INDEX_ERROR; the kernels' error record).
 std::string indexErrorMessage(int64_t index, int64_t size, const char *where);
 /// Records a device error (unless one is already recorded) and aborts the launch's
 /// collectives, so that no device keeps waiting. Returns; follow it with unwindDevice.

@@ -318,12 +318,14 @@ void spmd_fail(spmd_host *h, spmd_dev *d, const char *message) {
   failHost(h, message);
 }
 
-void spmd_index_error(spmd_host *h, spmd_dev *d, int64_t index, int64_t size, const char *where) {
+void spmd_check_error(spmd_host *h, spmd_dev *d, const char *message, int64_t a0, int64_t a1,
+                      const char *where) {
+  std::string text = checkErrorMessage(message, a0, a1, where);
   if (d) {
-    recordDeviceError(d, indexErrorMessage(index, size, where));
+    recordDeviceError(d, text);
     unwindDevice(d);
   }
-  h->errors.record(indexErrorMessage(index, size, where));
+  h->errors.record(text);
   unwindHost(h);
 }
 

@@ -6,6 +6,7 @@
 // row-major); dot_general is brought to a batched [B,M,K] x [B,K,N] product by
 // transposes when needed and runs as a cache-blocked i-k-j loop (Note [Dot]).
 #include "codegen/LlvmEmitter.h"
+#include "spmdrt.h"  // SPMD_INDEX_ERROR
 #include "codegen/XlaSum.h"
 
 #include <llvm/IR/Intrinsics.h>
@@ -358,6 +359,47 @@ std::string LlvmEmitter::where(const ir::Eqn &e) {
   return std::to_string(e.loc.line) + ":" + std::to_string(e.loc.col);
 }
 
+// Note [Run-time checks]
+// A program can fail at run time with an error at a source location: a dynamic index out
+// of range (Note [Index errors]) and, in eager host code, an integer raised to a negative
+// run-time power (Note [Eager integer_pow] in sema/LowerArith.cpp). Each is one
+// condition and a message; failIf emits the test and the report, wherever the code runs:
+// on the host and in CPU kernels the call spmd_check_error(message, a0, a1, where) (the
+// runtime fills "{0}" and "{1}" of the message with a0 and a1 and stops the run or the
+// launch); in a GPU kernel the kernel's error record, which carries an index and a size,
+// so only SPMD_INDEX_ERROR there (the other checks are host code). In the IR a check is
+// the equation check(bad, a0, a1)[message where?]: it fails at the first element of
+// `bad` that is true, reporting a0 and a1 there (scalars, or bad's shape). The index
+// checks of dynamic_slice are made by codegen itself (dynamicStarts); vmap turns them
+// into check equations when the index is batched (BatchRules.cpp).
+void LlvmEmitter::failIf(Value *bad, const char *message, Value *a0, Value *a1,
+                         const std::string &w) {
+  if (fs->gpuKernel) {
+    internal_assert(std::string(message) == SPMD_INDEX_ERROR,
+                    "a GPU kernel reports index errors only (its error record)");
+    // The first failing thread fills the kernel's error record (spmdrt.h); the runtime
+    // reports it after the kernel. The caller clamps the index.
+    ifThen(*this, bad, [&] {
+      Value *won = b.CreateExtractValue(
+          b.CreateAtomicCmpXchg(fs->errRec, b.getInt32(0), b.getInt32(1), MaybeAlign(4),
+                                AtomicOrdering::Monotonic, AtomicOrdering::Monotonic),
+          1);
+      ifThen(*this, won, [&] {
+        b.CreateStore(a0, b.CreateConstInBoundsGEP1_64(i8(), fs->errRec, 8));
+        b.CreateStore(a1, b.CreateConstInBoundsGEP1_64(i8(), fs->errRec, 16));
+        b.CreateStore(b.CreatePtrToInt(cstr(w), i64()),
+                      b.CreateConstInBoundsGEP1_64(i8(), fs->errRec, 24));
+      });
+    });
+    return;
+  }
+  ifThen(*this, bad, [&] {
+    b.CreateCall(rt("spmd_check_error"), {fs->kernel ? nullPtr() : fs->host,
+                                          fs->kernel ? fs->dev : nullPtr(), cstr(message), a0,
+                                          a1, cstr(w)});
+  });
+}
+
 // Note [Index errors]: a dynamic index reaches dynamic_slice and dynamic_update_slice
 // already wrapped as NumPy wraps negative indices (sema adds the dimension's size n to a
 // negative index; LowerOps.cpp, `set` in Builtins.cpp), so an index that is still
@@ -369,32 +411,11 @@ void LlvmEmitter::checkIndex(Value *index, int64_t limit, int64_t size, const st
                              int64_t wrap) {
   // Negative indices are huge unsigned.
   Value *bad = limit < 0 ? (Value *)b.getTrue() : b.CreateICmpUGT(index, c64(limit));
-  auto reported = [&]() -> Value * {
-    if (wrap <= 0) return index;
-    return b.CreateSelect(b.CreateICmpSLT(index, c64(0)), b.CreateSub(index, c64(wrap)), index);
-  };
-  if (fs->gpuKernel) {
-    // The first failing thread fills the kernel's error record (spmdrt.h); the runtime
-    // reports it after the kernel. The caller clamps the index.
-    ifThen(*this, bad, [&] {
-      Value *won = b.CreateExtractValue(
-          b.CreateAtomicCmpXchg(fs->errRec, b.getInt32(0), b.getInt32(1), MaybeAlign(4),
-                                AtomicOrdering::Monotonic, AtomicOrdering::Monotonic),
-          1);
-      ifThen(*this, won, [&] {
-        b.CreateStore(reported(), b.CreateConstInBoundsGEP1_64(i8(), fs->errRec, 8));
-        b.CreateStore(c64(size), b.CreateConstInBoundsGEP1_64(i8(), fs->errRec, 16));
-        b.CreateStore(b.CreatePtrToInt(cstr(w), i64()),
-                      b.CreateConstInBoundsGEP1_64(i8(), fs->errRec, 24));
-      });
-    });
-    return;
-  }
-  ifThen(*this, bad, [&] {
-    b.CreateCall(rt("spmd_index_error"),
-                 {fs->kernel ? nullPtr() : fs->host, fs->kernel ? fs->dev : nullPtr(), reported(),
-                  c64(size), cstr(w)});
-  });
+  Value *reported =
+      wrap <= 0 ? index
+                : b.CreateSelect(b.CreateICmpSLT(index, c64(0)), b.CreateSub(index, c64(wrap)),
+                                 index);
+  failIf(bad, SPMD_INDEX_ERROR, reported, c64(size), w);
 }
 
 bool LlvmEmitter::sliceHasNoStart(const ir::Eqn &e) {
@@ -447,26 +468,27 @@ void LlvmEmitter::emitDynamicSlice(const ir::Eqn &e, bool update) {
   });
 }
 
-/// check_index(i0..ik)[bounds sizes? wraps? where?]: every element of each index array
-/// (a scalar, or the per-example indices of a vmap: BatchRules.cpp) must lie in
-/// [0, bound); a bound <= 0 fails every index. An error reports `sizes[k]` as the size
-/// (default: the bound) and a negative index as index - wraps[k] (Note [Index errors]).
-void LlvmEmitter::checkIndexElements(const ir::Eqn &e) {
-  auto bounds = e.intsParam("bounds");
-  std::vector<int64_t> sizes = e.has("sizes") ? e.intsParam("sizes") : bounds;
-  std::vector<int64_t> wraps =
-      e.has("wraps") ? e.intsParam("wraps") : std::vector<int64_t>(bounds.size(), 0);
+/// check(bad, a0?, a1?)[message where?] (Note [Run-time checks]), element by element
+/// (host, CPU kernel or device kernel).
+void LlvmEmitter::checkElements(const ir::Eqn &e) {
+  std::string message = e.param("message").s;
   std::string w = e.has("where") ? e.param("where").s : where(e);
-  for (size_t k = 0; k < e.in.size(); ++k) {
-    loopNest(e.in[k].type().shape, [&](const std::vector<Value *> &idx) {
-      Value *i = elemAt(e.in[k], idx);
-      i = e.in[k].type().dtype == DType::U32 ? b.CreateZExt(i, i64()) : b.CreateSExt(i, i64());
-      checkIndex(i, bounds.at(k) - 1, sizes.at(k), w, wraps.at(k));
-    });
-  }
+  const ir::Shape &sh = e.in[0].type().shape;
+  loopNest(sh, [&](const std::vector<Value *> &idx) {
+    auto arg = [&](size_t k) -> Value * {
+      if (k >= e.in.size()) return c64(0);
+      const ir::Atom &a = e.in[k];
+      Value *v = elemAt(a, a.type().rank() == 0 ? std::vector<Value *>{} : idx);
+      DType d = a.type().dtype;
+      return d == DType::U32 || d == DType::Bool ? b.CreateZExt(v, i64()) : b.CreateSExtOrTrunc(v, i64());
+    };
+    Value *bad = elemAt(e.in[0], idx);
+    if (bad->getType() != b.getInt1Ty()) bad = b.CreateICmpNE(bad, ConstantInt::get(bad->getType(), 0));
+    failIf(bad, message.c_str(), arg(1), arg(2), w);
+  });
 }
 
-void LlvmEmitter::emitCheckIndex(const ir::Eqn &e) { checkIndexElements(e); }
+void LlvmEmitter::emitCheck(const ir::Eqn &e) { checkElements(e); }
 
 void LlvmEmitter::emitTransposeCopy(DType d, Value *src, const ir::Shape &srcShape,
                                     const std::vector<int64_t> &perm, Value *dst) {

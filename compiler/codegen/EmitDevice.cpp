@@ -478,10 +478,10 @@ Value *LlvmEmitter::foldRange(Op comb, DType d, Value *ident, Value *lo, Value *
   return v[0];
 }
 
-void LlvmEmitter::deviceCheckIndex(const ir::Eqn &e) {
+void LlvmEmitter::deviceCheck(const ir::Eqn &e) {
   // One thread checks every element (the indices are scalars or a vmap's few).
-  launchKernel("check_index", 1, leavesOf(e.in), {},
-               [&](Value *, const std::vector<Value *> &) { checkIndexElements(e); });
+  launchKernel("check", 1, leavesOf(e.in), {},
+               [&](Value *, const std::vector<Value *> &) { checkElements(e); });
 }
 
 void LlvmEmitter::deviceCollective(const ir::Eqn &e) {

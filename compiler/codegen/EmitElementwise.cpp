@@ -149,9 +149,26 @@ void LlvmEmitter::markExactDivs(const ir::Jaxpr &j) {
   auto bcastKey = [](const ir::Eqn &e) {
     return e.param("broadcast_dimensions").str() + "|" + e.out[0].type.str();
   };
+  // Uses are XLA's after its dead-code elimination: an unused result (the primal value of
+  // a grad in a pmap body, sum(sqrt(u)) beside 0.5 / sqrt(u)) uses nothing.
+  std::unordered_set<int> live;
+  for (auto &a : j.outvars)
+    if (!a.isLit) live.insert(a.var.id);
+  std::vector<bool> liveEqn(j.eqns.size(), false);
+  for (size_t k = j.eqns.size(); k-- > 0;) {
+    const ir::Eqn &e = j.eqns[k];
+    bool on = !e.regions.empty() || ir::info(e.op).category == ir::OpCategory::Host ||
+              ir::info(e.op).category == ir::OpCategory::Collective;
+    for (auto &v : e.out) on |= live.count(v.id) > 0;
+    if (!on) continue;
+    liveEqn[k] = true;
+    for (auto &a : e.in)
+      if (!a.isLit) live.insert(a.var.id);
+  }
   std::unordered_map<int, std::set<std::string>> users;  // var id -> its distinct users
   for (size_t k = 0; k < j.eqns.size(); ++k) {
     const ir::Eqn &e = j.eqns[k];
+    if (!liveEqn[k]) continue;
     std::string key = e.op == Op::BroadcastInDim ? bcastKey(e) : "#" + std::to_string(k);
     for (auto &a : e.in)
       if (!a.isLit) users[a.var.id].insert(key);
@@ -160,6 +177,19 @@ void LlvmEmitter::markExactDivs(const ir::Jaxpr &j) {
     if (!a.isLit) users[a.var.id].insert("out");
   std::set<std::pair<int, std::string>> rewritten;  // (B, broadcast key) already used once
   for (auto &e : j.eqns) {
+    // Note [Division by a square root]: XLA's simplifier (HandleDivide) rewrites
+    // A / sqrt(B) as A * rsqrt(B) when the sqrt has one use, `m::Divide(m::Op(&a),
+    // m::Sqrt(m::Op(&b)).WithOneUse())`, and rsqrt is XLA's estimate and Newton step on
+    // the CPU (Note [XLA rsqrt] in VecMath.cpp). So does every jitted division by a square
+    // root, sqrt's own gradient among them (0.5 / sqrt(x)): 133 of 512 random quotients
+    // in a pmap body differed by an ulp from JAX before (conf11_nan_where); eager host
+    // code divides (each op its own computation).
+    if (e.op == Op::Div && e.out.size() == 1 && ir::isFloat(e.out[0].type.dtype) &&
+        !e.in[1].isLit) {
+      auto d = def.find(e.in[1].var.id);
+      if (d != def.end() && d->second->op == Op::Sqrt && users[e.in[1].var.id].size() == 1)
+        fs->rsqrtDiv.emplace(e.out[0].id, d->second->in[0]);
+    }
     if (e.op != Op::Div || e.out.size() != 1 || !ir::isFloat(e.out[0].type.dtype) || e.in[1].isLit)
       continue;
     auto d = def.find(e.in[1].var.id);
@@ -538,6 +568,16 @@ static std::optional<ConstForm> constForm(const LlvmEmitter &l, const ir::Eqn &e
   return g;
 }
 
+bool LlvmEmitter::reciprocalDiv(const ir::Eqn &e) const {
+  if (e.op != Op::Div || !ir::isFloat(e.out[0].type.dtype) || e.in[1].isLit || e.has("_exact"))
+    return false;
+  auto f = fs->fused.find(e.in[1].var.id);
+  // Not where B has another use (Note [Reciprocal of a broadcast]).
+  return f != fs->fused.end() && f->second->op == Op::BroadcastInDim &&
+         f->second->in[0].type().numel() < f->second->out[0].type.numel() &&
+         !fs->exactDiv.count(e.out[0].id);
+}
+
 bool LlvmEmitter::contractibleMul(const ir::Atom &a, DType d, ir::Atom &x, ir::Atom &y) const {
   if (a.isLit || !fs->kernel || fs->sharedMul.count(a.var.id)) return false;
   auto f = fs->fused.find(a.var.id);
@@ -691,15 +731,16 @@ Value *LlvmEmitter::computeElem(const ir::Eqn &e, const std::vector<Value *> &id
                             : 1.0 / e.in[1].lit.asDouble();
       return binaryOp(Op::Mul, d, elemAt(e.in[0], idx), literal(r, d));
     }
+    if (auto r = fs->rsqrtDiv.find(e.out[0].id); r != fs->rsqrtDiv.end()) {
+      ir::Eqn rs;  // Note [Division by a square root]
+      rs.op = Op::Rsqrt;
+      return binaryOp(Op::Mul, d, elemAt(e.in[0], idx), unaryOp(rs, d, elemAt(r->second, idx)));
+    }
     if (e.op == Op::Div && ir::isFloat(d) && !e.in[1].isLit && !e.has("_exact")) {
       // XLA's simplifier also rewrites A / broadcast(B) as A * broadcast(1 / B): a row,
       // a column or a scalar divisor broadcast to A's shape (x / sum(x), a vmapped
       // scalar) divides through its rounded reciprocal in JAX, on every backend.
-      auto f = fs->fused.find(e.in[1].var.id);
-      // Not where B has another use (Note [Reciprocal of a broadcast]).
-      if (f != fs->fused.end() && f->second->op == Op::BroadcastInDim &&
-          f->second->in[0].type().numel() < f->second->out[0].type.numel() &&
-          !fs->exactDiv.count(e.out[0].id)) {
+      if (reciprocalDiv(e)) {
         Value *r = binaryOp(Op::Div, d, constOf(d, 1.0), elemAt(e.in[1], idx));
         return binaryOp(Op::Mul, d, elemAt(e.in[0], idx), r);
       }

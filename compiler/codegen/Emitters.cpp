@@ -48,7 +48,7 @@ const std::array<EqnEmitter, ir::kNumOps> &hostEmitters() {
     set(Op::Cond, [](LlvmEmitter &l, const ir::Eqn &e) { l.emitCond(e); });
     set(Op::Print, [](LlvmEmitter &l, const ir::Eqn &e) { l.emitPrint(e); });
     set(Op::AssertClose, [](LlvmEmitter &l, const ir::Eqn &e) { l.emitAssertClose(e); });
-    set(Op::CheckIndex, [](LlvmEmitter &l, const ir::Eqn &e) { l.emitCheckIndex(e); });
+    set(Op::Check, [](LlvmEmitter &l, const ir::Eqn &e) { l.emitCheck(e); });
     set(Op::Vmap, [](LlvmEmitter &, const ir::Eqn &) {
       internal_assert(false, "vmap reached codegen: eliminateVmaps runs first");
     });
@@ -78,7 +78,7 @@ const std::array<EqnEmitter, ir::kNumOps> &deviceEmitters() {
     for (Op op :
          {Op::ReduceSum, Op::ReduceMax, Op::ReduceMin, Op::ReduceProd, Op::ReduceAnd, Op::ReduceOr})
       set(op, [](LlvmEmitter &l, const ir::Eqn &e) { l.deviceReduce(e); });
-    set(Op::CheckIndex, [](LlvmEmitter &l, const ir::Eqn &e) { l.deviceCheckIndex(e); });
+    set(Op::Check, [](LlvmEmitter &l, const ir::Eqn &e) { l.deviceCheck(e); });
     for (Op op : {Op::DynamicSlice, Op::DynamicUpdateSlice})
       set(op, [](LlvmEmitter &l, const ir::Eqn &e) {
         // Note [Index errors]: with no valid start every index fails, even where the result

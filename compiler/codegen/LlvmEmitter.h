@@ -76,6 +76,9 @@ struct FnState {
   /// kernel: divisions by a broadcast value that XLA keeps exact, not turned into a
   /// multiply by the reciprocal (Note [Reciprocal of a broadcast]).
   std::unordered_set<int> exactDiv;
+  /// Divisions A / sqrt(B) that XLA computes as A * rsqrt(B): output id -> B (Note [Division
+  /// by a square root] in EmitElementwise.cpp).
+  std::unordered_map<int, ir::Atom> rsqrtDiv;
   std::unordered_set<int> unsynced;  ///< host: values that may be shards still on the devices
   std::unordered_map<int, DirectOut> direct;  ///< kernel: var id -> launch output
   std::vector<uint32_t> outMasks;             ///< kernel: the mask of each launch output
@@ -229,12 +232,15 @@ public:
   void planFusion(const ir::Jaxpr &j);
   /// Finds the fused multiplies that XLA's CSE shares (FnState::sharedMul).
   void markSharedMuls(const ir::Jaxpr &j);
-  /// Finds the divisions by a broadcast that XLA divides exactly (FnState::exactDiv).
+  /// Finds the divisions by a broadcast that XLA divides exactly (FnState::exactDiv) and
+  /// those by a square root that it multiplies by the rsqrt (FnState::rsqrtDiv).
   void markExactDivs(const ir::Jaxpr &j);
   /// Whether `a` is a fused float multiply of dtype d that XLA contracts into the add
   /// consuming it (Note [FMA contraction]), and its operands x * y (constants folded:
   /// Note [Constant reassociation]).
   bool contractibleMul(const ir::Atom &a, ir::DType d, ir::Atom &x, ir::Atom &y) const;
+  /// Whether division `e` is XLA's A * broadcast(1 / B) (Note [Reciprocal of a broadcast]).
+  bool reciprocalDiv(const ir::Eqn &e) const;
   void emitIndexable(const ir::Eqn &e);
   /// Where the innermost loop of `e`'s output is cut so that no fused concatenate read
   /// inside changes input within a piece (Note [Fused concatenate]): 0, the cuts, then n.
@@ -252,7 +258,11 @@ public:
   /// dst = transpose(src) with `perm` (src has shape `srcShape`).
   void emitTransposeCopy(ir::DType d, llvm::Value *src, const ir::Shape &srcShape,
                          const std::vector<int64_t> &perm, llvm::Value *dst);
-  /// Checks 0 <= index <= limit at run time, else spmd_index_error (a limit below 0
+  /// Where `bad` (i1) holds, fails the run (or the launch) with "where: message", "{0}"
+  /// and "{1}" of the message being a0 and a1 (i64): Note [Run-time checks].
+  void failIf(llvm::Value *bad, const char *message, llvm::Value *a0, llvm::Value *a1,
+              const std::string &where);
+  /// Checks 0 <= index <= limit at run time, else an index error (a limit below 0
   /// always fails). With `wrap` > 0 the index was wrapped NumPy-style by that size and
   /// the error reports it as written (Note [Index errors]).
   void checkIndex(llvm::Value *index, int64_t limit, int64_t size, const std::string &where,
@@ -279,9 +289,9 @@ public:
   void emitCollective(const ir::Eqn &e);
   void emitPrint(const ir::Eqn &e);
   void emitAssertClose(const ir::Eqn &e);
-  void emitCheckIndex(const ir::Eqn &e);
-  /// The checks of check_index, element by element (host, CPU kernel or device kernel).
-  void checkIndexElements(const ir::Eqn &e);
+  void emitCheck(const ir::Eqn &e);
+  /// The checks of a check equation, element by element (host, CPU kernel or device kernel).
+  void checkElements(const ir::Eqn &e);
   uint32_t axisMask(const ir::Param &axisNames);
   llvm::Value *devAxisIndex(uint32_t mask);
   /// This device's index along the product of the named axes, in the tuple's order
@@ -334,7 +344,7 @@ public:
                                                     const std::vector<llvm::Value *> &in)> &elem);
   void deviceReduce(const ir::Eqn &e);
   void deviceDot(const ir::Eqn &e);  // EmitDot.cpp
-  void deviceCheckIndex(const ir::Eqn &e);
+  void deviceCheck(const ir::Eqn &e);
   void deviceCollective(const ir::Eqn &e);
 };
 

@@ -38,9 +38,14 @@
 //    into lane l (lane 0 starting at the initial value, the others at -0.0), the lanes
 //    meet by halving (as hsum), and the rows left over (a mod VF) follow one by one. VF
 //    (2, 4 or 8, or no vectorisation) comes from LLVM's cost model for the machine XLA
-//    compiles for; kVf below is the table measured on an AVX-512 machine (XLA asks LLVM
-//    for 256-bit vectors). On a machine without AVX-512, or with another LLVM, jax
-//    itself gives other bits for these few shapes.
+//    compiles for (XLA asks LLVM for 256-bit vectors), so JAX's bits for these shapes
+//    depend on the host: vfTable() is the table measured on the host's kind, AVX-512
+//    (kVfAvx512) or AVX2 without AVX-512 (kVfAvx2, measured on an AMD EPYC with
+//    jax.jit(jnp.sum) of 3 to 13 random arrays per shape, each shape's VF the only one
+//    that gives JAX's bits). They differ from 9 columns on: AVX-512 leaves [8, 25] in
+//    row-major order where AVX2 takes VF 8 (sum(xs * xs), xs: [8, 25]: 250.19104 in
+//    row-major order, 250.19098 in JAX on the AVX2 host), and [8, 8] is VF 4 there and
+//    8 here (80.8381 against 80.838104). Other CPUs and another LLVM are unmeasured.
 //    An array of 3 or more dimensions (size-1 ones squeezed) is windowed the same way,
 //    on every side over 32 at once (the others are whole in each window, and the result
 //    drops them: [40, 40, 4] -> [2, 2]); each window adds its elements in row-major
@@ -90,6 +95,9 @@
 // x1 * x1) (Emit::seq); and in a 2-D slab that LLVM vectorises (Emit::slab) a square is
 // taken of the whole vector before its lanes are shuffled apart: no fma there. Here the
 // multiply's operands are computed into buffers and Emit::op contracts their product.
+// A division by a broadcast that XLA turns into a multiply by the reciprocal (Note
+// [Reciprocal of a broadcast]) is contracted the same way, its operands A and 1 / B
+// (conf11: 24 of 24 printed lines of tests/golden/sum_div_contracted differed before).
 // fma_classes.py (seed 1, 40 programs): class red 16 exact before, 36 after; class mean
 // (mean((x - y) ** 2)) 18 before, 37 after. Still different: sums whose slabs LLVM
 // vectorises otherwise ([28, 18] sum(x * y), [20, 4] mean((x - y) ** 2), [21, 8] over its
@@ -98,11 +106,22 @@
 
 #include "codegen/XlaSumGroups.h"
 
+#include <llvm/TargetParser/Host.h>
+
 #include <numeric>
 
 namespace spmd::codegen {
 
 using namespace xlasum;
+
+const char *const *xlasum::vfTable() {
+  static const char *const *t = [] {
+    auto f = sys::getHostCPUFeatures();
+    auto it = f.find("avx512f");
+    return it != f.end() && it->second ? kVfAvx512 : kVfAvx2;
+  }();
+  return t;
+}
 
 namespace {
 
@@ -615,6 +634,19 @@ bool emitXlaOrderReduce(LlvmEmitter &L, const ir::Eqn &e) {
     src.mulX = [&](const std::vector<Value *> &idx) { return L.elemAt(mx, idx); };
     bool square = !mx.isLit && !my.isLit && mx.var.id == my.var.id;
     if (!square) src.mulY = [&](const std::vector<Value *> &idx) { return L.elemAt(my, idx); };
+  } else if (e.op == Op::ReduceSum && !x.isLit && L.fs->kernel &&
+             !L.fs->sharedMul.count(x.var.id) && L.fs->fused.count(x.var.id) &&
+             L.reciprocalDiv(*L.fs->fused.at(x.var.id))) {
+    // Note [Contracted sums]: A / broadcast(B) is A * broadcast(1 / B) by then, a multiply
+    // that the reduce contracts like any other (psum(sum(gs / maximum(nrm, 1.0), axis=0))
+    // in a pmap body, conf10a_dp_sgd: fma(a, 1 / b, acc), measured against JAX's partial
+    // sums).
+    const ir::Eqn &dv = *L.fs->fused.at(x.var.id);
+    mx = dv.in[0], my = dv.in[1];
+    src.mulX = [&](const std::vector<Value *> &idx) { return L.elemAt(mx, idx); };
+    src.mulY = [&](const std::vector<Value *> &idx) {
+      return L.binaryOp(Op::Div, DType::F32, L.constOf(DType::F32, 1.0), L.elemAt(my, idx));
+    };
   }
   return emitOrdered(L, e.op == Op::ReduceSum ? Op::Add : Op::Mul, x.type().shape,
                      e.intsParam("axes"), src, [&] { return L.defBuffer(e.out[0]); });

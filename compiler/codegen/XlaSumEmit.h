@@ -25,10 +25,18 @@ constexpr int64_t kWindow = 32;        // XLA's TreeReductionRewriter window
 inline int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 /// VF of LLVM's vectorisation of the row loop of a whole-array sum of [a, b], both in
-/// 2..32 (XLA:CPU, AVX-512 host): row a - 2, column b - 2; '0' when not vectorised.
-inline const char *const kVf[31] = {
+/// 2..32: row a - 2, column b - 2; '0' when not vectorised. LLVM's cost model picks it
+/// for the CPU that XLA compiles for, so the table is the host's (Note [XLA sum order]):
+/// measured with JAX on an AVX-512 host (kVf) and on an AVX2 host without AVX-512
+/// (kVfAvx2, an AMD EPYC: 8 and 4 for every b where AVX-512 gives 0 from b = 9).
+inline const char *const kVfAvx512[31] = {
 #include "codegen/XlaSumVf.inc"
 };
+inline const char *const kVfAvx2[31] = {
+#include "codegen/XlaSumVfAvx2.inc"
+};
+/// The host's table: kVfAvx512 with AVX-512F, else kVfAvx2 (other CPUs are unmeasured).
+const char *const *vfTable();
 
 struct Emit {
   LlvmEmitter &L;
@@ -196,14 +204,14 @@ struct Emit {
     return ld(f, acc);
   }
   /// The fold of a whole [a, c] (2 <= a, c <= 32) from `init` as LLVM vectorises XLA's
-  /// loops: with the VF of kVf, rows r = l (mod VF) into lane l (lane 0 from init, the
+  /// loops: with the VF of vfTable(), rows r = l (mod VF) into lane l (lane 0 from init, the
   /// others from -0.0), each row in order; halving; the leftover rows in order.
   Value *slab(Value *init, int64_t a, int64_t c,
               const std::function<Value *(Value *, Value *)> &el) {
-    // kVf covers 2 <= a, c <= 32; a slab of one row or column, or an empty one (a side of
+    // The table covers 2 <= a, c <= 32; a slab of one row or column, or an empty one (a side of
     // 0 or 1 in a 3-D array), is summed in order.
     bool measured = a >= 2 && c >= 2 && a <= 32 && c <= 32;
-    int vf = measured ? kVf[a - 2][c - 2] - '0' : 0;
+    int vf = measured ? vfTable()[a - 2][c - 2] - '0' : 0;
     if (vf == 0)
       return seq(init, a * c, [&](Value *k) {
         return el(b.CreateUDiv(k, L.c64(c)), b.CreateURem(k, L.c64(c)));

@@ -93,6 +93,9 @@ public:
   /// Inlines closed jaxpr `j` with `args` for its invars into the current frame.
   std::vector<ir::Atom> inlineJaxpr(const ir::Jaxpr &j, const std::vector<ir::Atom> &args);
   bool inMapBody() const;
+  /// Whether `a` is a value of host code (defined outside every enclosing pmap or vmap
+  /// body): eager JAX's concrete values, which a map body closes over as they are.
+  bool hostLevel(ir::Atom a) const;
 
   // ---- statements and expressions (Lower.cpp) ----
   ScopeP scope;

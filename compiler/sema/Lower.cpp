@@ -187,6 +187,15 @@ bool AstLowering::inMapBody() const {
   return false;
 }
 
+bool AstLowering::hostLevel(Atom a) const {
+  if (a.isLit) return !inMapBody();
+  auto it = varLevel.find(a.var.id);
+  if (it == varLevel.end()) return false;
+  for (auto &f : frames)
+    if (f->isMapBody) return it->second < f->level;
+  return true;
+}
+
 ir::Var AstLowering::newInvar(ir::Type t) {
   ir::Var v = module.newVar(std::move(t));
   varLevel[v.id] = top().level;

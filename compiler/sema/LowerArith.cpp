@@ -184,18 +184,42 @@ ValueP AstLowering::compareKeys(bool eq, ValueP a, ValueP bv, SrcRange loc) {
 // Host code is eager JAX (Note [Eager division]), so there a scalar i32 or u32 exponent
 // is integer_pow: with its value when it is a literal (`i32(7)`, `u32(100)`: an error for
 // a negative one and an integer x, as JAX raises), else unrolled over the 32 bits of y at
-// run time (eagerIntegerPow). Differences left: a run-time negative i32 y with an integer
-// x reads as y + 2^32 where JAX raises TypeError; and in a vmap at host level a run-time
-// exponent keeps _pow_int_int, right when it is the mapped value, not when it is
-// captured (concrete in JAX), which lowering does not tell apart.
+// run time (eagerIntegerPow), where a negative i32 y with an integer x is the run-time
+// error of JAX's TypeError ("Integers cannot be raised to negative powers, got
+// integer_pow(uint32[], -1)": a check, Note [Run-time checks] in codegen/EmitArrays.cpp);
+// y's value decides it, as in JAX (`u32(2) ** i32(3)` is 8). Traced (a pmap body, a vmap,
+// lax.fori_loop in JAX) x ** y with y < 0 raises nothing and is _pow_int_int's value: 0
+// for |x| > 1, 1 or -1 for x = 1 or -1 (measured, JAX 0.10.2). Difference left: in a
+// vmap at host level a run-time exponent keeps _pow_int_int, right when it is the mapped
+// value, not when it is captured (concrete in JAX), which lowering does not tell apart.
 ValueP AstLowering::eagerIntegerPow(ValueP a, ValueP bv, SrcRange loc) {
   bool weak;
   Atom x = toAtom(a, loc, &weak);
-  if (x.type().dtype == DType::Bool) x = castTo(x, DType::I32);
+  bool wasBool = x.type().dtype == DType::Bool;
+  if (wasBool) x = castTo(x, DType::I32);
   if (x.isLit) x = broadcast(x, {});
   DType d = x.type().dtype, yd = bv->type().dtype;
   const ir::Shape sh = x.type().shape;
-  Atom y = toAtom(bv, loc), zero = b().lit(yd, 0);
+  Atom y = bv->atom, zero = b().lit(yd, 0);
+  if (!ir::isFloat(d) && yd == DType::I32 && !y.isLit) {
+    // JAX's TypeError, with lax.integer_pow's own text: x's type as JAX prints it ("~"
+    // for a weak type; a bool base is a strong i32 there) and the exponent (Note
+    // [Run-time checks] in codegen/EmitArrays.cpp).
+    std::string t = std::string(weak && !wasBool ? "~" : "") +
+                    (d == DType::U32 ? "uint32[" : "int32[");
+    for (size_t k = 0; k < sh.size(); ++k) t += (k ? "," : "") + std::to_string(sh[k]);
+    // In a map body y is a host value (hostLevel): the check runs where y is defined,
+    // before the pmap or vmap, as JAX raises while tracing the body.
+    int lvl = varLevel.at(y.var.id);
+    ir::Builder &hb = *frames[lvl]->b;
+    ir::Var bad = hb.emit1(Op::Lt, {y, zero});
+    varLevel[bad.id] = lvl;
+    hb.emit(Op::Check, {bad, y},
+            {{"message", Param::ofStr("Integers cannot be raised to negative powers, got "
+                                      "integer_pow(" + t + "], {0})")},
+             {"where", Param::ofStr(where(loc))}});
+  }
+  y = toAtom(bv, loc);
   // A float x raises to |y| (as u32 bits, so -2^31 is 2^31), then takes the reciprocal.
   bool recip = ir::isFloat(d) && yd == DType::I32;
   Atom neg;
@@ -290,10 +314,14 @@ ValueP AstLowering::binary(BinOp op, ValueP a, ValueP bv, SrcRange loc) {
   // x ** k with a static integer k: integer_pow, as JAX does; at host level also with a
   // scalar integer array k, which eager JAX holds as a concrete value (Note [Eager
   // integer_pow]).
-  bool eagerExponent = op == BinOp::Pow && bv->kind == Value::Array && pmapStack.empty() &&
+  bool eagerExponent = op == BinOp::Pow && bv->kind == Value::Array &&
                        bv->type().rank() == 0 &&
                        (bv->type().dtype == DType::I32 || bv->type().dtype == DType::U32);
-  if (op == BinOp::Pow && (bv->kind == Value::Int || (eagerExponent && bv->atom.isLit))) {
+  bool literalExponent = eagerExponent && pmapStack.empty() && bv->atom.isLit;
+  // In a pmap or vmap body a host value used as it is stays concrete (JAX closes over the
+  // array); anything computed in the body is traced.
+  eagerExponent &= !bv->atom.isLit && hostLevel(bv->atom);
+  if (op == BinOp::Pow && (bv->kind == Value::Int || literalExponent)) {
     int64_t k = bv->kind == Value::Int ? bv->i : bv->atom.lit.i;
     bool weak;
     Atom x = toAtom(a, loc, &weak);
@@ -303,7 +331,7 @@ ValueP AstLowering::binary(BinOp op, ValueP a, ValueP bv, SrcRange loc) {
     if (x.isLit) x = broadcast(x, {});
     return Value::array(emit1(Op::IntegerPow, {x}, {{"y", Param::of(k)}}), weak);
   }
-  if (eagerExponent && !inMapBody()) return eagerIntegerPow(a, bv, loc);
+  if (eagerExponent) return eagerIntegerPow(a, bv, loc);
   DType d;
   bool weak;
   auto ops = unify({a, bv}, loc, &d, &weak, what.c_str());

@@ -9,6 +9,8 @@
 
 #include <algorithm>
 
+#include "spmdrt.h"  // SPMD_INDEX_ERROR
+
 namespace spmd::transforms::batching {
 using namespace ir;
 
@@ -135,9 +137,9 @@ std::vector<BVal> batchRev(Batcher &bt, const Eqn &e, const std::vector<BVal> &i
 // path through their u32 words.
 //
 // Out of range, a per-example index is the same run-time error as without vmap (Note
-// [Index errors] in codegen/EmitArrays.cpp): a check_index equation checks every
-// example's index first, with the bounds, reported size and negative-index wrap that
-// dynamic_slice's own check would use. The starts are then clamped only so that the
+// [Index errors] in codegen/EmitArrays.cpp): a check equation (Note [Run-time checks])
+// checks every example's index first, with the bounds, reported size and negative-index
+// wrap that dynamic_slice's own check would use. The starts are then clamped only so that the
 // one-hot selection stays defined.
 
 namespace {
@@ -216,32 +218,60 @@ Atom zeroIndex(Batcher &bt, const std::vector<BVal> &ins, size_t first) {
 
 }  // namespace
 
-/// Emits check_index on the batched indices among ins[first..] (a window of `sizes[d]`
-/// along dimension d of the example shape `ex`), as dynamicStarts checks one index.
+/// Emits a check on each batched index among ins[first..] (a window of `sizes[d]` along
+/// dimension d of the example shape `ex`), as dynamicStarts checks one index: the index
+/// must lie in [0, n - s]; the error reports a negative index of a one-element window as
+/// written (index - n) and the size n (Note [Index errors] in codegen/EmitArrays.cpp).
 static void checkBatchedIndices(Batcher &bt, const std::vector<BVal> &ins, size_t first,
                                 const Type &ex, const std::vector<int64_t> &sizes) {
-  std::vector<Atom> idx;
-  std::vector<int64_t> bounds, reported, wraps;
+  Builder &b = bt.b;
   for (size_t k = first; k < ins.size(); ++k) {
     if (!ins[k].batched()) continue;
     int64_t n = ex.shape[k - first], s = sizes[k - first], limit = n - s;
-    idx.push_back(ins[k].a);
-    bounds.push_back(limit + 1);
-    reported.push_back(limit < 0 ? n : limit + 1);
-    wraps.push_back(s == 1 ? n : 0);
+    Atom i = ins[k].a;
+    DType d = i.type().dtype;
+    bool sign = d != DType::U32;
+    Atom zero = b.lit(d, 0), bad;
+    if (limit < 0)
+      bad = b.broadcastInDim(b.lit(DType::Bool, 1), i.type().shape, {});
+    else {
+      bad = b.binary(Op::Gt, i, b.lit(d, double(limit)));
+      if (sign) bad = b.binary(Op::Or, bad, b.binary(Op::Lt, i, zero));
+    }
+    Atom reported = i;
+    if (s == 1 && sign)
+      reported = b.emit1(Op::Select, {b.binary(Op::Lt, i, zero), i,
+                                      b.binary(Op::Sub, i, b.lit(d, double(n)))});
+    b.emit(Op::Check, {bad, reported, b.lit(DType::I32, double(limit < 0 ? n : limit + 1))},
+           {{"message", Param::ofStr(SPMD_INDEX_ERROR)}});
   }
-  if (idx.empty()) return;
-  bt.b.emit(Op::CheckIndex, idx,
-            {{"bounds", Param::ints(bounds)},
-             {"sizes", Param::ints(reported)},
-             {"wraps", Param::ints(wraps)}});
 }
 
-std::vector<BVal> batchCheckIndex(Batcher &bt, const Eqn &e, const std::vector<BVal> &ins) {
-  // Every element is checked, so the batched indices go as they are.
+std::vector<BVal> batchCheck(Batcher &bt, const Eqn &e, const std::vector<BVal> &ins) {
+  // Every element is checked: the operands go with the batch dimension first, the
+  // unbatched ones broadcast to the condition's shape (a scalar stays a scalar).
+  bool any = false;
+  for (auto &v : ins) any |= v.batched();
+  if (!any) {
+    std::vector<Atom> as;
+    for (auto &v : ins) as.push_back(v.a);
+    bt.b.emit(Op::Check, as, e.params);
+    return {};
+  }
+  Type ex = bt.exampleType(ins[0]);
+  Shape full = prepend(bt.size, ex.shape);
   std::vector<Atom> as;
-  for (auto &v : ins) as.push_back(v.a);
-  bt.b.emit(Op::CheckIndex, as, e.params);
+  for (auto &v : ins) {
+    Atom a = v.batched() ? bt.at0(v) : v.a;
+    if (a.type().shape != full && !(!v.batched() && a.type().rank() == 0)) {
+      std::vector<int64_t> dims;
+      for (int64_t k = v.batched() ? 0 : 1; k < int64_t(a.type().rank()) + (v.batched() ? 0 : 1); ++k)
+        dims.push_back(k);
+      a = bt.b.broadcastInDim(a, full, dims);
+    }
+    as.push_back(a);
+  }
+  bt.b.emit(Op::Check, as, e.params);
   return {};
 }
 

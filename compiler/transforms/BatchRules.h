@@ -81,7 +81,7 @@ std::vector<BVal> batchSlice(Batcher &, const ir::Eqn &, const std::vector<BVal>
 std::vector<BVal> batchPad(Batcher &, const ir::Eqn &, const std::vector<BVal> &);
 std::vector<BVal> batchRev(Batcher &, const ir::Eqn &, const std::vector<BVal> &);
 std::vector<BVal> batchDynamicSlice(Batcher &, const ir::Eqn &, const std::vector<BVal> &);
-std::vector<BVal> batchCheckIndex(Batcher &, const ir::Eqn &, const std::vector<BVal> &);
+std::vector<BVal> batchCheck(Batcher &, const ir::Eqn &, const std::vector<BVal> &);
 std::vector<BVal> batchDynamicUpdateSlice(Batcher &, const ir::Eqn &, const std::vector<BVal> &);
 std::vector<BVal> batchDotGeneral(Batcher &, const ir::Eqn &, const std::vector<BVal> &);
 std::vector<BVal> batchRandomSeed(Batcher &, const ir::Eqn &, const std::vector<BVal> &);

@@ -515,7 +515,7 @@ struct RuleTable {
                   Op::RandomUnwrap,
                   Op::Print,
                   Op::AssertClose,
-                  Op::CheckIndex})
+                  Op::Check})
       set(op, none);
     set(Op::Neg, negVjp);
     set(Op::Exp, expVjp);

@@ -288,7 +288,7 @@ static const std::array<BatchRule, kNumOps> &ruleTable() {
     set(Op::Rev, batchRev);
     set(Op::DynamicSlice, batchDynamicSlice);
     set(Op::DynamicUpdateSlice, batchDynamicUpdateSlice);
-    set(Op::CheckIndex, batchCheckIndex);
+    set(Op::Check, batchCheck);
     set(Op::DotGeneral, batchDotGeneral);
     set(Op::Psum, batchAllReduce);
     set(Op::Pmax, batchAllReduce);

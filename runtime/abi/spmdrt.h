@@ -70,8 +70,9 @@ typedef struct spmd_launch_desc {
  * size and `where`, the address of a NUL-terminated "file:line:col" string in the
  * kernel module's global memory (device memory on GPUs). The runtime zeroes it before
  * each launch and, when flag is set after the device program returned (on CPU devices:
- * after the kernel returned), fails the launch with the message spmd_index_error gives.
- * 32 bytes; kernels receive its address. */
+ * after the kernel returned), fails the launch with the message spmd_check_error gives
+ * for SPMD_INDEX_ERROR, a0 = index and a1 = size. 32 bytes; kernels receive its address. */
+#define SPMD_INDEX_ERROR "index {0} is out of range for size {1}"
 typedef struct spmd_kernel_error {
   uint32_t flag;
   uint32_t pad;

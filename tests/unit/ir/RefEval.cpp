@@ -189,7 +189,7 @@ private:
     return (this->*rule)(e, c, in);
   }
 
-  /// print, assert_close, check_index: the operands go to the host log (no check is made:
+  /// print, assert_close, check: the operands go to the host log (no check is made:
   /// the interpreter clamps indices as JAX does, and tests compare values themselves).
   std::vector<Multi> host(const Eqn &, const Ctx &, const std::vector<Multi> &in) {
     if (opts.hostLog)

@@ -105,7 +105,7 @@ void failingKernel(spmd_dev *d, void **ins, void **outs) {
   float v = 1;
   for (int32_t it = 0;; ++it) {
     if (spmd_dev_index(d) == bad && it == rounds) {
-      if (useIndex) spmd_index_error(nullptr, d, 12, 8, "f.spmd:4:7");
+      if (useIndex) spmd_check_error(nullptr, d, SPMD_INDEX_ERROR, 12, 8, "f.spmd:4:7");
       spmd_fail(nullptr, d, "f.spmd:2:3: device failure");
     }
     spmd_allreduce(d, &v, 1, 3, 0, 1);
@@ -167,7 +167,13 @@ void hostFails(spmd_host *h) {
   spmd_fail(h, nullptr, "f.spmd:9:1: host failure");
 }
 
-void hostIndexError(spmd_host *h) { spmd_index_error(h, nullptr, -1, 3, "f.spmd:1:2"); }
+void hostIndexError(spmd_host *h) {
+  spmd_check_error(h, nullptr, SPMD_INDEX_ERROR, -1, 3, "f.spmd:1:2");
+}
+
+void hostCheckError(spmd_host *h) {
+  spmd_check_error(h, nullptr, "got f({0}, {1}), {0} again; {2} and { stay", -5, 7, "f.spmd:3:4");
+}
 
 void hostPrints(spmd_host *h) {
   int32_t a[3] = {1, 2, 3};
@@ -214,6 +220,10 @@ TEST_CASE("Host::run reports run-time errors and returns 1", "[runtime]") {
   err.str("");
   CHECK(host->run(hostIndexError) == 1);
   CHECK(err.str() == "error: f.spmd:1:2: index -1 is out of range for size 3\n");
+
+  err.str("");
+  CHECK(host->run(hostCheckError) == 1);
+  CHECK(err.str() == "error: f.spmd:3:4: got f(-5, 7), -5 again; {2} and { stay\n");
 
   err.str("");
   CHECK(host->run(hostAssertClose) == 1);
