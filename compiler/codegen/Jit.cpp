@@ -10,6 +10,7 @@
 #include "codegen/LlvmEmitter.h"
 #include "codegen/ObjectCache.h"
 #include "codegen/VecMath.h"
+#include "codegen/XlaSumEmit.h"
 
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/Bitcode/BitcodeWriter.h>
@@ -568,6 +569,7 @@ static std::string cacheKey(const ir::Module &m, const Options &o) {
   k += jtmb.getTargetTriple().str() + "\n" + jtmb.getCPU() + "\n" + jtmb.getFeatures().getString() +
        "\n";
   k += "O" + std::to_string(o.optLevel) + " backend " + std::to_string(int(o.backend)) + "\n";
+  k += std::string("sum order ") + xlasum::vfTableName() + "\n";  // SPMD_SUM_HOST may differ
   return k + ir::fingerprint(m);
 }
 

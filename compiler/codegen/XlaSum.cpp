@@ -108,6 +108,8 @@
 
 #include <llvm/TargetParser/Host.h>
 
+#include <cstdlib>
+#include <cstring>
 #include <numeric>
 
 namespace spmd::codegen {
@@ -116,12 +118,18 @@ using namespace xlasum;
 
 const char *const *xlasum::vfTable() {
   static const char *const *t = [] {
+    if (const char *v = std::getenv("SPMD_SUM_HOST")) {
+      if (std::strcmp(v, "avx512") == 0) return kVfAvx512;
+      if (std::strcmp(v, "avx2") == 0) return kVfAvx2;
+    }
     auto f = sys::getHostCPUFeatures();
     auto it = f.find("avx512f");
     return it != f.end() && it->second ? kVfAvx512 : kVfAvx2;
   }();
   return t;
 }
+
+const char *xlasum::vfTableName() { return vfTable() == kVfAvx512 ? "avx512" : "avx2"; }
 
 namespace {
 

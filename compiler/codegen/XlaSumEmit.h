@@ -36,7 +36,11 @@ inline const char *const kVfAvx2[31] = {
 #include "codegen/XlaSumVfAvx2.inc"
 };
 /// The host's table: kVfAvx512 with AVX-512F, else kVfAvx2 (other CPUs are unmeasured).
+/// SPMD_SUM_HOST=avx512 or avx2 in the environment picks one instead (tests use it to
+/// check the other kind of host: Note [Host-dependent goldens] in tests/golden/run.sh).
 const char *const *vfTable();
+/// "avx512" or "avx2": which table vfTable() gives (part of the object cache's key).
+const char *vfTableName();
 
 struct Emit {
   LlvmEmitter &L;
