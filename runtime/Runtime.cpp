@@ -320,12 +320,13 @@ void spmd_fail(spmd_host *h, spmd_dev *d, const char *message) {
 
 void spmd_check_error(spmd_host *h, spmd_dev *d, const char *message, int64_t a0, int64_t a1,
                       const char *where) {
-  std::string text = checkErrorMessage(message, a0, a1, where);
+  // The message is a temporary of each call: unwinding longjmps past this frame, so no
+  // std::string may be alive here when it does (it would leak; Note [Unwinding kernels] in Device.cpp).
   if (d) {
-    recordDeviceError(d, text);
+    recordDeviceError(d, checkErrorMessage(message, a0, a1, where));
     unwindDevice(d);
   }
-  h->errors.record(text);
+  h->errors.record(checkErrorMessage(message, a0, a1, where));
   unwindHost(h);
 }
 
