@@ -71,13 +71,46 @@ using Ukernel = void (*)(dim_t m, dim_t n, dim_t k, T *alpha, T *a, T *b, T *bet
 template <typename T>
 Ukernel<T> nativeUkernel;  ///< the configuration's, set once by context()
 
+/// Whether the m rows of 64 bytes at c (row stride rs) hold a -0: the check of a
+/// micro-tile of the x86 configurations' row-major kernels (6 x 16 f32, 6 x 8 f64), one
+/// OR of compares per row, no branch. Inlined into the AVX2 and the baseline version.
+template <typename T>
+[[gnu::always_inline]] inline bool anyNegativeZeroRows(const T *c, dim_t m, inc_t rs) {
+  using U = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+  constexpr U kNegZero = U(1) << (8 * sizeof(U) - 1);
+  constexpr int kRow = 64 / sizeof(T);
+  U any = 0;
+  for (dim_t i = 0; i < m; ++i) {
+    const U *u = reinterpret_cast<const U *>(c + i * rs);
+    for (int j = 0; j < kRow; ++j) any |= U(u[j] == kNegZero);
+  }
+  return any != 0;
+}
+
+template <typename T>
+[[gnu::target("avx2")]] SPMD_VECTORISE bool anyNegativeZeroRowsAvx2(const T *c, dim_t m,
+                                                                       inc_t rs) {
+  return anyNegativeZeroRows(c, m, rs);
+}
+
+template <typename T>
+SPMD_VECTORISE bool anyNegativeZeroRowsBase(const T *c, dim_t m, inc_t rs) {
+  return anyNegativeZeroRows(c, m, rs);
+}
+
+const bool kAvx2 = __builtin_cpu_supports("avx2");
+
 /// The context's micro-kernel: the configuration's, then, for a tile stored with
-/// beta = 0, its -0s made +0 while it is in L1 (Note [GEMM without zeroing C]).
+/// beta = 0, its -0s made +0 while it is in L1 (Note [GEMM without zeroing C]). A tile
+/// almost never has one, so a full row-major tile is first checked without a store.
 template <typename T>
 void fixNegativeZeros(dim_t m, dim_t n, dim_t k, T *alpha, T *a, T *b, T *beta, T *c,
                       inc_t rs, inc_t cs, auxinfo_t *aux, cntx_t *ctx) {
   nativeUkernel<T>(m, n, k, alpha, a, b, beta, c, rs, cs, aux, ctx);
   if (*beta != T(0)) return;
+  if (cs == 1 && n == 64 / dim_t(sizeof(T)) &&
+      !(kAvx2 ? anyNegativeZeroRowsAvx2(c, m, rs) : anyNegativeZeroRowsBase(c, m, rs)))
+    return;
   if (cs == 1)
     for (dim_t i = 0; i < m; ++i) clearNegativeZeros(c + i * rs, n);
   else if (rs == 1)
