@@ -47,6 +47,7 @@
 #include "blis.h"
 
 #include <cstring>
+#include <immintrin.h>
 #include <mutex>
 #include <type_traits>
 
@@ -72,10 +73,11 @@ template <typename T>
 Ukernel<T> nativeUkernel;  ///< the configuration's, set once by context()
 
 /// Whether the m rows of 64 bytes at c (row stride rs) hold a -0: the check of a
-/// micro-tile of the x86 configurations' row-major kernels (6 x 16 f32, 6 x 8 f64), one
-/// OR of compares per row, no branch. Inlined into the AVX2 and the baseline version.
+/// micro-tile of the x86 configurations' row-major kernels (6 x 16 f32, 6 x 8 f64). The
+/// portable version, for CPUs without AVX2 (GCC does not vectorise it: 16 scalar
+/// compares per row).
 template <typename T>
-[[gnu::always_inline]] inline bool anyNegativeZeroRows(const T *c, dim_t m, inc_t rs) {
+bool anyNegativeZeroRowsBase(const T *c, dim_t m, inc_t rs) {
   using U = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
   constexpr U kNegZero = U(1) << (8 * sizeof(U) - 1);
   constexpr int kRow = 64 / sizeof(T);
@@ -87,15 +89,26 @@ template <typename T>
   return any != 0;
 }
 
+/// The same with AVX2: two loads, two integer compares and two ORs per row, one test at
+/// the end. Written with intrinsics because the loop above stays scalar, ~100 cycles
+/// per tile against the tile's ~800 of FMAs at k = 128 (bench/notes.md, 2026-11-24 gemm12).
 template <typename T>
-[[gnu::target("avx2")]] SPMD_VECTORISE bool anyNegativeZeroRowsAvx2(const T *c, dim_t m,
-                                                                       inc_t rs) {
-  return anyNegativeZeroRows(c, m, rs);
-}
-
-template <typename T>
-SPMD_VECTORISE bool anyNegativeZeroRowsBase(const T *c, dim_t m, inc_t rs) {
-  return anyNegativeZeroRows(c, m, rs);
+[[gnu::target("avx2")]] bool anyNegativeZeroRowsAvx2(const T *c, dim_t m, inc_t rs) {
+  const __m256i negZero = sizeof(T) == 4
+                              ? _mm256_set1_epi32(int32_t(0x80000000u))
+                              : _mm256_set1_epi64x(int64_t(0x8000000000000000ull));
+  __m256i any = _mm256_setzero_si256();
+  for (dim_t i = 0; i < m; ++i) {
+    const __m256i *row = reinterpret_cast<const __m256i *>(c + i * rs);
+    __m256i lo = _mm256_loadu_si256(row), hi = _mm256_loadu_si256(row + 1);
+    if constexpr (sizeof(T) == 4)
+      any = _mm256_or_si256(any, _mm256_or_si256(_mm256_cmpeq_epi32(lo, negZero),
+                                                 _mm256_cmpeq_epi32(hi, negZero)));
+    else
+      any = _mm256_or_si256(any, _mm256_or_si256(_mm256_cmpeq_epi64(lo, negZero),
+                                                 _mm256_cmpeq_epi64(hi, negZero)));
+  }
+  return !_mm256_testz_si256(any, any);
 }
 
 const bool kAvx2 = __builtin_cpu_supports("avx2");
