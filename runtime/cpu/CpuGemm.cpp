@@ -37,8 +37,9 @@
 // first k slice, Note [BLIS order]), while the tile is in L1 (fixNegativeZeros, the
 // context's micro-kernel): there +0 + p is formed exactly where the loop nest forms it.
 // A pass over the whole of C after BLIS read and wrote C once more from L3 or memory
-// (4 MB per product in random_matmul, about 3% of its time; bench/notes.md, 2026-11-24
-// perf11 and gemm12, has the measurements). Should BLIS ever call the micro-kernel with
+// (4 MB per product in random_matmul: 0 to 8% of the product's CPU time in gemm_bench on
+// a loaded machine, mostly within its noise; bench/notes.md, 2026-11-24 perf11 and
+// gemm12, has the measurements). Should BLIS ever call the micro-kernel with
 // beta = 0 for a later slice, the pass is still exact: C is never -0 after the first
 // slice (+0 + p is not), and c + q with q = -0 or +0 differs only for c = -0.
 #include "Device.h"
