@@ -32,20 +32,110 @@
 // were -0 after such an underflow), which +0 + p turns into +0; and once C differs from
 // the loop nest's only by that sign, every later slice's x + q keeps them equal unless q
 // is -0 too. So C after BLIS with beta = 0 differs from the loop nest's exactly at the
-// elements that are -0, which one pass over C, still in cache, turns into +0
-// (clearNegativeZeros). bench/notes.md (2026-11-24, perf11) has the measurements.
+// elements that are -0, which a pass over C turns into +0 (clearNegativeZeros). That pass
+// is made tile by tile, right after the micro-kernel stored a tile with beta = 0 (the
+// first k slice, Note [BLIS order]), while the tile is in L1 (fixNegativeZeros, the
+// context's micro-kernel): there +0 + p is formed exactly where the loop nest forms it.
+// A pass over the whole of C after BLIS read and wrote C once more from L3 or memory
+// (4 MB per product in random_matmul: 0 to 8% of the product's CPU time in gemm_bench on
+// a loaded machine, mostly within its noise; bench/notes.md, 2026-11-24 perf11 and
+// gemm12, has the measurements). Should BLIS ever call the micro-kernel with
+// beta = 0 for a later slice, the pass is still exact: C is never -0 after the first
+// slice (+0 + p is not), and c + q with q = -0 or +0 differs only for c = -0.
 #include "Device.h"
 #include "cpu/Reduce.h"
 
 #include "blis.h"
 
 #include <cstring>
+#include <immintrin.h>
 #include <mutex>
 #include <type_traits>
 
 namespace {
 
-/// BLIS's context for this CPU with KC pinned to 256 (Note [BLIS order]), made once.
+/// Every -0 in c[0, n) becomes +0; nothing else changes (Note [GEMM without zeroing C]).
+/// Integer compares, so that NaN payloads and denormals (DAZ) are left alone.
+template <typename T>
+SPMD_VECTORISE void clearNegativeZeros(T *c, int64_t n) {
+  using U = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+  constexpr U kNegZero = U(1) << (8 * sizeof(U) - 1);
+  U *u = reinterpret_cast<U *>(c);
+  for (int64_t i = 0; i < n; ++i) u[i] = u[i] == kNegZero ? U(0) : u[i];
+}
+
+/// The signature of BLIS 0.9's gemm micro-kernels: C (m x n, strides rs, cs) =
+/// beta C + alpha A B over k, A and B packed.
+template <typename T>
+using Ukernel = void (*)(dim_t m, dim_t n, dim_t k, T *alpha, T *a, T *b, T *beta, T *c,
+                         inc_t rs, inc_t cs, auxinfo_t *aux, cntx_t *ctx);
+
+template <typename T>
+Ukernel<T> nativeUkernel;  ///< the configuration's, set once by context()
+
+/// Whether the m rows of 64 bytes at c (row stride rs) hold a -0: the check of a
+/// micro-tile of the x86 configurations' row-major kernels (6 x 16 f32, 6 x 8 f64). The
+/// portable version, for CPUs without AVX2 (GCC does not vectorise it: 16 scalar
+/// compares per row).
+template <typename T>
+bool anyNegativeZeroRowsBase(const T *c, dim_t m, inc_t rs) {
+  using U = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+  constexpr U kNegZero = U(1) << (8 * sizeof(U) - 1);
+  constexpr int kRow = 64 / sizeof(T);
+  U any = 0;
+  for (dim_t i = 0; i < m; ++i) {
+    const U *u = reinterpret_cast<const U *>(c + i * rs);
+    for (int j = 0; j < kRow; ++j) any |= U(u[j] == kNegZero);
+  }
+  return any != 0;
+}
+
+/// The same with AVX2: two loads, two integer compares and two ORs per row, one test at
+/// the end. Written with intrinsics because the loop above stays scalar, ~100 cycles
+/// per tile against the tile's ~800 of FMAs at k = 128 (bench/notes.md, 2026-11-24 gemm12).
+template <typename T>
+[[gnu::target("avx2")]] bool anyNegativeZeroRowsAvx2(const T *c, dim_t m, inc_t rs) {
+  const __m256i negZero = sizeof(T) == 4
+                              ? _mm256_set1_epi32(int32_t(0x80000000u))
+                              : _mm256_set1_epi64x(int64_t(0x8000000000000000ull));
+  __m256i any = _mm256_setzero_si256();
+  for (dim_t i = 0; i < m; ++i) {
+    const __m256i *row = reinterpret_cast<const __m256i *>(c + i * rs);
+    __m256i lo = _mm256_loadu_si256(row), hi = _mm256_loadu_si256(row + 1);
+    if constexpr (sizeof(T) == 4)
+      any = _mm256_or_si256(any, _mm256_or_si256(_mm256_cmpeq_epi32(lo, negZero),
+                                                 _mm256_cmpeq_epi32(hi, negZero)));
+    else
+      any = _mm256_or_si256(any, _mm256_or_si256(_mm256_cmpeq_epi64(lo, negZero),
+                                                 _mm256_cmpeq_epi64(hi, negZero)));
+  }
+  return !_mm256_testz_si256(any, any);
+}
+
+const bool kAvx2 = __builtin_cpu_supports("avx2");
+
+/// The context's micro-kernel: the configuration's, then, for a tile stored with
+/// beta = 0, its -0s made +0 while it is in L1 (Note [GEMM without zeroing C]). A tile
+/// almost never has one, so a full row-major tile is first checked without a store.
+template <typename T>
+void fixNegativeZeros(dim_t m, dim_t n, dim_t k, T *alpha, T *a, T *b, T *beta, T *c,
+                      inc_t rs, inc_t cs, auxinfo_t *aux, cntx_t *ctx) {
+  nativeUkernel<T>(m, n, k, alpha, a, b, beta, c, rs, cs, aux, ctx);
+  if (*beta != T(0)) return;
+  if (cs == 1 && n == 64 / dim_t(sizeof(T)) &&
+      !(kAvx2 ? anyNegativeZeroRowsAvx2(c, m, rs) : anyNegativeZeroRowsBase(c, m, rs)))
+    return;
+  if (cs == 1)
+    for (dim_t i = 0; i < m; ++i) clearNegativeZeros(c + i * rs, n);
+  else if (rs == 1)
+    for (dim_t j = 0; j < n; ++j) clearNegativeZeros(c + j * cs, m);
+  else
+    for (dim_t i = 0; i < m; ++i)
+      for (dim_t j = 0; j < n; ++j) clearNegativeZeros(c + i * rs + j * cs, 1);
+}
+
+/// BLIS's context for this CPU with KC pinned to 256 (Note [BLIS order]) and the
+/// micro-kernels wrapped by fixNegativeZeros, made once.
 cntx_t *context() {
   static cntx_t ctx;
   static std::once_flag once;
@@ -57,18 +147,18 @@ cntx_t *context() {
       bli_blksz_set_def(256, dt, kc);
       bli_blksz_set_max(256, dt, kc);
     }
+    // The macro-kernel calls the virtual micro-kernel, which for real types is the
+    // native one; both are replaced, the native one's storage preference kept.
+    func_t *nat = bli_cntx_get_l3_nat_ukrs(BLIS_GEMM_UKR, &ctx),
+           *vir = bli_cntx_get_l3_vir_ukrs(BLIS_GEMM_UKR, &ctx);
+    nativeUkernel<float> = reinterpret_cast<Ukernel<float>>(bli_func_get_dt(BLIS_FLOAT, nat));
+    nativeUkernel<double> = reinterpret_cast<Ukernel<double>>(bli_func_get_dt(BLIS_DOUBLE, nat));
+    for (func_t *f : {nat, vir}) {
+      bli_func_set_dt(reinterpret_cast<void_fp>(&fixNegativeZeros<float>), BLIS_FLOAT, f);
+      bli_func_set_dt(reinterpret_cast<void_fp>(&fixNegativeZeros<double>), BLIS_DOUBLE, f);
+    }
   });
   return &ctx;
-}
-
-/// Every -0 in c[0, n) becomes +0; nothing else changes (Note [GEMM without zeroing C]).
-/// Integer compares, so that NaN payloads and denormals (DAZ) are left alone.
-template <typename T>
-SPMD_VECTORISE void clearNegativeZeros(T *c, int64_t n) {
-  using U = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
-  constexpr U kNegZero = U(1) << (8 * sizeof(U) - 1);
-  U *u = reinterpret_cast<U *>(c);
-  for (int64_t i = 0; i < n; ++i) u[i] = u[i] == kNegZero ? U(0) : u[i];
 }
 
 template <typename T>
@@ -95,8 +185,8 @@ void gemm(int64_t batch, int64_t m, int64_t n, int64_t k, const T *a, bool ta, c
     else
       bli_dgemm_ex(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, m, n, k, &one, ai, rsa, csa, bi, rsb,
                    csb, &zero, ci, n, 1, ctx, &rntm);
-    // C = A B with beta = 0, then the loop nest's +0 + C (Note [GEMM without zeroing C]).
-    clearNegativeZeros(ci, m * n);
+    // C = A B with beta = 0, each tile's -0s made +0 by the micro-kernel (Note [GEMM
+    // without zeroing C]).
   }
 }
 
