@@ -201,7 +201,11 @@ static void checkFitsI32(int64_t i, SrcRange loc) {
 // past i32, or a dynamic index into such an axis (whose negative-index fix-up adds the
 // size), would need a 64-bit index: JAX raises OverflowError for x.at[2147483655].set(..)
 // there, and spmdrun wrapped it into a nonsense run-time error ("index -4294967297 is out
-// of range"). So such an index is a compile error at the index.
+// of range"). So such an index is a compile error at the index. Likewise argmax and
+// argmin over an axis of more than 2^31 elements: their i32 result cannot hold the last
+// positions, and JAX (x64 off) silently returns a wrapped, negative index there
+// (jnp.argmax of 2147483650 falses then 6 trues is -2147483646); spmdrun gave the same
+// wrapped value. An error at the argument instead (BuiltinsMath.cpp), never a wrap.
 ir::Atom AstLowering::indexLit(int64_t v, SrcRange loc) {
   if (v < INT32_MIN || v > INT32_MAX)
     userError(loc, "index arithmetic past i32: position or size " + std::to_string(v) +
