@@ -215,7 +215,7 @@ void setOtherRules(std::array<TypeRule, kNumOps> &t) {
   set(Op::AllToAll, [](const TypeArgs &a) -> Types {
     int64_t sa = a.P("split_axis").i, ca = a.P("concat_axis").i, n = a.P("axis_size").i;
     Shape s = a.ins[0].shape;
-    internal_assert(s[sa] % n == 0, "all_to_all split size");
+    internal_assert(n > 0 && s[sa] % n == 0, "all_to_all split size");
     s[sa] /= n;
     s[ca] *= n;
     return {Type{a.ins[0].dtype, s}};
@@ -223,7 +223,9 @@ void setOtherRules(std::array<TypeRule, kNumOps> &t) {
   set(Op::ReduceScatter, [](const TypeArgs &a) -> Types {
     int64_t d = a.P("scatter_dimension").i, n = a.P("axis_size").i;
     Shape s = a.ins[0].shape;
-    internal_assert(s[d] % n == 0, "reduce_scatter size");
+    // n == 0 (a vmap of size 0): only untiled, over a dimension of size 0
+    // (Note [Splitting over an empty axis]).
+    internal_assert(n > 0 ? s[d] % n == 0 : s[d] == 0 && !a.P("tiled").i, "reduce_scatter size");
     if (a.P("tiled").i)
       s[d] /= n;
     else

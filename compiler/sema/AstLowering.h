@@ -141,6 +141,9 @@ public:
   /// The array a value stands for (static numbers and lists become constants).
   ir::Atom toAtom(ValueP v, SrcRange loc, bool *weak = nullptr);
   ValueP toArray(ValueP v, SrcRange loc);
+  /// An i32 literal for an index position or an axis size in index arithmetic (set(),
+  /// dynamic indices); one past i32 is an error at `loc`, not a wrap (Note [Indices past i32]).
+  ir::Atom indexLit(int64_t v, SrcRange loc);
   /// A static number or static (nested) list converted to dtype d as NumPy's scalar types
   /// convert Python numbers (jnp.uint32([0, 4294967295]) holds both; a value d cannot
   /// hold is an error at loc, as JAX raises); nullptr for any other value.

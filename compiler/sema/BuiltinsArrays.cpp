@@ -405,13 +405,13 @@ void addArrayBuiltins(Table &m) {
                 userError(a[1].loc, "index " + std::to_string(iv->i) +
                                         " is out of range for axis " + std::to_string(d) +
                                         " of size " + std::to_string(n));
-              starts.push_back(L.b().lit(DType::I32, double(k)));
+              starts.push_back(L.indexLit(k, a[1].loc));
             } else {
               Atom i = L.castTo(L.toAtom(iv, a[1].loc), DType::I32);
               if (i.type().rank() != 0) userError(a[1].loc, "an index must be an integer scalar");
               Atom neg = L.emit1(Op::Lt, {i, L.b().lit(DType::I32, 0)});
               starts.push_back(L.emit1(
-                  Op::Select, {neg, i, L.emit1(Op::Add, {i, L.b().lit(DType::I32, double(n))})}));
+                  Op::Select, {neg, i, L.emit1(Op::Add, {i, L.indexLit(n, a[1].loc)})}));
             }
             us.push_back(1);
           } else {

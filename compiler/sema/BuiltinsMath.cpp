@@ -78,6 +78,13 @@ BuiltinDef reduction(Red kind, const char *name) {
             t = x.type();
           }
           if (axes.size() != 1) userError(a[1].loc, std::string(name) + "() takes a single axis");
+          if (t.shape[axes[0]] - 1 > INT32_MAX)  // Note [Indices past i32]
+            userError(a[0].loc,
+                      std::string(name) + "() over an axis of " +
+                          std::to_string(t.shape[axes[0]]) +
+                          " elements: its i32 index cannot hold every position",
+                      {{SrcRange{}, "indices are i32, as in JAX without x64 (JAX wraps the "
+                                    "index to a negative number there)"}});
           r = L.emit1(kind == Red::Argmax ? Op::Argmax : Op::Argmin, {x},
                       {{"axes", Param::ints(axes)}, {"index_dtype", Param::ofDType(DType::I32)}});
           break;

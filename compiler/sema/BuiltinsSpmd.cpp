@@ -96,6 +96,20 @@ ValueP gradFn(AstLowering &L, Bound &a, bool withValue, SrcRange loc) {
   return g;
 }
 
+// Note [Splitting over an empty axis]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// vmap maps over an axis of size 0 (JAX allows it), so a collective may see an axis of
+// size 0 (a pmap never does: it needs a device). Gathers, sums, ppermute and an untiled
+// psum_scatter (whose dimension must then have size 0) are fine and give empty results.
+// all_to_all and a tiled psum_scatter split a dimension into axis-size blocks, which
+// has no meaning for 0 blocks: JAX fails there with "ZeroDivisionError: integer modulo
+// by zero", and spmdrun divided by zero (SIGFPE). So both are an error at the axis name.
+[[noreturn]] static void emptySplit(SrcRange loc, const std::string &what) {
+  userError(loc, what + " over an axis of size 0 cannot split into 0 blocks",
+            {{SrcRange{}, "the axis is a vmap over an empty axis; JAX raises "
+                          "ZeroDivisionError there"}});
+}
+
 /// differentiation and trees, then collectives
 void addSpmdBuiltins(Table &m) {
   // -- differentiation and trees --
@@ -245,6 +259,7 @@ void addSpmdBuiltins(Table &m) {
           if (ca < 0 || ca >= r)
             userError(a[3].loc, "concat_axis out of range for " + av->type().str());
           int64_t size = av->type().shape[sa];
+          if (n == 0) emptySplit(a[1].loc, "all_to_all");  // Note [Splitting over an empty axis]
           if (tiled && size % n)
             userError(a[2].loc, "all_to_all splits axis " + std::to_string(sa) + " of size " +
                                     std::to_string(size) + " into " + std::to_string(n) +
@@ -303,6 +318,7 @@ void addSpmdBuiltins(Table &m) {
             userError(a[0].loc,
                       "psum_scatter needs an array with a dimension " + std::to_string(d));
           int64_t sz = av->type().shape[d];
+          if (tiled && n == 0) emptySplit(a[1].loc, "a tiled psum_scatter");
           if (tiled ? sz % n : sz != n)
             userError(a[0].loc, "psum_scatter over an axis of size " + std::to_string(n) +
                                     " needs dimension " + std::to_string(d) +

@@ -76,6 +76,7 @@ ValueP AstLowering::index(ValueP base, const IndexExpr &e) {
       if (iv->kind == Value::Array) {
         if (iv->type().rank() != 0 || !ir::isInt(iv->type().dtype))
           userError(it.index->loc, "an index must be an integer scalar, not " + iv->type().str());
+        indexLit(n, it.index->loc);  // Note [Indices past i32]
         dynamic.push_back({int(d), iv->atom});
         dropped[d] = true;
         continue;
@@ -142,7 +143,7 @@ ValueP AstLowering::index(ValueP base, const IndexExpr &e) {
     for (auto &[d, a] : dynamic) {
       // Negative indices count from the end, as in NumPy; out of range is a run-time error.
       Atom i = castTo(a, DType::I32);
-      Atom n = b().lit(DType::I32, double(xt.shape[d]));
+      Atom n = b().lit(DType::I32, double(xt.shape[d]));  // fits: checked above
       Atom neg = emit1(Op::Lt, {i, b().lit(DType::I32, 0)});
       idx[d] = emit1(Op::Select, {neg, i, emit1(Op::Add, {i, n})});
       sizes[d] = 1;

@@ -193,6 +193,27 @@ static void checkFitsI32(int64_t i, SrcRange loc) {
                         std::to_string(i) + ".0) or a cast such as u32(...)"}});
 }
 
+// Note [Indices past i32]
+// ~~~~~~~~~~~~~~~~~~~~~~~~
+// Start indices (dynamic_slice, dynamic_update_slice) are i32, as in JAX with x64 off. An
+// axis may still be longer than 2^31 - 1 (ones([2147483656], bool) is 2 GiB); static
+// slices and reads of it use int64 parameters and work. But set() at a static position
+// past i32, or a dynamic index into such an axis (whose negative-index fix-up adds the
+// size), would need a 64-bit index: JAX raises OverflowError for x.at[2147483655].set(..)
+// there, and spmdrun wrapped it into a nonsense run-time error ("index -4294967297 is out
+// of range"). So such an index is a compile error at the index. Likewise argmax and
+// argmin over an axis of more than 2^31 elements: their i32 result cannot hold the last
+// positions, and JAX (x64 off) silently returns a wrapped, negative index there
+// (jnp.argmax of 2147483650 falses then 6 trues is -2147483646); spmdrun gave the same
+// wrapped value. An error at the argument instead (BuiltinsMath.cpp), never a wrap.
+ir::Atom AstLowering::indexLit(int64_t v, SrcRange loc) {
+  if (v < INT32_MIN || v > INT32_MAX)
+    userError(loc, "index arithmetic past i32: position or size " + std::to_string(v) +
+                       " does not fit in i32",
+              {{SrcRange{}, "indices are i32, as in JAX without x64 (an OverflowError there)"}});
+  return b().lit(ir::DType::I32, double(v));
+}
+
 ValueP AstLowering::toArray(ValueP v, SrcRange loc) {
   if (v->kind == Value::Array) return v;
   if (v->kind == Value::Int) {

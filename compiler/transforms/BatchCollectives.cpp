@@ -163,6 +163,7 @@ std::vector<BVal> batchPpermute(Batcher &bt, const Eqn &e, const std::vector<BVa
     }
     d += len;
   }
+  if (pieces.empty()) return {BVal{x, 0}};  // a vmap of size 0: nothing to move
   if (pieces.size() == 1) return {BVal{pieces[0], 0}};
   return {BVal{b.emit1(Op::Concatenate, pieces, {{"dimension", Param::of(0)}}), 0}};
 }

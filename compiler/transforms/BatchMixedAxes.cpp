@@ -197,6 +197,11 @@ std::vector<BVal> mixedReduceScatter(Batcher &bt, const Eqn &e, const std::vecto
   int d = int(e.intParam("scatter_dimension"));
   bool tiled = e.param("tiled").i;
   Shape p = bt.exampleType(ins[0]).shape, q = p;
+  if (G == 0) {  // a vmap of size 0, untiled (Note [Splitting over an empty axis]): no examples
+    Shape s = p;
+    s.erase(s.begin() + d);
+    return {BVal{b.fill(bt.exampleType(ins[0]).dtype, prepend(0, s), 0), 0}};
+  }
   q[size_t(d)] /= G;  // the block (1 when untiled)
   int r = int(p.size());
   // The sum over the batch, its dimension d split as (a, kj, b, c).
@@ -228,6 +233,7 @@ std::vector<BVal> mixedPpermute(Batcher &bt, const Eqn &e, const std::vector<BVa
                                 const MixedAxes &m) {
   Builder &b = bt.b;
   int64_t N = bt.size, A = productOf(bt, m.pre), B = productOf(bt, m.post), RS = A * B;
+  if (N == 0) return {BVal{bt.at0(ins[0]), 0}};  // a vmap of size 0: nothing to move
   auto restOf = [&](int64_t L) { return (L / (N * B)) * B + L % B; };
   auto slotOf = [&](int64_t L) { return (L / B) % N; };
   // The pairs over R of each slot pair (j_s, j_d), then the slot pairs of each such permutation.

@@ -71,6 +71,8 @@ public:
   ~CpuDevice() override;
   /// Ends the device's thread (the destructor does it too); the device runs nothing after.
   void stopThread();
+  /// Ends the threads of all of `devices` with one wake (Note [Stopping many devices]).
+  static void stopThreads(const std::vector<CpuDevice *> &devices, CpuCompletion &done);
 
   /// post() and kick(): wakes every idle device of the backend, which then find out
   /// whether there is work for them. To start several, post each, then kick once.

@@ -168,5 +168,14 @@ run negative_pmap 1 "error: negative_pmap.spmd:1:68: index -12 is out of range f
 run negative_ok 0 "0.0 [5. 1. 2. 3. 4. 5. 6. 7. 8. 9.]"
 for k in 1 2 3 4 5; do run set_empty_pmap 1 "index 0 is out of range for size 0"; done
 
+# ---- many devices ----------------------------------------------------------------------
+# The most CPU devices --devices accepts, on however few cores: a pmap over all of them
+# starts and ends within 30 s (Note [Stopping many devices]: the exit alone took over a
+# minute on 2 cores). The sum 0 + ... + 4095 is exact in f32; NumPy prints
+# np.float32(8386560.0) as 8.38656e+06.
+echo 'print(pmap i (v in arange(4096.0)) { psum(v, i) }[4095], device_count())' > "$tmp/many.spmd"
+out=$(timeout 30 "$bin" --devices cpu:4096 "$tmp/many.spmd" 2>&1); code=$?
+[ $code -eq 0 ] && [ "$out" = "8.38656e+06 4096" ] || bad "many.spmd on cpu:4096: exit $code (124: over 30 s): $(head -c 400 <<<"$out")"
+
 [ $fail -eq 0 ] && echo ok
 exit $fail
