@@ -42,6 +42,24 @@ static void assignedNames(const Expr &e, std::set<std::string> &out) {
   }
 }
 
+// Note [Peeled loop iterations]
+// JAX's twin of a loop is a Python loop whose ops run eagerly, so each iteration sees its
+// carries laid out over the devices as the iteration before left them (Note [Sharded host
+// values], HostShards.cpp); a for_loop has one body for every iteration. So the layouts
+// are iterated to a fixed point: L0 is the initial values' layouts, L1 those the body
+// lowered for L0 gives back, and so on; while L(k+1) differs from L(k), iteration k is
+// peeled off as a for_loop of trip count 1 (its body lowered for L(k)), and the remaining
+// iterations are one for_loop whose body is lowered for the layouts that repeat.
+// `var w = z0; for t in 0..2 { w = reshape(reshape(w, [4, 24]) * 0.5, [8, 3, 4]) +
+// mean(w) }` with z0 a pmap's result: the reshape to [4, 24] gathers w, so mean(w) is
+// partitioned in the first iteration only (JAX: sum(w) -0.023099966; with the loop
+// lowered unsharded -0.02309875). A carry starting as an ordinary array that the body
+// makes sharded (`acc = acc + pmap ...`) is peeled likewise. Each peel is one more copy
+// of the body in the program; after kMaxPeeled without a fixed point (layouts that
+// cycle), a carry the body gives back laid out otherwise is taken as an ordinary array in
+// every remaining iteration (its initial layout dropped and the body lowered again).
+// The peeled bodies take the same index variable (base lo + k), so what a body may do
+// with it and the errors it gives are those of the loop.
 void AstLowering::forStmt(const ForStmt &f) {
   // A static list (or a range over a list) is unrolled; a range becomes a for_loop, its
   // bounds evaluated here without building the list of its elements.
@@ -88,19 +106,19 @@ void AstLowering::forStmt(const ForStmt &f) {
     initVals.push_back(fromLeaves(*bd->value, arrs, pos));
     for (auto &a : arrs) initLeaves.push_back(a);
   }
-  std::vector<Atom> initAtoms;
-  for (auto &l : initLeaves) initAtoms.push_back(local(l->atom));
-  // Note [Sharded host values] (HostShards.cpp): a carry whose initial value is laid out
-  // over devices stays so (as JAX keeps `z = z * 2` sharded through a Python loop) where
-  // the body gives it back laid out the same; the body is lowered again without the
-  // assumption for those it does not.
-  std::vector<std::optional<Shard>> carryShard;
-  for (auto &a : initAtoms)
-    carryShard.push_back(shardOf(a) && !inMapBody() ? std::optional<Shard>(*shardOf(a)) : std::nullopt);
-  std::unique_ptr<Frame> fr;
-  std::vector<Scope::Binding *> bds;
-  std::vector<ValueP> savedVals;
-  size_t pos = 0;
+  std::vector<Atom> cur;
+  for (auto &l : initLeaves) cur.push_back(local(l->atom));
+  // Note [Peeled loop iterations]: the body is lowered for the carries' layouts (Note
+  // [Sharded host values], HostShards.cpp) at the start of a run of iterations; where it
+  // gives them back laid out otherwise, that iteration alone is one for_loop of trip
+  // count 1 and the next is lowered for the layouts it left.
+  std::vector<std::optional<Shard>> layout;
+  for (auto &a : cur)
+    layout.push_back(shardOf(a) && !inMapBody() ? std::optional<Shard>(*shardOf(a)) : std::nullopt);
+  constexpr int kMaxPeeled = 4;
+  int peeled = 0;
+  bool fallback = false;
+  int64_t done = 0;
   for (;;) {
     pushFrame(false);
     ir::Var iv = newInvar(ir::Type{ir::DType::I32, {}});
@@ -114,13 +132,13 @@ void AstLowering::forStmt(const ForStmt &f) {
     for (size_t k = 0; k < initLeaves.size(); ++k) {
       auto &l = initLeaves[k];
       carryVals.push_back(Value::array(newInvar(l->type()), l->weak));
-      if (carryShard[k]) shards[carryVals.back()->atom.var.id] = *carryShard[k];
+      if (layout[k]) shards[carryVals.back()->atom.var.id] = *layout[k];
     }
     ScopeP saved = scope;
     // Rebind each carried var (in its own scope) to the loop's carry invars.
-    bds.clear();
-    savedVals.clear();
-    pos = 0;
+    std::vector<Scope::Binding *> bds;
+    std::vector<ValueP> savedVals;
+    size_t pos = 0;
     for (size_t k = 0; k < carried.size(); ++k) {
       Scope::Binding *bd = scope->lookup(carried[k]);
       bds.push_back(bd);
@@ -131,8 +149,9 @@ void AstLowering::forStmt(const ForStmt &f) {
     scope->parent = saved;
     // Weakly typed, as the Python int of the JAX twin's `for t in range(lo, hi)` (host code
     // and pmap bodies alike are written as Python loops): `u32(5) + t` stays u32.
+    const int64_t base = lo + done;
     ValueP idx = Value::array(
-        lo == 0 ? Atom(iv) : Atom(emit1(Op::Add, {iv, b().lit(ir::DType::I32, double(lo))})), true);
+        base == 0 ? Atom(iv) : Atom(emit1(Op::Add, {iv, b().lit(ir::DType::I32, double(base))})), true);
     bindPattern(f.var, idx, false, f.var.loc);
     std::vector<ValueP> endLeaves;
     try {
@@ -157,38 +176,56 @@ void AstLowering::forStmt(const ForStmt &f) {
       }
       top().jaxpr.outvars.push_back(local(at));
     }
-    bool again = false;
-    for (size_t k = 0; k < carryShard.size(); ++k) {
-      if (!carryShard[k]) continue;
-      const Shard *e = shardOf(top().jaxpr.outvars[k]);
-      if (!e || !(*e == *carryShard[k])) carryShard[k].reset(), again = true;
-    }
-    if (!again) {
-      fr = popFrame();
-      break;
-    }
     for (size_t k = 0; k < bds.size(); ++k) bds[k]->value = savedVals[k];
-    popFrame();
+    // The layouts the body leaves (none inside a map body, where nothing is laid out).
+    std::vector<std::optional<Shard>> outLayout;
+    for (auto &o : top().jaxpr.outvars)
+      outLayout.push_back(shardOf(o) && !inMapBody() ? std::optional<Shard>(*shardOf(o)) : std::nullopt);
+    const int64_t rest = n - done;
+    bool same = rest == 0 || outLayout == layout;
+    if (!same && rest >= 2 && peeled == kMaxPeeled) fallback = true;
+    if (!same && fallback) {
+      // No fixed point in kMaxPeeled iterations: a carry the body gives back laid out
+      // otherwise is taken as an ordinary array in every remaining iteration.
+      bool again = false;
+      for (size_t k = 0; k < layout.size(); ++k)
+        if (layout[k] && !(outLayout[k] == layout[k])) layout[k].reset(), again = true;
+      if (again) {
+        popFrame();
+        continue;
+      }
+      same = true;
+    }
+    auto fr = popFrame();
+    // Body invars: (i, consts..., carries...).
+    auto &inv = fr->jaxpr.invars;
+    inv.insert(inv.begin() + 1, fr->captureVars.begin(), fr->captureVars.end());
+    std::vector<Atom> ins = fr->captured;
+    ins.insert(ins.end(), cur.begin(), cur.end());
+    const int64_t trip = same ? rest : 1;
+    ir::Params params{{"trip_count", Param::of(trip)},
+                      {"num_consts", Param::of(int64_t(fr->captured.size()))}};
+    b().setLoc(f.loc);
+    std::vector<ir::Jaxpr> regions;
+    regions.push_back(std::move(fr->jaxpr));
+    auto outs = emit(Op::ForLoop, ins, params, std::move(regions));
+    const auto &marks = same ? layout : outLayout;
+    cur.clear();
+    for (size_t k = 0; k < outs.size(); ++k) {
+      if (marks[k]) shards[outs[k].id] = *marks[k];
+      cur.push_back(outs[k]);
+    }
+    std::vector<ValueP> outVals;
+    for (size_t k = 0; k < outs.size(); ++k)
+      outVals.push_back(Value::array(outs[k], initLeaves[k]->weak));
+    pos = 0;
+    for (size_t k = 0; k < carried.size(); ++k)
+      bds[k]->value = fromLeaves(*initVals[k], outVals, pos);
+    done += trip;
+    if (same || done >= n) break;
+    layout = outLayout;
+    ++peeled;
   }
-  // Body invars: (i, consts..., carries...).
-  auto &inv = fr->jaxpr.invars;
-  inv.insert(inv.begin() + 1, fr->captureVars.begin(), fr->captureVars.end());
-  std::vector<Atom> ins = fr->captured;
-  ins.insert(ins.end(), initAtoms.begin(), initAtoms.end());
-  ir::Params params{{"trip_count", Param::of(n)},
-                    {"num_consts", Param::of(int64_t(fr->captured.size()))}};
-  b().setLoc(f.loc);
-  std::vector<ir::Jaxpr> regions;
-  regions.push_back(std::move(fr->jaxpr));
-  auto outs = emit(Op::ForLoop, ins, params, std::move(regions));
-  for (size_t k = 0; k < outs.size() && k < carryShard.size(); ++k)
-    if (carryShard[k]) shards[outs[k].id] = *carryShard[k];
-  std::vector<ValueP> outVals;
-  for (size_t k = 0; k < outs.size(); ++k)
-    outVals.push_back(Value::array(outs[k], initLeaves[k]->weak));
-  pos = 0;
-  for (size_t k = 0; k < carried.size(); ++k)
-    bds[k]->value = fromLeaves(*initVals[k], outVals, pos);
 }
 
 // ---- if -----------------------------------------------------------------------------------
@@ -359,8 +396,19 @@ ValueP AstLowering::ifExpr(const IfExpr &e) {
     }
     branches[br].invars = inv;
   }
+  // Note [Sharded host values] (HostShards.cpp): JAX's twin runs one branch eagerly, so a
+  // result is laid out as that branch leaves it; where both branches leave it laid out
+  // the same, so is the cond's result (where they differ the run-time condition decides,
+  // which a compiled cond cannot say: the result is taken as an ordinary array).
+  std::vector<std::optional<Shard>> resLayout;
+  for (size_t k = 0; k < branches[0].outvars.size(); ++k) {
+    const Shard *s0 = shardOf(branches[0].outvars[k]), *s1 = shardOf(branches[1].outvars[k]);
+    resLayout.push_back(s0 && s1 && *s0 == *s1 ? std::optional<Shard>(*s0) : std::nullopt);
+  }
   b().setLoc(e.loc);
   auto outs = emit(Op::Cond, ins, {}, std::move(branches));
+  for (size_t k = 0; k < outs.size() && k < resLayout.size(); ++k)
+    if (resLayout[k]) shards[outs[k].id] = *resLayout[k];
   std::vector<ValueP> outVals;
   for (size_t k = 0; k < initLeaves.size(); ++k)
     outVals.push_back(Value::array(outs[k], initLeaves[k]->weak));
