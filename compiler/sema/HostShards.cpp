@@ -153,8 +153,26 @@ std::optional<Atom> AstLowering::shardedReduce(Op op, const Atom &x, const ir::P
     if (meshPos[k] >= 0) order.push_back(int(k));
   const size_t L = order.size();
   Atom in = local(x);
+  // Each device's block of x; a shard_map's result (or a reshape of it that keeps each
+  // device's run of elements: shardBlocks, set by trackShards) is read where its nest
+  // left it, [mesh axes in mesh order..., its block], the block reshaped to x's in the
+  // body (no copy).
+  ir::Shape xBlock(rank);
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t n = 1;
+    for (int k : sh.dims[d]) n *= sh.mesh[k];
+    xBlock[d] = xt.shape[d] / n;
+  }
   auto bl = shardBlocks.find(x.var.id);
-  const bool inPlace = bl != shardBlocks.end() && bl->second.type().rank() == int64_t(L) + rank;
+  bool inPlace = bl != shardBlocks.end() && bl->second.type().rank() >= int64_t(L);
+  if (inPlace) {
+    const ir::Shape &bs = bl->second.type().shape;
+    int64_t numel = 1;
+    for (size_t l = 0; l < bs.size(); ++l)
+      if (l < L) inPlace &= bs[l] == sh.mesh[order[l]];
+      else numel *= bs[l];
+    inPlace &= numel == ir::Type{xt.dtype, xBlock}.numel();
+  }
   if (inPlace) {
     in = local(bl->second);
     for (size_t l = 0; l < L; ++l) meshPos[order[l]] = int64_t(l);
@@ -180,6 +198,7 @@ std::optional<Atom> AstLowering::shardedReduce(Op op, const Atom &x, const ir::P
   }
   // The block's dimensions: a kept dimension's block position, counting what is left.
   auto inBlock = [&](int64_t p) {
+    if (inPlace) return p - int64_t(L);  // every mesh dimension mapped
     int64_t at = 0;
     for (int64_t q = 0; q < p; ++q) at += !gone[q];
     return at;
@@ -188,6 +207,8 @@ std::optional<Atom> AstLowering::shardedReduce(Op op, const Atom &x, const ir::P
   for (auto d : axes)
     if (blockPos[d] >= 0) blockAxes.push_back(inBlock(blockPos[d]));
   Atom blk = levelIn.back();
+  if (inPlace && blk.type().shape != xBlock)
+    blk = emit1(Op::Reshape, {blk}, {{"new_sizes", Param::ints(xBlock)}, {"dimensions", Param::none()}});
   ir::Params bp = params;  // axes, and stop_gradient where logsumexp set it
   bp["axes"] = Param::ints(blockAxes);
   Atom r = blockAxes.empty() ? blk : Atom(emit1(op, {blk}, bp));
@@ -442,8 +463,51 @@ void AstLowering::trackShards(Op op, const std::vector<Atom> &ins, const ir::Par
       if (auto s = pmapLayout(e, k)) shards[outs[k].id] = *s;
     return;
   }
+  if (op == Op::Vmap && !shards.empty()) {
+    // A mapped operand split along its mapped dimension alone: each result is split so
+    // along its out axis (jax.vmap of a pmap's z: P(axis) on the batch dimension, whatever
+    // the body does to the rest; measured with `r * 2`, `sum(r, axis=0)`, out_axes=1).
+    std::vector<Param> inAxes = params.at("in_axes").elems;
+    std::vector<int64_t> oa = params.at("out_axes").toInts();
+    for (size_t k = 0; k < ins.size() && k < inAxes.size(); ++k) {
+      const Shard *s = shardOf(ins[k]);
+      if (!s || inAxes[k].kind == Param::None || int64_t(s->dims.size()) != ins[k].type().rank())
+        continue;
+      const int64_t a = inAxes[k].i;
+      bool alone = s->split(a);
+      for (int64_t d = 0; d < int64_t(s->dims.size()); ++d) alone &= d == a || !s->split(d);
+      if (!alone) continue;
+      for (size_t j = 0; j < outs.size() && j < oa.size(); ++j) {
+        Shard r{s->mesh, std::vector<std::vector<int>>(outs[j].type.rank())};
+        if (oa[j] < 0 || oa[j] >= outs[j].type.rank()) continue;
+        r.dims[oa[j]] = s->dims[a];
+        shards[outs[j].id] = r;
+      }
+      return;
+    }
+    return;
+  }
   if (shards.empty() || outs.size() != 1) return;
   const ir::Type &ot = outs[0].type;
+  if (op == Op::Concatenate) {
+    // The first operand laid out over devices gives the layout (jnp.concatenate([h, z])
+    // of an ordinary h and a pmap's z: P(axis), as [z, h]), the concatenated dimension
+    // split as the operand's where its new size the devices divide (P() for [z, h[:2]]:
+    // 10 rows on 8 devices), each device's block the same run of rows of the result.
+    const int64_t dim = params.at("dimension").i;
+    for (auto &a : ins) {
+      const Shard *s = shardOf(a);
+      if (!s || int64_t(s->dims.size()) != ot.rank()) continue;
+      if (s->split(dim)) {
+        int64_t n = 1;
+        for (int k : s->dims[dim]) n *= s->mesh[k];
+        if (ot.shape[dim] % n != 0) return;
+      }
+      shards[outs[0].id] = *s;
+      return;
+    }
+    return;
+  }
   if (ir::isElementwise(op)) {
     for (auto &a : ins)
       if (const Shard *s = shardOf(a); s && a.type().shape == ot.shape) {
@@ -490,18 +554,44 @@ void AstLowering::trackShards(Op op, const std::vector<Atom> &ins, const ir::Par
       else r.dims.push_back(s0->dims[d++]);
     }
     while (ok && d < it.shape.size()) ok &= it.shape[d] == 1 && !s0->split(d++);
+    // A shard_map's result reshaped so that each device's block is the same run of its
+    // elements (one split dimension with only ones before it, in and out, over the same
+    // mesh axes in mesh order) keeps its blocks in place: a reduction reads them there
+    // (sum(reshape(y, [-1])) of a [r, _] result; tests/stats/shard_chain_flat).
+    auto keepBlocks = [&](const Shard &o) {
+      auto bl = shardBlocks.find(ins[0].var.id);
+      if (bl == shardBlocks.end()) return;
+      auto single = [](const Shard &sh, const ir::Shape &shape) {
+        int64_t k = -1;
+        for (int64_t q = 0; q < int64_t(sh.dims.size()); ++q)
+          if (sh.split(q)) {
+            if (k >= 0) return int64_t(-1);
+            k = q;
+          }
+        for (int64_t q = 0; q < k; ++q)
+          if (shape[q] != 1) return int64_t(-1);
+        return k >= 0 && std::is_sorted(sh.dims[k].begin(), sh.dims[k].end()) ? k : int64_t(-1);
+      };
+      int64_t a = single(*s0, it.shape), c = single(o, ot.shape);
+      if (a >= 0 && c >= 0 && s0->dims[a] == o.dims[c]) shardBlocks[outs[0].id] = bl->second;
+    };
     if (ok) {
       shards[outs[0].id] = r;
+      keepBlocks(r);
       return;
     }
-    // Dimension 0 alone split over n devices, into a dimension 0 that n divides: each
-    // device's block is the same run of elements.
-    bool only0 = s0->split(0);
-    for (int64_t k = 1; k < it.rank(); ++k) only0 &= !s0->split(k);
-    if (only0 && ot.rank() > 0 && ot.shape[0] % s0->devices() == 0) {
+    // Dimension 0 split over n devices, into a dimension 0 that n divides: each device's
+    // block is the same run of elements. The other dimensions' mesh axes are dropped
+    // (gathered): reshape(q, [-1]) of a [r, c] shard_map result is P(r) in JAX, as are
+    // [24, 4] and [4, 24] (4 x 2 mesh); [2, 48] is P().
+    int64_t n0 = 1;
+    if (s0->split(0))
+      for (int k : s0->dims[0]) n0 *= s0->mesh[k];
+    if (s0->split(0) && ot.rank() > 0 && ot.shape[0] % n0 == 0) {
       Shard q{s0->mesh, std::vector<std::vector<int>>(ot.rank())};
       q.dims[0] = s0->dims[0];
       shards[outs[0].id] = q;
+      keepBlocks(q);
     }
     return;
   }
