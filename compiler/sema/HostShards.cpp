@@ -539,6 +539,15 @@ void AstLowering::trackShards(Op op, const std::vector<Atom> &ins, const ir::Par
     shards[outs[0].id] = *s0;
     return;
   }
+  if (op == Op::DynamicSlice && s0) {
+    // A run-time index into dimensions that are not split (z[:, t] of a pmap's z, t a
+    // loop's index: P(axis) in JAX; z[t] gathers: P()).
+    std::vector<int64_t> sizes = params.at("slice_sizes").toInts();
+    for (int64_t d = 0; d < it.rank(); ++d)
+      if (s0->split(d) && sizes[d] != it.shape[d]) return;
+    shards[outs[0].id] = *s0;
+    return;
+  }
   if (op == Op::Reshape && s0) {
     // Size-1 dimensions added or removed only: the others keep their layouts.
     Shard r{s0->mesh, {}};

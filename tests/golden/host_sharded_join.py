@@ -18,3 +18,6 @@ P(jnp.sum(s), jnp.mean(s, axis=(0, 1)))
 c = z * 3.0 if jnp.max(z) > 1.0 else jnp.exp(z)
 P(jnp.sum(c))
 P(jnp.sum(jnp.where(h > 0.0, h, z)), jnp.sum(jnp.maximum(h, z)), jnp.sum(jnp.where(z > h, 1.0, 0.0) * z))
+for t in range(1, 3):
+    t = jnp.int32(t)
+    P(jnp.sum(z[:, t]), jnp.sum(z[t]), jnp.mean(z[:, :, t]))
