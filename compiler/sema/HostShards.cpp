@@ -38,23 +38,30 @@ using ir::Param;
 // the nest, outer axis first. The reference for a nest is its conformance twin, a jitted
 // jax.shard_map over a 4 x 2 mesh with out spec P('i', 'j') (conf7_nested; JAX 0.10's
 // pmap does not nest), which keeps the result sharded so. Layouts are kept, as XLA's
-// sharding propagation keeps them (`.sharding` in JAX, measured), by elementwise ops, by
-// reductions that leave every split dimension, by transposes (permuted), by slices of
-// unsplit dimensions (`z[:, 1]`), by reshapes that only add or drop ones or (dimension 0
-// alone split over n devices) give a dimension 0 that n divides (`reshape(z, [96])`;
-// `[4, 24]` is gathered: P()), by products with an ordinary operand (below), by loops
-// (a carry starting sharded whose body gives it back laid out the same; the body is
-// lowered again without the mark for those it does not: JAX's Python loop would see it
-// sharded in the first iteration only, which a compiled loop cannot say), by grad's
-// arguments, and into loop, branch and function frames (local()). Indexing (`z[3]`),
-// argmax and the rest gather: ordinary host arrays (argmax's partitioned form picks the
-// same element; integer and bool reductions are exact, so both are left as they are).
+// sharding propagation keeps them (`.sharding` in JAX, measured), by elementwise ops (the
+// first laid-out operand's: `za + zt` is P(axis), `zt + za` P(None, axis), as in JAX), by
+// reductions that leave every split dimension, by transposes (permuted), by slices and
+// run-time indices (dynamic_slice) of unsplit dimensions (`z[:, 1]`, `z[:, t]`), by
+// reshapes that only add or drop ones or (dimension 0 split over n devices) give a
+// dimension 0 that n divides (`reshape(z, [96])`; `[4, 24]` is gathered: P(); the other
+// dimensions' axes are dropped: `reshape(q, [-1])` of a [rows, cols] result is P(rows)),
+// by concatenation (the first laid-out operand's, where the devices divide the new size
+// of a split dimension: `concat([h, z])` P(axis)), by a vmap over the split dimension
+// (the results split along their out axes), by products with an ordinary operand
+// (below), by loops (Note [Peeled loop iterations], LowerControl.cpp: iterations are
+// peeled off until the carries' layouts repeat), by an if's results that both branches
+// leave laid out the same, by grad's arguments, and into loop, branch and function
+// frames (local()). Indexing the split dimension (`z[3]`), argmax and the rest gather:
+// ordinary host arrays (argmax's partitioned form picks the same element; integer and
+// bool reductions are exact, so both are left as they are).
 //
 // Reductions (shardedReduce, asked by emit() before a float reduction over a split
 // dimension): a shard_map's result is read as its nest of pmaps left it (shardBlocks:
 // [mesh axes..., block...], each device's block in place, so `sum(y)` of a `[r, c]`
-// result moves no more than its 8 block sums; tests/stats/shard_chain_2d); otherwise
-// each split dimension is reshaped [n_p, n_q, D / (n_p n_q)] (no copy), and a
+// result moves no more than its 8 block sums; tests/stats/shard_chain_2d), as is a
+// reshape of it whose blocks are the same runs of elements (sum(reshape(y, [-1])) of a
+// [r, _] result, the block reshaped in the pmap body; tests/stats/shard_chain_flat);
+// otherwise each split dimension is reshaped [n_p, n_q, D / (n_p n_q)] (no copy), and a
 // nest of pmaps over the mesh axes named (outermost first, in_axes finding each axis's
 // dimension) reduces the block, then the blocks' results are combined as XLA does for
 // each reduced split dimension, the last dimension's first: for a `[rows, cols]`
@@ -208,7 +215,8 @@ std::optional<Atom> AstLowering::shardedReduce(Op op, const Atom &x, const ir::P
     if (blockPos[d] >= 0) blockAxes.push_back(inBlock(blockPos[d]));
   Atom blk = levelIn.back();
   if (inPlace && blk.type().shape != xBlock)
-    blk = emit1(Op::Reshape, {blk}, {{"new_sizes", Param::ints(xBlock)}, {"dimensions", Param::none()}});
+    blk = emit1(Op::Reshape, {blk},
+                {{"new_sizes", Param::ints(xBlock)}, {"dimensions", Param::none()}});
   ir::Params bp = params;  // axes, and stop_gradient where logsumexp set it
   bp["axes"] = Param::ints(blockAxes);
   Atom r = blockAxes.empty() ? blk : Atom(emit1(op, {blk}, bp));

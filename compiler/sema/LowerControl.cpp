@@ -151,7 +151,8 @@ void AstLowering::forStmt(const ForStmt &f) {
     // and pmap bodies alike are written as Python loops): `u32(5) + t` stays u32.
     const int64_t base = lo + done;
     ValueP idx = Value::array(
-        base == 0 ? Atom(iv) : Atom(emit1(Op::Add, {iv, b().lit(ir::DType::I32, double(base))})), true);
+        base == 0 ? Atom(iv) : Atom(emit1(Op::Add, {iv, b().lit(ir::DType::I32, double(base))})),
+        true);
     bindPattern(f.var, idx, false, f.var.loc);
     std::vector<ValueP> endLeaves;
     try {
@@ -179,8 +180,10 @@ void AstLowering::forStmt(const ForStmt &f) {
     for (size_t k = 0; k < bds.size(); ++k) bds[k]->value = savedVals[k];
     // The layouts the body leaves (none inside a map body, where nothing is laid out).
     std::vector<std::optional<Shard>> outLayout;
-    for (auto &o : top().jaxpr.outvars)
-      outLayout.push_back(shardOf(o) && !inMapBody() ? std::optional<Shard>(*shardOf(o)) : std::nullopt);
+    for (auto &o : top().jaxpr.outvars) {
+      const Shard *s = inMapBody() ? nullptr : shardOf(o);
+      outLayout.push_back(s ? std::optional<Shard>(*s) : std::nullopt);
+    }
     const int64_t rest = n - done;
     bool same = rest == 0 || outLayout == layout;
     if (!same && rest >= 2 && peeled == kMaxPeeled) fallback = true;
