@@ -1,10 +1,6 @@
 # JAX twin of host_loop_peel.spmd (JAX 0.10.2, CPU, 8 host devices): eager jnp ops in
 # Python loops, each iteration on its carries as the one before left them.
-import os
-os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=8")
-import jax, jax.numpy as jnp, numpy as np
-from jax import random as jr
-P = lambda *a: print(*[np.asarray(x) for x in a])
+from host_twin import *
 z0 = jax.pmap(lambda k: jr.normal(k, (3, 4)))(jr.split(jr.PRNGKey(32), 8))
 w = z0
 for t in range(2): w = jnp.reshape(jnp.reshape(w, (4, 24)) * 0.5, (8, 3, 4)) + jnp.mean(w)

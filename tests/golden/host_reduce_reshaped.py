@@ -1,12 +1,6 @@
 # JAX twin of host_reduce_reshaped.spmd (JAX 0.10.2, CPU, 8 host devices).
-import os
-os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=8")
-import jax, jax.numpy as jnp, numpy as np
-from jax import random as jr
-from jax.sharding import Mesh, PartitionSpec as PS
-P = lambda *a: print(*[np.asarray(x) for x in a])
+from host_twin import *
 g = Mesh(np.array(jax.devices()[:8]), ("r",))
-x = jr.normal(jr.key(150), (96,)).reshape(8, 12)
 y = jax.shard_map(lambda a: jnp.exp(a) * 0.5, mesh=g, in_specs=PS("r", None), out_specs=PS("r", None))(x)
 P(jnp.sum(jnp.reshape(y, (-1,))), jnp.mean(jnp.reshape(y, (24, 4)), axis=1), jnp.sum(jnp.reshape(y, (1, 8, 12)), axis=2))
 h = Mesh(np.array(jax.devices()[:8]).reshape(4, 2), ("r", "c"))
