@@ -463,6 +463,80 @@ std::optional<Shard> pmapLayout(const ir::Eqn &e, size_t k) {
 }
 }  // namespace
 
+void AstLowering::vmapLayouts(const ir::Eqn &e) {
+  const std::vector<Atom> &ins = e.in;
+  const std::vector<ir::Var> &outs = e.out;
+  const ir::Params &params = e.params;
+  // A mapped operand split along its mapped dimension alone: each result is split so
+  // along its out axis (jax.vmap of a pmap's z: P(axis) on the batch dimension, whatever
+  // the body does to the rest; measured with `r * 2`, `sum(r, axis=0)`, out_axes=1).
+  std::vector<Param> inAxes = params.at("in_axes").elems;
+  std::vector<int64_t> oa = params.at("out_axes").toInts();
+  for (size_t k = 0; k < ins.size() && k < inAxes.size(); ++k) {
+    const Shard *s = shardOf(ins[k]);
+    if (!s || inAxes[k].kind == Param::None || int64_t(s->dims.size()) != ins[k].type().rank())
+      continue;
+    const int64_t a = inAxes[k].i;
+    bool alone = s->split(a);
+    for (int64_t d = 0; d < int64_t(s->dims.size()); ++d) alone &= d == a || !s->split(d);
+    if (!alone) continue;
+    for (size_t j = 0; j < outs.size() && j < oa.size(); ++j) {
+      Shard r{s->mesh, std::vector<std::vector<int>>(outs[j].type.rank())};
+      if (oa[j] < 0 || oa[j] >= outs[j].type.rank()) continue;
+      r.dims[oa[j]] = s->dims[a];
+      shards[outs[j].id] = r;
+    }
+    return;
+  }
+  // Operands split along other dimensions only: the body sees each element laid out as
+  // the operand less its mapped dimension (a broadcast operand as it is), the layouts
+  // are followed through the body's equations by these rules, and each result is laid
+  // out as the body leaves it with its out axis not split (jax.vmap over
+  // transpose(z, [1, 0, 2]) of a pmap's z, or in_axes=1 over z: P(None, axis) for
+  // `r * 2`, `exp(r) - r`, `r - mean(r)`, `sum(r, axis=1)`, a vmap in the body).
+  const ir::Jaxpr &body = e.regions.at(0);
+  if (body.invars.size() != ins.size()) return;
+  std::vector<int> added;
+  auto mark = [&](int id, Shard s) {
+    if (shards.emplace(id, std::move(s)).second) added.push_back(id);
+  };
+  bool any = false;
+  for (size_t k = 0; k < ins.size() && k < inAxes.size(); ++k) {
+    const Shard *s = shardOf(ins[k]);
+    if (!s || int64_t(s->dims.size()) != ins[k].type().rank()) continue;
+    Shard el = *s;
+    if (inAxes[k].kind != Param::None) {
+      const int64_t a = inAxes[k].i;
+      if (a < 0 || a >= int64_t(el.dims.size()) || el.split(a)) continue;
+      el.dims.erase(el.dims.begin() + a);
+    }
+    bool split = false;
+    for (size_t d = 0; d < el.dims.size(); ++d) split |= el.split(int64_t(d));
+    if (!split) continue;
+    mark(body.invars[k].id, std::move(el));
+    any = true;
+  }
+  if (any) {
+    for (auto &eq : body.eqns) {
+      if (eq.op == Op::Vmap) vmapLayouts(eq);
+      else if (eq.regions.empty()) trackShards(eq.op, eq.in, eq.params, eq.out);
+      // (pmaps, loops and conds in the body are not followed: their results ordinary)
+      for (auto &v : eq.out)
+        if (shards.count(v.id)) added.push_back(v.id);
+    }
+    for (size_t j = 0; j < outs.size() && j < oa.size() && j < body.outvars.size(); ++j) {
+      const Shard *s = shardOf(body.outvars[j]);
+      if (!s || oa[j] < 0 || oa[j] >= outs[j].type.rank() ||
+          int64_t(s->dims.size()) + 1 != outs[j].type.rank())
+        continue;
+      Shard r = *s;
+      r.dims.insert(r.dims.begin() + oa[j], std::vector<int>{});
+      shards[outs[j].id] = r;
+    }
+  }
+  for (int id : added) shards.erase(id);  // the body's own values: not host values
+}
+
 void AstLowering::trackShards(Op op, const std::vector<Atom> &ins, const ir::Params &params,
                               const std::vector<ir::Var> &outs) {
   if (op == Op::Pmap) {
@@ -471,28 +545,8 @@ void AstLowering::trackShards(Op op, const std::vector<Atom> &ins, const ir::Par
       if (auto s = pmapLayout(e, k)) shards[outs[k].id] = *s;
     return;
   }
-  if (op == Op::Vmap && !shards.empty()) {
-    // A mapped operand split along its mapped dimension alone: each result is split so
-    // along its out axis (jax.vmap of a pmap's z: P(axis) on the batch dimension, whatever
-    // the body does to the rest; measured with `r * 2`, `sum(r, axis=0)`, out_axes=1).
-    std::vector<Param> inAxes = params.at("in_axes").elems;
-    std::vector<int64_t> oa = params.at("out_axes").toInts();
-    for (size_t k = 0; k < ins.size() && k < inAxes.size(); ++k) {
-      const Shard *s = shardOf(ins[k]);
-      if (!s || inAxes[k].kind == Param::None || int64_t(s->dims.size()) != ins[k].type().rank())
-        continue;
-      const int64_t a = inAxes[k].i;
-      bool alone = s->split(a);
-      for (int64_t d = 0; d < int64_t(s->dims.size()); ++d) alone &= d == a || !s->split(d);
-      if (!alone) continue;
-      for (size_t j = 0; j < outs.size() && j < oa.size(); ++j) {
-        Shard r{s->mesh, std::vector<std::vector<int>>(outs[j].type.rank())};
-        if (oa[j] < 0 || oa[j] >= outs[j].type.rank()) continue;
-        r.dims[oa[j]] = s->dims[a];
-        shards[outs[j].id] = r;
-      }
-      return;
-    }
+  if (op == Op::Vmap) {
+    if (!shards.empty()) vmapLayouts(top().jaxpr.eqns.back());
     return;
   }
   if (shards.empty() || outs.size() != 1) return;
