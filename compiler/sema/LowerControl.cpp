@@ -54,10 +54,16 @@ static void assignedNames(const Expr &e, std::set<std::string> &out) {
 // mean(w) }` with z0 a pmap's result: the reshape to [4, 24] gathers w, so mean(w) is
 // partitioned in the first iteration only (JAX: sum(w) -0.023099966; with the loop
 // lowered unsharded -0.02309875). A carry starting as an ordinary array that the body
-// makes sharded (`acc = acc + pmap ...`) is peeled likewise. Each peel is one more copy
-// of the body in the program; after kMaxPeeled without a fixed point (layouts that
-// cycle), a carry the body gives back laid out otherwise is taken as an ordinary array in
-// every remaining iteration (its initial layout dropped and the body lowered again).
+// makes sharded (`acc = acc + pmap ...`) is peeled likewise. The layouts are finitely
+// many, so the sequence L0, L1, ... ends in a cycle: where the layouts an iteration leaves
+// are those an earlier one started with (L(k+1) = L(j), period p = k + 1 - j; a transpose
+// per iteration alternates the split dimension, p = 2), iteration k is peeled and the
+// next ones are one for_loop whose body is p copies of the body, lowered for L(j), ...,
+// L(k) (the index base + p i + q in copy q), for as many whole cycles as are left; the
+// iterations after them (fewer than p) are peeled. Each peel is one more copy of the body
+// in the program; after kMaxPeeled without a fixed point or a cycle, a carry the body
+// gives back laid out otherwise is taken as an ordinary array in every remaining
+// iteration (its initial layout dropped and the body lowered again).
 // The peeled bodies take the same index variable (base lo + k), so what a body may do
 // with it and the errors it gives are those of the loop.
 void AstLowering::forStmt(const ForStmt &f) {
@@ -119,7 +125,13 @@ void AstLowering::forStmt(const ForStmt &f) {
   int peeled = 0;
   bool fallback = false;
   int64_t done = 0;
+  // The layouts each peeled iteration started with; `copies` > 1: a cycle of that period
+  // found, the body lowered that many times in one for_loop body.
+  std::vector<std::vector<std::optional<Shard>>> seen;
+  int64_t copies = 1;
+  bool cycled = false;
   for (;;) {
+    if (copies == 1) seen.push_back(layout);
     pushFrame(false);
     ir::Var iv = newInvar(ir::Type{ir::DType::I32, {}});
     // Note [Loop variables are not static] in LowerOps.cpp; popped below (or on error).
@@ -145,38 +157,54 @@ void AstLowering::forStmt(const ForStmt &f) {
       savedVals.push_back(bd->value);
       bd->value = fromLeaves(*initVals[k], carryVals, pos);
     }
-    scope = makeScope();
-    scope->parent = saved;
-    // Weakly typed, as the Python int of the JAX twin's `for t in range(lo, hi)` (host code
-    // and pmap bodies alike are written as Python loops): `u32(5) + t` stays u32.
+    // Each copy of the body (one but in a cycle) in its own scope, the carried vars
+    // rebound to what the copy before left; the last copy's values are the body's results.
     const int64_t base = lo + done;
-    ValueP idx = Value::array(
-        base == 0 ? Atom(iv) : Atom(emit1(Op::Add, {iv, b().lit(ir::DType::I32, double(base))})),
-        true);
-    bindPattern(f.var, idx, false, f.var.loc);
-    std::vector<ValueP> endLeaves;
-    try {
-      block(*f.body->as<BlockExpr>(), false);
-      for (auto *bd : bds) leaves(bd->value, endLeaves);
-    } catch (...) {
-      scope = saved;
-      for (size_t k = 0; k < bds.size(); ++k) bds[k]->value = savedVals[k];
-      popFrame();
-      throw;
-    }
-    scope = saved;
-    for (size_t k = 0; k < endLeaves.size(); ++k) {
-      ValueP a =
-          endLeaves[k]->kind == Value::Array ? endLeaves[k] : toArray(endLeaves[k], f.body->loc);
-      Atom at = a->atom;
-      if (a->type() != initLeaves[k]->type()) {
-        if (a->type().shape == initLeaves[k]->type().shape)
-          at = castTo(at, initLeaves[k]->type().dtype);
-        else
-          internal_assert(false, "carried type changed in a loop");
+    std::vector<Atom> ends;
+    for (int64_t q = 0; q < copies; ++q) {
+      scope = makeScope();
+      scope->parent = saved;
+      // Weakly typed, as the Python int of the JAX twin's `for t in range(lo, hi)` (host
+      // code and pmap bodies alike are written as Python loops): `u32(5) + t` stays u32.
+      Atom i = copies == 1 ? Atom(iv) : Atom(emit1(Op::Mul, {iv, b().lit(ir::DType::I32, double(copies))}));
+      const int64_t off = base + q;
+      ValueP idx = Value::array(
+          off == 0 ? i : Atom(emit1(Op::Add, {i, b().lit(ir::DType::I32, double(off))})), true);
+      bindPattern(f.var, idx, false, f.var.loc);
+      std::vector<ValueP> endLeaves;
+      try {
+        block(*f.body->as<BlockExpr>(), false);
+        for (auto *bd : bds) leaves(bd->value, endLeaves);
+      } catch (...) {
+        scope = saved;
+        for (size_t k = 0; k < bds.size(); ++k) bds[k]->value = savedVals[k];
+        popFrame();
+        throw;
       }
-      top().jaxpr.outvars.push_back(local(at));
+      scope = saved;
+      ends.clear();
+      for (size_t k = 0; k < endLeaves.size(); ++k) {
+        ValueP a = endLeaves[k]->kind == Value::Array ? endLeaves[k]
+                                                      : toArray(endLeaves[k], f.body->loc);
+        Atom at = a->atom;
+        if (a->type() != initLeaves[k]->type()) {
+          if (a->type().shape == initLeaves[k]->type().shape)
+            at = castTo(at, initLeaves[k]->type().dtype);
+          else
+            internal_assert(false, "carried type changed in a loop");
+        }
+        ends.push_back(local(at));
+      }
+      if (q + 1 < copies) {
+        std::vector<ValueP> next;
+        for (size_t k = 0; k < ends.size(); ++k)
+          next.push_back(Value::array(ends[k], initLeaves[k]->weak));
+        size_t at = 0;
+        for (size_t k = 0; k < carried.size(); ++k)
+          bds[k]->value = fromLeaves(*initVals[k], next, at);
+      }
     }
+    for (auto &at : ends) top().jaxpr.outvars.push_back(at);
     for (size_t k = 0; k < bds.size(); ++k) bds[k]->value = savedVals[k];
     // The layouts the body leaves (none inside a map body, where nothing is laid out).
     std::vector<std::optional<Shard>> outLayout;
@@ -186,7 +214,19 @@ void AstLowering::forStmt(const ForStmt &f) {
     }
     const int64_t rest = n - done;
     bool same = rest == 0 || outLayout == layout;
-    if (!same && rest >= 2 && peeled == kMaxPeeled) fallback = true;
+    if (copies > 1 && !same) {
+      // (Not expected: the cycle's copies lowered for its first layouts gave others.)
+      popFrame();
+      copies = 1, cycled = true, fallback = true;
+      continue;
+    }
+    // The layouts this iteration leaves, seen at the start of an earlier one: a cycle of
+    // period p, whose iterations after this one are lowered p at a time.
+    int64_t period = 0;
+    for (size_t j = 0; !same && !cycled && !fallback && j < seen.size(); ++j)
+      if (seen[j] == outLayout) period = int64_t(seen.size() - j);
+    if (period > 1 && rest - 1 < period) period = 0;  // no whole cycle left after this one
+    if (!same && !period && !cycled && rest >= 2 && peeled == kMaxPeeled) fallback = true;
     if (!same && fallback) {
       // No fixed point in kMaxPeeled iterations: a carry the body gives back laid out
       // otherwise is taken as an ordinary array in every remaining iteration.
@@ -205,7 +245,7 @@ void AstLowering::forStmt(const ForStmt &f) {
     inv.insert(inv.begin() + 1, fr->captureVars.begin(), fr->captureVars.end());
     std::vector<Atom> ins = fr->captured;
     ins.insert(ins.end(), cur.begin(), cur.end());
-    const int64_t trip = same ? rest : 1;
+    const int64_t trip = copies > 1 ? rest / copies : same ? rest : 1;
     ir::Params params{{"trip_count", Param::of(trip)},
                       {"num_consts", Param::of(int64_t(fr->captured.size()))}};
     b().setLoc(f.loc);
@@ -224,10 +264,16 @@ void AstLowering::forStmt(const ForStmt &f) {
     pos = 0;
     for (size_t k = 0; k < carried.size(); ++k)
       bds[k]->value = fromLeaves(*initVals[k], outVals, pos);
-    done += trip;
-    if (same || done >= n) break;
+    done += trip * copies;
+    if (done >= n || (same && copies == 1)) break;
+    if (copies > 1) {
+      // The cycle's iterations are lowered; those left (fewer than a period) are peeled.
+      copies = 1, cycled = true;
+      continue;
+    }
     layout = outLayout;
     ++peeled;
+    if (period > 1) copies = period;
   }
 }
 
