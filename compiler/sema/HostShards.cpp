@@ -47,9 +47,10 @@ using ir::Param;
 // dimensions' axes are dropped: `reshape(q, [-1])` of a [rows, cols] result is P(rows)),
 // by concatenation (the first laid-out operand's, where the devices divide the new size
 // of a split dimension: `concat([h, z])` P(axis)), by a vmap over the split dimension
-// (the results split along their out axes), by products with an ordinary operand
+// (the results split along their out axes) or over another one (vmapLayouts: the body's
+// layouts followed, the out axis not split), by products with an ordinary operand
 // (below), by loops (Note [Peeled loop iterations], LowerControl.cpp: iterations are
-// peeled off until the carries' layouts repeat), by an if's results that both branches
+// peeled off until the carries' layouts repeat or cycle), by an if's results that both branches
 // leave laid out the same, by grad's arguments, and into loop, branch and function
 // frames (local()). Indexing the split dimension (`z[3]`), argmax and the rest gather:
 // ordinary host arrays (argmax's partitioned form picks the same element; integer and
