@@ -57,7 +57,11 @@ using ir::Param;
 // bool reductions are exact, so both are left as they are).
 //
 // Reductions (shardedReduce, asked by emit() before a float reduction over a split
-// dimension): a shard_map's result is read as its nest of pmaps left it (shardBlocks:
+// dimension, or over two or more unsplit ones of a value split along a kept one: JAX
+// reduces each device's block, and the order of a sum over [8, 8, 1] blocks is not that
+// over the gathered [8, 8, 8] (sum(c, axis=(0, 1)), c split along dimension 2:
+// 13107.525 in JAX, 13107.524 gathered; one reduced axis agrees either way, so those stay
+// on the host; golden host_reduce_kept): a shard_map's result is read as its nest of pmaps left it (shardBlocks:
 // [mesh axes..., block...], each device's block in place, so `sum(y)` of a `[r, c]`
 // result moves no more than its 8 block sums; tests/stats/shard_chain_2d), as is a
 // reshape of it whose blocks are the same runs of elements (sum(reshape(y, [-1])) of a
@@ -134,9 +138,12 @@ std::optional<Atom> AstLowering::shardedReduce(Op op, const Atom &x, const ir::P
   std::vector<int64_t> axes = params.at("axes").toInts();
   std::sort(axes.begin(), axes.end());
   auto reduced = [&](int64_t d) { return std::binary_search(axes.begin(), axes.end(), d); };
-  if (int64_t(sh.dims.size()) != rank ||
-      std::none_of(axes.begin(), axes.end(), [&](int64_t d) { return sh.split(d); }))
-    return std::nullopt;
+  if (int64_t(sh.dims.size()) != rank || axes.empty()) return std::nullopt;
+  if (std::none_of(axes.begin(), axes.end(), [&](int64_t d) { return sh.split(d); })) {
+    bool keptSplit = false;
+    for (int64_t d = 0; d < rank; ++d) keptSplit |= sh.split(d);
+    if (!keptSplit || axes.size() < 2) return std::nullopt;
+  }
   // 1. Each split dimension, of size D over mesh axes of sizes n_p, n_q, reshaped to
   // [n_p, n_q, D / (n_p n_q)] (no block dimension where D = n_p n_q): a reshape, no copy.
   // A shard_map's result is read as its nest left it (no transpose to undo).
