@@ -90,6 +90,8 @@ public:
   /// sharded.
   void trackShards(ir::Op op, const std::vector<ir::Atom> &ins, const ir::Params &params,
                    const std::vector<ir::Var> &outs);
+  /// trackShards for a vmap equation `e` (its body's layouts followed).
+  void vmapLayouts(const ir::Eqn &e);
   /// Inlines closed jaxpr `j` with `args` for its invars into the current frame.
   std::vector<ir::Atom> inlineJaxpr(const ir::Jaxpr &j, const std::vector<ir::Atom> &args);
   bool inMapBody() const;

@@ -38,23 +38,35 @@ using ir::Param;
 // the nest, outer axis first. The reference for a nest is its conformance twin, a jitted
 // jax.shard_map over a 4 x 2 mesh with out spec P('i', 'j') (conf7_nested; JAX 0.10's
 // pmap does not nest), which keeps the result sharded so. Layouts are kept, as XLA's
-// sharding propagation keeps them (`.sharding` in JAX, measured), by elementwise ops, by
-// reductions that leave every split dimension, by transposes (permuted), by slices of
-// unsplit dimensions (`z[:, 1]`), by reshapes that only add or drop ones or (dimension 0
-// alone split over n devices) give a dimension 0 that n divides (`reshape(z, [96])`;
-// `[4, 24]` is gathered: P()), by products with an ordinary operand (below), by loops
-// (a carry starting sharded whose body gives it back laid out the same; the body is
-// lowered again without the mark for those it does not: JAX's Python loop would see it
-// sharded in the first iteration only, which a compiled loop cannot say), by grad's
-// arguments, and into loop, branch and function frames (local()). Indexing (`z[3]`),
-// argmax and the rest gather: ordinary host arrays (argmax's partitioned form picks the
-// same element; integer and bool reductions are exact, so both are left as they are).
+// sharding propagation keeps them (`.sharding` in JAX, measured), by elementwise ops (the
+// first laid-out operand's: `za + zt` is P(axis), `zt + za` P(None, axis), as in JAX), by
+// reductions that leave every split dimension, by transposes (permuted), by slices and
+// run-time indices (dynamic_slice) of unsplit dimensions (`z[:, 1]`, `z[:, t]`), by
+// reshapes that only add or drop ones or (dimension 0 split over n devices) give a
+// dimension 0 that n divides (`reshape(z, [96])`; `[4, 24]` is gathered: P(); the other
+// dimensions' axes are dropped: `reshape(q, [-1])` of a [rows, cols] result is P(rows)),
+// by concatenation (the first laid-out operand's, where the devices divide the new size
+// of a split dimension: `concat([h, z])` P(axis)), by a vmap over the split dimension
+// (the results split along their out axes) or over another one (vmapLayouts: the body's
+// layouts followed, the out axis not split), by products with an ordinary operand
+// (below), by loops (Note [Peeled loop iterations], LowerControl.cpp: iterations are
+// peeled off until the carries' layouts repeat or cycle), by an if's results that both branches
+// leave laid out the same, by grad's arguments, and into loop, branch and function
+// frames (local()). Indexing the split dimension (`z[3]`), argmax and the rest gather:
+// ordinary host arrays (argmax's partitioned form picks the same element; integer and
+// bool reductions are exact, so both are left as they are).
 //
 // Reductions (shardedReduce, asked by emit() before a float reduction over a split
-// dimension): a shard_map's result is read as its nest of pmaps left it (shardBlocks:
+// dimension, or over two or more unsplit ones of a value split along a kept one: JAX
+// reduces each device's block, and the order of a sum over [8, 8, 1] blocks is not that
+// over the gathered [8, 8, 8] (sum(c, axis=(0, 1)), c split along dimension 2:
+// 13107.525 in JAX, 13107.524 gathered; one reduced axis agrees either way, so those stay
+// on the host; golden host_reduce_kept): a shard_map's result is read as its nest of pmaps left it (shardBlocks:
 // [mesh axes..., block...], each device's block in place, so `sum(y)` of a `[r, c]`
-// result moves no more than its 8 block sums; tests/stats/shard_chain_2d); otherwise
-// each split dimension is reshaped [n_p, n_q, D / (n_p n_q)] (no copy), and a
+// result moves no more than its 8 block sums; tests/stats/shard_chain_2d), as is a
+// reshape of it whose blocks are the same runs of elements (sum(reshape(y, [-1])) of a
+// [r, _] result, the block reshaped in the pmap body; tests/stats/shard_chain_flat);
+// otherwise each split dimension is reshaped [n_p, n_q, D / (n_p n_q)] (no copy), and a
 // nest of pmaps over the mesh axes named (outermost first, in_axes finding each axis's
 // dimension) reduces the block, then the blocks' results are combined as XLA does for
 // each reduced split dimension, the last dimension's first: for a `[rows, cols]`
@@ -126,9 +138,12 @@ std::optional<Atom> AstLowering::shardedReduce(Op op, const Atom &x, const ir::P
   std::vector<int64_t> axes = params.at("axes").toInts();
   std::sort(axes.begin(), axes.end());
   auto reduced = [&](int64_t d) { return std::binary_search(axes.begin(), axes.end(), d); };
-  if (int64_t(sh.dims.size()) != rank ||
-      std::none_of(axes.begin(), axes.end(), [&](int64_t d) { return sh.split(d); }))
-    return std::nullopt;
+  if (int64_t(sh.dims.size()) != rank || axes.empty()) return std::nullopt;
+  if (std::none_of(axes.begin(), axes.end(), [&](int64_t d) { return sh.split(d); })) {
+    bool keptSplit = false;
+    for (int64_t d = 0; d < rank; ++d) keptSplit |= sh.split(d);
+    if (!keptSplit || axes.size() < 2) return std::nullopt;
+  }
   // 1. Each split dimension, of size D over mesh axes of sizes n_p, n_q, reshaped to
   // [n_p, n_q, D / (n_p n_q)] (no block dimension where D = n_p n_q): a reshape, no copy.
   // A shard_map's result is read as its nest left it (no transpose to undo).
@@ -153,8 +168,26 @@ std::optional<Atom> AstLowering::shardedReduce(Op op, const Atom &x, const ir::P
     if (meshPos[k] >= 0) order.push_back(int(k));
   const size_t L = order.size();
   Atom in = local(x);
+  // Each device's block of x; a shard_map's result (or a reshape of it that keeps each
+  // device's run of elements: shardBlocks, set by trackShards) is read where its nest
+  // left it, [mesh axes in mesh order..., its block], the block reshaped to x's in the
+  // body (no copy).
+  ir::Shape xBlock(rank);
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t n = 1;
+    for (int k : sh.dims[d]) n *= sh.mesh[k];
+    xBlock[d] = xt.shape[d] / n;
+  }
   auto bl = shardBlocks.find(x.var.id);
-  const bool inPlace = bl != shardBlocks.end() && bl->second.type().rank() == int64_t(L) + rank;
+  bool inPlace = bl != shardBlocks.end() && bl->second.type().rank() >= int64_t(L);
+  if (inPlace) {
+    const ir::Shape &bs = bl->second.type().shape;
+    int64_t numel = 1;
+    for (size_t l = 0; l < bs.size(); ++l)
+      if (l < L) inPlace &= bs[l] == sh.mesh[order[l]];
+      else numel *= bs[l];
+    inPlace &= numel == ir::Type{xt.dtype, xBlock}.numel();
+  }
   if (inPlace) {
     in = local(bl->second);
     for (size_t l = 0; l < L; ++l) meshPos[order[l]] = int64_t(l);
@@ -180,6 +213,7 @@ std::optional<Atom> AstLowering::shardedReduce(Op op, const Atom &x, const ir::P
   }
   // The block's dimensions: a kept dimension's block position, counting what is left.
   auto inBlock = [&](int64_t p) {
+    if (inPlace) return p - int64_t(L);  // every mesh dimension mapped
     int64_t at = 0;
     for (int64_t q = 0; q < p; ++q) at += !gone[q];
     return at;
@@ -188,6 +222,9 @@ std::optional<Atom> AstLowering::shardedReduce(Op op, const Atom &x, const ir::P
   for (auto d : axes)
     if (blockPos[d] >= 0) blockAxes.push_back(inBlock(blockPos[d]));
   Atom blk = levelIn.back();
+  if (inPlace && blk.type().shape != xBlock)
+    blk = emit1(Op::Reshape, {blk},
+                {{"new_sizes", Param::ints(xBlock)}, {"dimensions", Param::none()}});
   ir::Params bp = params;  // axes, and stop_gradient where logsumexp set it
   bp["axes"] = Param::ints(blockAxes);
   Atom r = blockAxes.empty() ? blk : Atom(emit1(op, {blk}, bp));
@@ -434,6 +471,80 @@ std::optional<Shard> pmapLayout(const ir::Eqn &e, size_t k) {
 }
 }  // namespace
 
+void AstLowering::vmapLayouts(const ir::Eqn &e) {
+  const std::vector<Atom> &ins = e.in;
+  const std::vector<ir::Var> &outs = e.out;
+  const ir::Params &params = e.params;
+  // A mapped operand split along its mapped dimension alone: each result is split so
+  // along its out axis (jax.vmap of a pmap's z: P(axis) on the batch dimension, whatever
+  // the body does to the rest; measured with `r * 2`, `sum(r, axis=0)`, out_axes=1).
+  std::vector<Param> inAxes = params.at("in_axes").elems;
+  std::vector<int64_t> oa = params.at("out_axes").toInts();
+  for (size_t k = 0; k < ins.size() && k < inAxes.size(); ++k) {
+    const Shard *s = shardOf(ins[k]);
+    if (!s || inAxes[k].kind == Param::None || int64_t(s->dims.size()) != ins[k].type().rank())
+      continue;
+    const int64_t a = inAxes[k].i;
+    bool alone = s->split(a);
+    for (int64_t d = 0; d < int64_t(s->dims.size()); ++d) alone &= d == a || !s->split(d);
+    if (!alone) continue;
+    for (size_t j = 0; j < outs.size() && j < oa.size(); ++j) {
+      Shard r{s->mesh, std::vector<std::vector<int>>(outs[j].type.rank())};
+      if (oa[j] < 0 || oa[j] >= outs[j].type.rank()) continue;
+      r.dims[oa[j]] = s->dims[a];
+      shards[outs[j].id] = r;
+    }
+    return;
+  }
+  // Operands split along other dimensions only: the body sees each element laid out as
+  // the operand less its mapped dimension (a broadcast operand as it is), the layouts
+  // are followed through the body's equations by these rules, and each result is laid
+  // out as the body leaves it with its out axis not split (jax.vmap over
+  // transpose(z, [1, 0, 2]) of a pmap's z, or in_axes=1 over z: P(None, axis) for
+  // `r * 2`, `exp(r) - r`, `r - mean(r)`, `sum(r, axis=1)`, a vmap in the body).
+  const ir::Jaxpr &body = e.regions.at(0);
+  if (body.invars.size() != ins.size()) return;
+  std::vector<int> added;
+  auto mark = [&](int id, Shard s) {
+    if (shards.emplace(id, std::move(s)).second) added.push_back(id);
+  };
+  bool any = false;
+  for (size_t k = 0; k < ins.size() && k < inAxes.size(); ++k) {
+    const Shard *s = shardOf(ins[k]);
+    if (!s || int64_t(s->dims.size()) != ins[k].type().rank()) continue;
+    Shard el = *s;
+    if (inAxes[k].kind != Param::None) {
+      const int64_t a = inAxes[k].i;
+      if (a < 0 || a >= int64_t(el.dims.size()) || el.split(a)) continue;
+      el.dims.erase(el.dims.begin() + a);
+    }
+    bool split = false;
+    for (size_t d = 0; d < el.dims.size(); ++d) split |= el.split(int64_t(d));
+    if (!split) continue;
+    mark(body.invars[k].id, std::move(el));
+    any = true;
+  }
+  if (any) {
+    for (auto &eq : body.eqns) {
+      if (eq.op == Op::Vmap) vmapLayouts(eq);
+      else if (eq.regions.empty()) trackShards(eq.op, eq.in, eq.params, eq.out);
+      // (pmaps, loops and conds in the body are not followed: their results ordinary)
+      for (auto &v : eq.out)
+        if (shards.count(v.id)) added.push_back(v.id);
+    }
+    for (size_t j = 0; j < outs.size() && j < oa.size() && j < body.outvars.size(); ++j) {
+      const Shard *s = shardOf(body.outvars[j]);
+      if (!s || oa[j] < 0 || oa[j] >= outs[j].type.rank() ||
+          int64_t(s->dims.size()) + 1 != outs[j].type.rank())
+        continue;
+      Shard r = *s;
+      r.dims.insert(r.dims.begin() + oa[j], std::vector<int>{});
+      shards[outs[j].id] = r;
+    }
+  }
+  for (int id : added) shards.erase(id);  // the body's own values: not host values
+}
+
 void AstLowering::trackShards(Op op, const std::vector<Atom> &ins, const ir::Params &params,
                               const std::vector<ir::Var> &outs) {
   if (op == Op::Pmap) {
@@ -442,8 +553,31 @@ void AstLowering::trackShards(Op op, const std::vector<Atom> &ins, const ir::Par
       if (auto s = pmapLayout(e, k)) shards[outs[k].id] = *s;
     return;
   }
+  if (op == Op::Vmap) {
+    if (!shards.empty()) vmapLayouts(top().jaxpr.eqns.back());
+    return;
+  }
   if (shards.empty() || outs.size() != 1) return;
   const ir::Type &ot = outs[0].type;
+  if (op == Op::Concatenate) {
+    // The first operand laid out over devices gives the layout (jnp.concatenate([h, z])
+    // of an ordinary h and a pmap's z: P(axis), as [z, h]), the concatenated dimension
+    // split as the operand's where its new size the devices divide (P() for [z, h[:2]]:
+    // 10 rows on 8 devices), each device's block the same run of rows of the result.
+    const int64_t dim = params.at("dimension").i;
+    for (auto &a : ins) {
+      const Shard *s = shardOf(a);
+      if (!s || int64_t(s->dims.size()) != ot.rank()) continue;
+      if (s->split(dim)) {
+        int64_t n = 1;
+        for (int k : s->dims[dim]) n *= s->mesh[k];
+        if (ot.shape[dim] % n != 0) return;
+      }
+      shards[outs[0].id] = *s;
+      return;
+    }
+    return;
+  }
   if (ir::isElementwise(op)) {
     for (auto &a : ins)
       if (const Shard *s = shardOf(a); s && a.type().shape == ot.shape) {
@@ -475,6 +609,15 @@ void AstLowering::trackShards(Op op, const std::vector<Atom> &ins, const ir::Par
     shards[outs[0].id] = *s0;
     return;
   }
+  if (op == Op::DynamicSlice && s0) {
+    // A run-time index into dimensions that are not split (z[:, t] of a pmap's z, t a
+    // loop's index: P(axis) in JAX; z[t] gathers: P()).
+    std::vector<int64_t> sizes = params.at("slice_sizes").toInts();
+    for (int64_t d = 0; d < it.rank(); ++d)
+      if (s0->split(d) && sizes[d] != it.shape[d]) return;
+    shards[outs[0].id] = *s0;
+    return;
+  }
   if (op == Op::Reshape && s0) {
     // Size-1 dimensions added or removed only: the others keep their layouts.
     Shard r{s0->mesh, {}};
@@ -490,18 +633,44 @@ void AstLowering::trackShards(Op op, const std::vector<Atom> &ins, const ir::Par
       else r.dims.push_back(s0->dims[d++]);
     }
     while (ok && d < it.shape.size()) ok &= it.shape[d] == 1 && !s0->split(d++);
+    // A shard_map's result reshaped so that each device's block is the same run of its
+    // elements (one split dimension with only ones before it, in and out, over the same
+    // mesh axes in mesh order) keeps its blocks in place: a reduction reads them there
+    // (sum(reshape(y, [-1])) of a [r, _] result; tests/stats/shard_chain_flat).
+    auto keepBlocks = [&](const Shard &o) {
+      auto bl = shardBlocks.find(ins[0].var.id);
+      if (bl == shardBlocks.end()) return;
+      auto single = [](const Shard &sh, const ir::Shape &shape) {
+        int64_t k = -1;
+        for (int64_t q = 0; q < int64_t(sh.dims.size()); ++q)
+          if (sh.split(q)) {
+            if (k >= 0) return int64_t(-1);
+            k = q;
+          }
+        for (int64_t q = 0; q < k; ++q)
+          if (shape[q] != 1) return int64_t(-1);
+        return k >= 0 && std::is_sorted(sh.dims[k].begin(), sh.dims[k].end()) ? k : int64_t(-1);
+      };
+      int64_t a = single(*s0, it.shape), c = single(o, ot.shape);
+      if (a >= 0 && c >= 0 && s0->dims[a] == o.dims[c]) shardBlocks[outs[0].id] = bl->second;
+    };
     if (ok) {
       shards[outs[0].id] = r;
+      keepBlocks(r);
       return;
     }
-    // Dimension 0 alone split over n devices, into a dimension 0 that n divides: each
-    // device's block is the same run of elements.
-    bool only0 = s0->split(0);
-    for (int64_t k = 1; k < it.rank(); ++k) only0 &= !s0->split(k);
-    if (only0 && ot.rank() > 0 && ot.shape[0] % s0->devices() == 0) {
+    // Dimension 0 split over n devices, into a dimension 0 that n divides: each device's
+    // block is the same run of elements. The other dimensions' mesh axes are dropped
+    // (gathered): reshape(q, [-1]) of a [r, c] shard_map result is P(r) in JAX, as are
+    // [24, 4] and [4, 24] (4 x 2 mesh); [2, 48] is P().
+    int64_t n0 = 1;
+    if (s0->split(0))
+      for (int k : s0->dims[0]) n0 *= s0->mesh[k];
+    if (s0->split(0) && ot.rank() > 0 && ot.shape[0] % n0 == 0) {
       Shard q{s0->mesh, std::vector<std::vector<int>>(ot.rank())};
       q.dims[0] = s0->dims[0];
       shards[outs[0].id] = q;
+      keepBlocks(q);
     }
     return;
   }

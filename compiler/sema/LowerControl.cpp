@@ -42,6 +42,30 @@ static void assignedNames(const Expr &e, std::set<std::string> &out) {
   }
 }
 
+// Note [Peeled loop iterations]
+// JAX's twin of a loop is a Python loop whose ops run eagerly, so each iteration sees its
+// carries laid out over the devices as the iteration before left them (Note [Sharded host
+// values], HostShards.cpp); a for_loop has one body for every iteration. So the layouts
+// are iterated to a fixed point: L0 is the initial values' layouts, L1 those the body
+// lowered for L0 gives back, and so on; while L(k+1) differs from L(k), iteration k is
+// peeled off as a for_loop of trip count 1 (its body lowered for L(k)), and the remaining
+// iterations are one for_loop whose body is lowered for the layouts that repeat.
+// `var w = z0; for t in 0..2 { w = reshape(reshape(w, [4, 24]) * 0.5, [8, 3, 4]) +
+// mean(w) }` with z0 a pmap's result: the reshape to [4, 24] gathers w, so mean(w) is
+// partitioned in the first iteration only (JAX: sum(w) -0.023099966; with the loop
+// lowered unsharded -0.02309875). A carry starting as an ordinary array that the body
+// makes sharded (`acc = acc + pmap ...`) is peeled likewise. The layouts are finitely
+// many, so the sequence L0, L1, ... ends in a cycle: where the layouts an iteration leaves
+// are those an earlier one started with (L(k+1) = L(j), period p = k + 1 - j; a transpose
+// per iteration alternates the split dimension, p = 2), iteration k is peeled and the
+// next ones are one for_loop whose body is p copies of the body, lowered for L(j), ...,
+// L(k) (the index base + p i + q in copy q), for as many whole cycles as are left; the
+// iterations after them (fewer than p) are peeled. Each peel is one more copy of the body
+// in the program; after kMaxPeeled without a fixed point or a cycle, a carry the body
+// gives back laid out otherwise is taken as an ordinary array in every remaining
+// iteration (its initial layout dropped and the body lowered again).
+// The peeled bodies take the same index variable (base lo + k), so what a body may do
+// with it and the errors it gives are those of the loop.
 void AstLowering::forStmt(const ForStmt &f) {
   // A static list (or a range over a list) is unrolled; a range becomes a for_loop, its
   // bounds evaluated here without building the list of its elements.
@@ -88,20 +112,26 @@ void AstLowering::forStmt(const ForStmt &f) {
     initVals.push_back(fromLeaves(*bd->value, arrs, pos));
     for (auto &a : arrs) initLeaves.push_back(a);
   }
-  std::vector<Atom> initAtoms;
-  for (auto &l : initLeaves) initAtoms.push_back(local(l->atom));
-  // Note [Sharded host values] (HostShards.cpp): a carry whose initial value is laid out
-  // over devices stays so (as JAX keeps `z = z * 2` sharded through a Python loop) where
-  // the body gives it back laid out the same; the body is lowered again without the
-  // assumption for those it does not.
-  std::vector<std::optional<Shard>> carryShard;
-  for (auto &a : initAtoms)
-    carryShard.push_back(shardOf(a) && !inMapBody() ? std::optional<Shard>(*shardOf(a)) : std::nullopt);
-  std::unique_ptr<Frame> fr;
-  std::vector<Scope::Binding *> bds;
-  std::vector<ValueP> savedVals;
-  size_t pos = 0;
+  std::vector<Atom> cur;
+  for (auto &l : initLeaves) cur.push_back(local(l->atom));
+  // Note [Peeled loop iterations]: the body is lowered for the carries' layouts (Note
+  // [Sharded host values], HostShards.cpp) at the start of a run of iterations; where it
+  // gives them back laid out otherwise, that iteration alone is one for_loop of trip
+  // count 1 and the next is lowered for the layouts it left.
+  std::vector<std::optional<Shard>> layout;
+  for (auto &a : cur)
+    layout.push_back(shardOf(a) && !inMapBody() ? std::optional<Shard>(*shardOf(a)) : std::nullopt);
+  constexpr int kMaxPeeled = 4;
+  int peeled = 0;
+  bool fallback = false;
+  int64_t done = 0;
+  // The layouts each peeled iteration started with; `copies` > 1: a cycle of that period
+  // found, the body lowered that many times in one for_loop body.
+  std::vector<std::vector<std::optional<Shard>>> seen;
+  int64_t copies = 1;
+  bool cycled = false;
   for (;;) {
+    if (copies == 1) seen.push_back(layout);
     pushFrame(false);
     ir::Var iv = newInvar(ir::Type{ir::DType::I32, {}});
     // Note [Loop variables are not static] in LowerOps.cpp; popped below (or on error).
@@ -114,81 +144,137 @@ void AstLowering::forStmt(const ForStmt &f) {
     for (size_t k = 0; k < initLeaves.size(); ++k) {
       auto &l = initLeaves[k];
       carryVals.push_back(Value::array(newInvar(l->type()), l->weak));
-      if (carryShard[k]) shards[carryVals.back()->atom.var.id] = *carryShard[k];
+      if (layout[k]) shards[carryVals.back()->atom.var.id] = *layout[k];
     }
     ScopeP saved = scope;
     // Rebind each carried var (in its own scope) to the loop's carry invars.
-    bds.clear();
-    savedVals.clear();
-    pos = 0;
+    std::vector<Scope::Binding *> bds;
+    std::vector<ValueP> savedVals;
+    size_t pos = 0;
     for (size_t k = 0; k < carried.size(); ++k) {
       Scope::Binding *bd = scope->lookup(carried[k]);
       bds.push_back(bd);
       savedVals.push_back(bd->value);
       bd->value = fromLeaves(*initVals[k], carryVals, pos);
     }
-    scope = makeScope();
-    scope->parent = saved;
-    // Weakly typed, as the Python int of the JAX twin's `for t in range(lo, hi)` (host code
-    // and pmap bodies alike are written as Python loops): `u32(5) + t` stays u32.
-    ValueP idx = Value::array(
-        lo == 0 ? Atom(iv) : Atom(emit1(Op::Add, {iv, b().lit(ir::DType::I32, double(lo))})), true);
-    bindPattern(f.var, idx, false, f.var.loc);
-    std::vector<ValueP> endLeaves;
-    try {
-      block(*f.body->as<BlockExpr>(), false);
-      for (auto *bd : bds) leaves(bd->value, endLeaves);
-    } catch (...) {
-      scope = saved;
-      for (size_t k = 0; k < bds.size(); ++k) bds[k]->value = savedVals[k];
-      popFrame();
-      throw;
-    }
-    scope = saved;
-    for (size_t k = 0; k < endLeaves.size(); ++k) {
-      ValueP a =
-          endLeaves[k]->kind == Value::Array ? endLeaves[k] : toArray(endLeaves[k], f.body->loc);
-      Atom at = a->atom;
-      if (a->type() != initLeaves[k]->type()) {
-        if (a->type().shape == initLeaves[k]->type().shape)
-          at = castTo(at, initLeaves[k]->type().dtype);
-        else
-          internal_assert(false, "carried type changed in a loop");
+    // Each copy of the body (one but in a cycle) in its own scope, the carried vars
+    // rebound to what the copy before left; the last copy's values are the body's results.
+    const int64_t base = lo + done;
+    std::vector<Atom> ends;
+    for (int64_t q = 0; q < copies; ++q) {
+      scope = makeScope();
+      scope->parent = saved;
+      // Weakly typed, as the Python int of the JAX twin's `for t in range(lo, hi)` (host
+      // code and pmap bodies alike are written as Python loops): `u32(5) + t` stays u32.
+      Atom i = copies == 1 ? Atom(iv) : Atom(emit1(Op::Mul, {iv, b().lit(ir::DType::I32, double(copies))}));
+      const int64_t off = base + q;
+      ValueP idx = Value::array(
+          off == 0 ? i : Atom(emit1(Op::Add, {i, b().lit(ir::DType::I32, double(off))})), true);
+      bindPattern(f.var, idx, false, f.var.loc);
+      std::vector<ValueP> endLeaves;
+      try {
+        block(*f.body->as<BlockExpr>(), false);
+        for (auto *bd : bds) leaves(bd->value, endLeaves);
+      } catch (...) {
+        scope = saved;
+        for (size_t k = 0; k < bds.size(); ++k) bds[k]->value = savedVals[k];
+        popFrame();
+        throw;
       }
-      top().jaxpr.outvars.push_back(local(at));
+      scope = saved;
+      ends.clear();
+      for (size_t k = 0; k < endLeaves.size(); ++k) {
+        ValueP a = endLeaves[k]->kind == Value::Array ? endLeaves[k]
+                                                      : toArray(endLeaves[k], f.body->loc);
+        Atom at = a->atom;
+        if (a->type() != initLeaves[k]->type()) {
+          if (a->type().shape == initLeaves[k]->type().shape)
+            at = castTo(at, initLeaves[k]->type().dtype);
+          else
+            internal_assert(false, "carried type changed in a loop");
+        }
+        ends.push_back(local(at));
+      }
+      if (q + 1 < copies) {
+        std::vector<ValueP> next;
+        for (size_t k = 0; k < ends.size(); ++k)
+          next.push_back(Value::array(ends[k], initLeaves[k]->weak));
+        size_t at = 0;
+        for (size_t k = 0; k < carried.size(); ++k)
+          bds[k]->value = fromLeaves(*initVals[k], next, at);
+      }
     }
-    bool again = false;
-    for (size_t k = 0; k < carryShard.size(); ++k) {
-      if (!carryShard[k]) continue;
-      const Shard *e = shardOf(top().jaxpr.outvars[k]);
-      if (!e || !(*e == *carryShard[k])) carryShard[k].reset(), again = true;
-    }
-    if (!again) {
-      fr = popFrame();
-      break;
-    }
+    for (auto &at : ends) top().jaxpr.outvars.push_back(at);
     for (size_t k = 0; k < bds.size(); ++k) bds[k]->value = savedVals[k];
-    popFrame();
+    // The layouts the body leaves (none inside a map body, where nothing is laid out).
+    std::vector<std::optional<Shard>> outLayout;
+    for (auto &o : top().jaxpr.outvars) {
+      const Shard *s = inMapBody() ? nullptr : shardOf(o);
+      outLayout.push_back(s ? std::optional<Shard>(*s) : std::nullopt);
+    }
+    const int64_t rest = n - done;
+    bool same = rest == 0 || outLayout == layout;
+    if (copies > 1 && !same) {
+      // (Not expected: the cycle's copies lowered for its first layouts gave others.)
+      popFrame();
+      copies = 1, cycled = true, fallback = true;
+      continue;
+    }
+    // The layouts this iteration leaves, seen at the start of an earlier one: a cycle of
+    // period p, whose iterations after this one are lowered p at a time.
+    int64_t period = 0;
+    for (size_t j = 0; !same && !cycled && !fallback && j < seen.size(); ++j)
+      if (seen[j] == outLayout) period = int64_t(seen.size() - j);
+    if (period > 1 && rest - 1 < period) period = 0;  // no whole cycle left after this one
+    if (!same && !period && !cycled && rest >= 2 && peeled == kMaxPeeled) fallback = true;
+    if (!same && fallback) {
+      // No fixed point in kMaxPeeled iterations: a carry the body gives back laid out
+      // otherwise is taken as an ordinary array in every remaining iteration.
+      bool again = false;
+      for (size_t k = 0; k < layout.size(); ++k)
+        if (layout[k] && !(outLayout[k] == layout[k])) layout[k].reset(), again = true;
+      if (again) {
+        popFrame();
+        continue;
+      }
+      same = true;
+    }
+    auto fr = popFrame();
+    // Body invars: (i, consts..., carries...).
+    auto &inv = fr->jaxpr.invars;
+    inv.insert(inv.begin() + 1, fr->captureVars.begin(), fr->captureVars.end());
+    std::vector<Atom> ins = fr->captured;
+    ins.insert(ins.end(), cur.begin(), cur.end());
+    const int64_t trip = copies > 1 ? rest / copies : same ? rest : 1;
+    ir::Params params{{"trip_count", Param::of(trip)},
+                      {"num_consts", Param::of(int64_t(fr->captured.size()))}};
+    b().setLoc(f.loc);
+    std::vector<ir::Jaxpr> regions;
+    regions.push_back(std::move(fr->jaxpr));
+    auto outs = emit(Op::ForLoop, ins, params, std::move(regions));
+    const auto &marks = same ? layout : outLayout;
+    cur.clear();
+    for (size_t k = 0; k < outs.size(); ++k) {
+      if (marks[k]) shards[outs[k].id] = *marks[k];
+      cur.push_back(outs[k]);
+    }
+    std::vector<ValueP> outVals;
+    for (size_t k = 0; k < outs.size(); ++k)
+      outVals.push_back(Value::array(outs[k], initLeaves[k]->weak));
+    pos = 0;
+    for (size_t k = 0; k < carried.size(); ++k)
+      bds[k]->value = fromLeaves(*initVals[k], outVals, pos);
+    done += trip * copies;
+    if (done >= n || (same && copies == 1)) break;
+    if (copies > 1) {
+      // The cycle's iterations are lowered; those left (fewer than a period) are peeled.
+      copies = 1, cycled = true;
+      continue;
+    }
+    layout = outLayout;
+    ++peeled;
+    if (period > 1) copies = period;
   }
-  // Body invars: (i, consts..., carries...).
-  auto &inv = fr->jaxpr.invars;
-  inv.insert(inv.begin() + 1, fr->captureVars.begin(), fr->captureVars.end());
-  std::vector<Atom> ins = fr->captured;
-  ins.insert(ins.end(), initAtoms.begin(), initAtoms.end());
-  ir::Params params{{"trip_count", Param::of(n)},
-                    {"num_consts", Param::of(int64_t(fr->captured.size()))}};
-  b().setLoc(f.loc);
-  std::vector<ir::Jaxpr> regions;
-  regions.push_back(std::move(fr->jaxpr));
-  auto outs = emit(Op::ForLoop, ins, params, std::move(regions));
-  for (size_t k = 0; k < outs.size() && k < carryShard.size(); ++k)
-    if (carryShard[k]) shards[outs[k].id] = *carryShard[k];
-  std::vector<ValueP> outVals;
-  for (size_t k = 0; k < outs.size(); ++k)
-    outVals.push_back(Value::array(outs[k], initLeaves[k]->weak));
-  pos = 0;
-  for (size_t k = 0; k < carried.size(); ++k)
-    bds[k]->value = fromLeaves(*initVals[k], outVals, pos);
 }
 
 // ---- if -----------------------------------------------------------------------------------
@@ -359,8 +445,19 @@ ValueP AstLowering::ifExpr(const IfExpr &e) {
     }
     branches[br].invars = inv;
   }
+  // Note [Sharded host values] (HostShards.cpp): JAX's twin runs one branch eagerly, so a
+  // result is laid out as that branch leaves it; where both branches leave it laid out
+  // the same, so is the cond's result (where they differ the run-time condition decides,
+  // which a compiled cond cannot say: the result is taken as an ordinary array).
+  std::vector<std::optional<Shard>> resLayout;
+  for (size_t k = 0; k < branches[0].outvars.size(); ++k) {
+    const Shard *s0 = shardOf(branches[0].outvars[k]), *s1 = shardOf(branches[1].outvars[k]);
+    resLayout.push_back(s0 && s1 && *s0 == *s1 ? std::optional<Shard>(*s0) : std::nullopt);
+  }
   b().setLoc(e.loc);
   auto outs = emit(Op::Cond, ins, {}, std::move(branches));
+  for (size_t k = 0; k < outs.size() && k < resLayout.size(); ++k)
+    if (resLayout[k]) shards[outs[k].id] = *resLayout[k];
   std::vector<ValueP> outVals;
   for (size_t k = 0; k < initLeaves.size(); ++k)
     outVals.push_back(Value::array(outs[k], initLeaves[k]->weak));

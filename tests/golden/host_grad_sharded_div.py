@@ -1,9 +1,5 @@
 # JAX twin of host_grad_sharded_div.spmd (JAX 0.10.2, CPU, 8 host devices).
-import os
-os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=8")
-import jax, jax.numpy as jnp, numpy as np
-from jax import random as jr
-P = lambda *a: print(*[np.asarray(x) for x in a])
+from host_twin import *
 m0 = jr.normal(jr.key(3), (8, 8))
 mv = jax.pmap(lambda row: jnp.sum(row * 0.35355338))((m0 + m0.T) * 0.5)
 nrm = jnp.sqrt(jnp.sum(mv * mv))

@@ -1,14 +1,6 @@
 # JAX twin of host_reduce_mesh.spmd (JAX 0.10.2, CPU, 8 host devices): eager jnp
 # reductions of jax.shard_map results, which stay sharded over the mesh.
-import os
-os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=8")
-import jax, jax.numpy as jnp, numpy as np
-from jax import random as jr
-from jax.sharding import Mesh, PartitionSpec as PS
-P = lambda *a: print(*[np.asarray(x) for x in a])
-mesh = Mesh(np.array(jax.devices()[:8]).reshape(4, 2), ("rows", "cols"))
-sm = lambda f, x, spec: jax.shard_map(f, mesh=mesh, in_specs=spec, out_specs=spec)(x)
-x = jr.normal(jr.key(150), (96,)).reshape(8, 12)
+from host_twin import *
 y = sm(lambda v: jnp.exp(v) * 0.5, x, PS("rows", "cols"))
 P(jnp.mean(y), jnp.sum(y), jnp.max(y), jnp.min(y))
 P(jnp.sum(y, axis=0))

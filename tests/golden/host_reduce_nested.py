@@ -1,11 +1,6 @@
 # JAX twin of host_reduce_nested.spmd (JAX 0.10.2, CPU, 8 host devices). JAX 0.10's pmap
 # does not nest: the nest is a jitted shard_map over a 4 x 2 mesh, as conf7_nested.py.
-import os
-os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=8")
-import jax, jax.numpy as jnp, numpy as np
-from jax import random as jr
-from jax.sharding import Mesh, PartitionSpec as PS
-P = lambda *a: print(*[np.asarray(x) for x in a])
+from host_twin import *
 def nest(f, xs):
     mesh = jax.sharding.Mesh(np.array(jax.devices()[:8]).reshape(4, 2), ("i", "j"))
     g = lambda b: jax.tree.map(lambda y: y[None, None], f(b[0, 0]))

@@ -1,9 +1,6 @@
 # JAX twin of host_reduce_sharded.spmd (JAX 0.10.2, CPU, 8 host devices): eager jnp
 # reductions of jax.pmap results, which stay sharded over the devices.
-import os
-os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=8")
-import jax, jax.numpy as jnp, numpy as np
-from jax import random as jr
+from host_twin import *
 P = lambda *a: print(*[np.asarray(x) if not isinstance(x, tuple) else x for x in a])
 z = jax.pmap(lambda k: jr.normal(k, (3, 4)))(jr.split(jr.PRNGKey(32), 8))
 P(jnp.mean(z), jnp.sum(z))
@@ -30,7 +27,5 @@ P(jnp.max(nn), jnp.min(nn), jnp.sum(nn))
 m0 = jr.normal(jr.key(3), (8, 8))
 mv = jax.pmap(lambda row: jnp.sum(row * 0.35355338))((m0 + m0.T) * 0.5)
 P(mv / jnp.sqrt(jnp.sum(mv * mv)), mv / 3.0, 1.0 / mv, z[2] / jnp.sum(z))
-from jax.sharding import Mesh, PartitionSpec as PS
-mesh = Mesh(np.array(jax.devices()[:8]).reshape(4, 2), ("rows", "cols"))
 y1 = jax.shard_map(lambda v: jnp.exp(v) * 0.5, mesh=mesh, in_specs=PS(("rows", "cols"), None), out_specs=PS(("rows", "cols"), None))(z.reshape(8, 12))
 P(jnp.mean(y1), jnp.sum(y1), jnp.max(y1), jnp.mean(y1 * 2.0))

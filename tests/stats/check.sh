@@ -18,6 +18,9 @@ want loop_carry.spmd "host -> device: 64.0 KiB   device -> host: 64.0 KiB"
 want loop_const.spmd "host -> device: 32 B   device -> host: 320 B"
 # Two shard_maps over one mesh and spec: x (256 KiB) goes once, z is read once; y stays.
 want shard_chain.spmd "host -> device: 256.0 KiB   device -> host: 256.0 KiB"
+# The same, summed flattened (reshape(z, [-1])): the sum reads z's blocks in place, 32 B
+# back and nothing sent (the assembled z would be read and sent back: 512 KiB to devices).
+want shard_chain_flat.spmd "host -> device: 256.0 KiB   device -> host: 32 B"
 # The same over a 2-D mesh, and as nested pmaps: each device reads its own block in place,
 # and the host's sum of z is summed on the devices (JAX keeps z sharded over the mesh: Note
 # [Sharded host values]), reading their 8 results (32 B) back, z never.
