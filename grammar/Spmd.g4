@@ -14,6 +14,18 @@
 // Expression precedence, lowest first: range `a..b` (not associative), or, and, not,
 // comparisons, |, ^, &, + -, * / // % @, unary - + ~, ** (right associative, and binds
 // tighter than a unary minus on its left: -x**2 is -(x**2)), postfix call and index.
+//
+// Note [Factored brackets]
+// `(e)` and a tuple are one alternative of `primary`, as are an array literal and a
+// comprehension: they share their first expression, and as separate alternatives ANTLR's
+// prediction had to read through all of it to choose (up to 15 tokens in rule30, and most
+// of a small script's parse time spent building the prediction DFA for those long
+// lookaheads, bench/notes.md, 2026-11-24, compile12). Factored, every choice is made by
+// one or two tokens: the token after the first expression (',' or ')', 'for' or ',' or
+// ']') tells them apart, and AstBuilder reads which it was from the tree. After that
+// token each alternative is the rule it replaced, so the tokens expected at an error are
+// the same; an error before it is reported as the old prediction's error was, see
+// Note [Undecided brackets] in compiler/ast/Parse.cpp.
 grammar Spmd;
 
 @lexer::members {
@@ -84,10 +96,8 @@ primary
   | (TRUE | FALSE)                                                 # boolLit
   | STRING                                                         # stringLit
   | NAME                                                           # nameExpr
-  | LPAREN expr RPAREN                                             # parenExpr
-  | LPAREN (expr COMMA (expr (COMMA expr)* COMMA?)?)? RPAREN       # tupleExpr
-  | LBRACK expr FOR pattern IN expr RBRACK                         # comprehension
-  | LBRACK (expr (COMMA expr)* COMMA?)? RBRACK                     # arrayLit
+  | LPAREN (expr (COMMA (expr (COMMA expr)* COMMA?)?)?)? RPAREN    # parenOrTuple
+  | LBRACK (expr (FOR pattern IN expr | (COMMA expr)* COMMA?))? RBRACK  # listOrComprehension
   | FN paramList (ARROW typeAnn)? fnBody                           # lambda
   | block                                                          # blockExpr
   | ifExpr                                                         # ifExpression

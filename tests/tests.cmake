@@ -63,6 +63,10 @@ add_test(NAME mixed_axes_ir COMMAND ${CMAKE_SOURCE_DIR}/tests/golden/mixed_axes_
 # The on-disk object cache: hits, misses, corrupt entries, --no-cache.
 add_test(NAME object_cache COMMAND ${CMAKE_SOURCE_DIR}/tests/golden/cache.sh ${SPMDRUN})
 include(${CMAKE_SOURCE_DIR}/tests/repl/repl.cmake)
+# Note [Packed relocations] in CMakeLists.txt: the relative relocations are packed (DT_RELR).
+if(SPMD_RELR)
+  add_test(NAME packed_relocations COMMAND sh -c "readelf -d \"$0\" | grep -q '(RELR)'" ${SPMDRUN})
+endif()
 add_test(NAME vector_code COMMAND ${CMAKE_SOURCE_DIR}/tests/golden/vector_code.sh ${SPMDRUN} ${SPEC_DIR} ${CMAKE_SOURCE_DIR}/tests/stats)
 add_test(NAME stats_sharded COMMAND ${CMAKE_SOURCE_DIR}/tests/stats/check.sh ${SPMDRUN} ${CMAKE_SOURCE_DIR}/tests/stats)
 include(${CMAKE_SOURCE_DIR}/tests/bench_smoke.cmake)

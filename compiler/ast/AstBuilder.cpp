@@ -379,22 +379,24 @@ private:
       e->name = text(n->NAME());
       return e;
     }
-    if (auto *p = dynamic_cast<P::ParenExprContext *>(c)) return expr(p->expr());
-    if (auto *t = dynamic_cast<P::TupleExprContext *>(c)) {
+    // Note [Factored brackets] (grammar/Spmd.g4): `(e)` is e itself; with a comma, or
+    // empty, it is a tuple. `[e for p in xs]` is a comprehension, else an array literal.
+    if (auto *t = dynamic_cast<P::ParenOrTupleContext *>(c)) {
+      if (t->COMMA().empty() && t->expr().size() == 1) return expr(t->expr(0));
       auto e = node<TupleLitExpr>(at(t->LPAREN()), range);
       for (auto *x : t->expr()) e->elems.push_back(expr(x));
       return e;
     }
-    if (auto *a = dynamic_cast<P::ArrayLitContext *>(c)) {
-      auto e = node<ArrayLitExpr>(at(a->LBRACK()), range);
-      for (auto *x : a->expr()) e->elems.push_back(expr(x));
-      return e;
-    }
-    if (auto *k = dynamic_cast<P::ComprehensionContext *>(c)) {
-      auto e = node<ComprehensionExpr>(at(k->LBRACK()), range);
-      e->elem = expr(k->expr(0));
-      e->var = pattern(k->pattern());
-      e->iter = expr(k->expr(1));
+    if (auto *k = dynamic_cast<P::ListOrComprehensionContext *>(c)) {
+      if (k->FOR()) {
+        auto e = node<ComprehensionExpr>(at(k->LBRACK()), range);
+        e->elem = expr(k->expr(0));
+        e->var = pattern(k->pattern());
+        e->iter = expr(k->expr(1));
+        return e;
+      }
+      auto e = node<ArrayLitExpr>(at(k->LBRACK()), range);
+      for (auto *x : k->expr()) e->elems.push_back(expr(x));
       return e;
     }
     if (auto *l = dynamic_cast<P::LambdaContext *>(c))

@@ -53,6 +53,29 @@ public:
   }
 };
 
+// Note [Undecided brackets]
+// With `(e)` and tuples as separate alternatives of `primary` (and array literals and
+// comprehensions), ANTLR chose between them by reading ahead from the bracket to the token
+// that decides (Note [Factored brackets], grammar/Spmd.g4); an error before that token
+// was a failed prediction that started at the bracket, and such an error does not know
+// what was expected at the offending token (the `expected` of Note [Syntax error
+// messages] is unknown). The factored grammar parses the first expression as it goes and
+// would know. So that every message stays what it was, an error inside a bracket whose
+// deciding token has not been read (no ',' after `(e`, no 'for' or ',' after `[e`, at
+// any depth of brackets) is reported as unknowing, as before; it is at the same token,
+// since both grammars accept the same prefixes. After the deciding token each
+// alternative is the old rule, with the same expected tokens.
+bool inUndecidedBracket(antlr4::Parser *p) {
+  for (antlr4::tree::ParseTree *c = p->getContext(); c; c = c->parent) {
+    if (auto *t = dynamic_cast<P::ParenOrTupleContext *>(c); t && t->COMMA().empty())
+      return true;
+    if (auto *k = dynamic_cast<P::ListOrComprehensionContext *>(c);
+        k && !k->FOR() && k->COMMA().empty())
+      return true;
+  }
+  return false;
+}
+
 /// Thrown by StopAtFirstError once it has recorded the first syntax error.
 struct StopParsing {};
 
@@ -68,7 +91,7 @@ public:
     // A failed prediction knows what could start the decision, which may lie some
     // tokens before the one that ruled out the last alternative.
     auto *nva = dynamic_cast<const antlr4::NoViableAltException *>(&e);
-    expectedKnown = !nva || nva->getStartToken() == offending;
+    expectedKnown = (!nva || nva->getStartToken() == offending) && !inUndecidedBracket(p);
     if (expectedKnown) expected = e.getExpectedTokens();
   }
   void recover(antlr4::Parser *, std::exception_ptr) override { throw StopParsing{}; }
