@@ -6,10 +6,12 @@
 // programs.
 #include "codegen/LlvmEmitter.h"
 #include "codegen/XlaSum.h"
+#include "codegen/XlaSumEmit.h"
 
 #include <llvm/IR/Intrinsics.h>
 
 #include <algorithm>
+#include <string_view>
 
 namespace spmd::codegen {
 
@@ -102,12 +104,27 @@ DotShape dotShape(const ir::Eqn &e) {
 //   24 values of k from 4096 to 120000).
 // - matrix-vector products with a batch: a dot that XLA emits itself, not modelled yet.
 // - everything else (matrix . matrix, batched matrix products): XLA hands the dot to
-//   YNNPACK, which picks a micro-kernel per CPU (and per shape) from its cost model; XLA
-//   enables YNNPACK's consistent-arithmetic mode only with
-//   xla_cpu_enable_platform_dependent_math=false, and its default is true. So JAX's
-//   summation order there depends on the CPU model (the k split and the number of
-//   partial sums of the chosen kernel, bench/notes.md) and is not reproduced: these stay
-//   in Note [Dot] / Note [BLIS order], agreeing with JAX to the last ulp or two.
+//   YNNPACK (`__ynn_fusion` in the optimized HLO), which picks a micro-kernel per CPU
+//   (and per shape) from its cost model; XLA enables YNNPACK's consistent-arithmetic mode
+//   only with xla_cpu_enable_platform_dependent_math=false, and its default is true. On
+//   this project's AVX2 + FMA host (AMD EPYC; AVX-512 hosts keep Note [Dot]'s order)
+//   every product measured with K <= 4096 is one in-order FMA chain over all of k from
+//   0 per output element (conf12: bit for bit
+//   on 8x8x8, 13x37x29, 64x128x96, 12x287x26, 40x300x20, 503x512x10, 311x784x128,
+//   50x1000x40, 20x2000x16, 8x3000x8, 8x4096x8, 8x3000x512; tests/conformance/conf12/
+//   README.md). So f32 products on the host with K <= 4096 sum k in one slice (Note
+//   [Dot]'s KB = K) and skip BLIS, whose KC is 256, when K > 256 (sweep_dot.py: MLP
+//   layers 7 -> 20 of 20 shapes, vmap 8 -> 19). Exceptions found, another kernel, order
+//   not found: `a @ b.T` (rhs contracting dimension 1) is one chain only when N is a
+//   multiple of 16 (16x221x16, 32x200x32, 8x200x16, 38x200x16; not 8x64x8, 16x200x8,
+//   16x200x24, 38x221x24, nor k-lane or k-block sums of 4 to 256 tried), and a @ b at
+//   62x186x35 (not 62x186x32, 8x186x35, 30x100x35).
+//   Not reproduced: K > 4096 (YNNPACK splits k then, in slices that depend on N and M:
+//   4096 for N = 8, 512 for N = 64 and 512, none for N <= 5, no slicing found for N =
+//   20, 40, 100), which keep KB = 256; an AVX-512 host's kernels (bench/notes.md found
+//   interleaved k lanes there); and a transposed lhs (`a.T @ b`, lhs contracting
+//   dimension 0), which XLA does not send to YNNPACK (a plain `dot` in the HLO, another
+//   order, not found).
 /// out[r] = sum_k R[r, k] v[k] for r < rows, R row-major: XLA's row-major gemv order.
 void gemvRows(LlvmEmitter &L, Value *R, Value *v, Value *out, int64_t rows, int64_t K) {
   auto &b = L.b;
@@ -188,6 +205,14 @@ void gemvCols(LlvmEmitter &L, Value *Mt, Value *x, Value *out, int64_t cols, int
 // order].)
 constexpr int64_t kBlasMinWork = 32 * 32 * 32;
 
+/// Whether an f32 product sums all of k in one FMA chain, as YNNPACK does for K <= 4096 on
+/// an AVX2 host (Note [XLA dot order]; the host kind of Note [Host-dependent goldens], part
+/// of the cache key); BLIS (KC = 256) cannot, so those with K > 256 keep the loop nest.
+static bool xlaOneChain(Target target, DType d, int64_t K) {
+  return target == Target::Host && d == DType::F32 && K <= 4096 &&
+         std::string_view(xlasum::vfTableName()) == "avx2";
+}
+
 void LlvmEmitter::emitDot(const ir::Eqn &e) {
   const DotShape g = dotShape(e);
   const int64_t B = g.B, M = g.M, K = g.K, N = g.N;
@@ -241,7 +266,8 @@ void LlvmEmitter::emitDot(const ir::Eqn &e) {
     if (ownV) freeBuffer(V);
     return;
   }
-  if (target == Target::Host && fl && N > 1 && M * N * K >= kBlasMinWork) {
+  if (target == Target::Host && fl && N > 1 && M * N * K >= kBlasMinWork &&
+      !(xlaOneChain(target, d, K) && K > 256)) {
     // BLIS (spmd_cpu_gemm), the same sums in the same order (Note [BLIS order] in
     // runtime/cpu/CpuGemm.cpp); a transposed operand is read in place.
     auto operand = [&](const ir::Atom &a, const std::vector<int64_t> &perm, size_t nfirst,
@@ -270,7 +296,8 @@ void LlvmEmitter::emitDot(const ir::Eqn &e) {
   Value *C = defBuffer(e.out[0]);
   Type *t = regTy(d);
   loop(B * M * N, [&](Value *i) { store(d, constOf(d, 0), C, i); });
-  const int64_t NB = 256, KB = 256;
+  // KB = K: XLA's (YNNPACK's) one chain over k for f32 on the host, Note [XLA dot order].
+  const int64_t NB = 256, KB = xlaOneChain(target, d, K) ? K : 256;
   FastMathFlags fm;
   fm.setAllowContract();
   auto tileRange = [&](Value *lo, int64_t step, int64_t hi) {
