@@ -114,11 +114,18 @@ DotShape dotShape(const ir::Eqn &e) {
 //   50x1000x40, 20x2000x16, 8x3000x8, 8x4096x8, 8x3000x512; tests/conformance/conf12/
 //   README.md). So f32 products on the host with K <= 4096 sum k in one slice (Note
 //   [Dot]'s KB = K) and skip BLIS, whose KC is 256, when K > 256 (sweep_dot.py: MLP
-//   layers 7 -> 20 of 20 shapes, vmap 8 -> 19). Exceptions found, another kernel, order
-//   not found: `a @ b.T` (rhs contracting dimension 1) is one chain only when N is a
-//   multiple of 16 (16x221x16, 32x200x32, 8x200x16, 38x200x16; not 8x64x8, 16x200x8,
-//   16x200x24, 38x221x24, nor k-lane or k-block sums of 4 to 256 tried), and a @ b at
-//   62x186x35 (not 62x186x32, 8x186x35, 30x100x35).
+//   layers 7 -> 20 of 20 shapes, vmap 8 -> 19). `a @ b.T` (rhs contracting dimension 1)
+//   is one chain when N mod 16 is 0 or 9..15 (16x221x16, 32x200x32, 8x200x16, 8x64x9,
+//   8x64x31, 200x64x25, 62x64x10).
+//   `a @ b.T` with N mod 16 in 1..8 (the rest of N is one chain) is two FMA chains from 0,
+//   even k and odd k, added, then an odd K's last product rounded alone (dotPairsNT;
+//   bit for bit at 8x64xN for N = 2, 3, 4, 5, 7, 8, 17, 20, 33, 40, 50, 3x64x8, 2x3x8,
+//   8x1000x8, 100x64x8, 200x64x{4, 8, 24}, 62x64x{20, 56}, 300x300x40, 38x221x24;
+//   exception 2x5x40, one chain). Matched only where the IR has the dot_general with rhs
+//   contracting dimension 1, as grad makes it; `a @ transpose(b)` written out is a
+//   transpose then a plain product here (XLA folds the transpose into the dot: left).
+//   a @ b picks pairs too for some M and N (62x64x20, 62x64x24, 200x64x4; chain at
+//   62x64x8, 62x64x10, 200x64x12, 20x64x20): the rule not found, left.
 //   Not reproduced: K > 4096 (YNNPACK splits k then, in slices that depend on N and M:
 //   4096 for N = 8, 512 for N = 64 and 512, none for N <= 5, no slicing found for N =
 //   20, 40, 100), which keep KB = 256; an AVX-512 host's kernels (bench/notes.md found
@@ -190,6 +197,44 @@ void gemvCols(LlvmEmitter &L, Value *Mt, Value *x, Value *out, int64_t cols, int
     });
   });
 }
+
+/// C[i, j] = sum_k A[i, k] Bt[j, k] (A [M, K], Bt [N, K], both k contiguous) in YNNPACK's
+/// order for `a @ b.T` with N mod 16 in 1..8 on an AVX2 host (Note [XLA dot order]): two
+/// FMA chains from 0, over even and odd k, added; an odd K's last product rounded alone
+/// and added last.
+void dotPairsNT(LlvmEmitter &L, Value *A, Value *Bt, Value *C, int64_t M, int64_t N,
+                int64_t K) {
+  auto &b = L.b;
+  Type *f = b.getFloatTy();
+  Value *zero = ConstantFP::get(f, 0.0);
+  Value *acc = L.entryAlloca(ArrayType::get(f, 2));
+  Value *acc0 = b.CreateConstInBoundsGEP2_32(ArrayType::get(f, 2), acc, 0, 0),
+        *acc1 = b.CreateConstInBoundsGEP2_32(ArrayType::get(f, 2), acc, 0, 1);
+  L.loop(M, [&](Value *i) {
+    Value *arow = b.CreateMul(i, L.c64(K));
+    L.loop(N, [&](Value *j) {
+      Value *brow = b.CreateMul(j, L.c64(K));
+      b.CreateStore(zero, acc0);
+      b.CreateStore(zero, acc1);
+      L.loop(K / 2, [&](Value *kk) {
+        Value *k = b.CreateMul(kk, L.c64(2));
+        for (int h = 0; h < 2; ++h) {
+          Value *kh = b.CreateAdd(k, L.c64(h)), *p = h ? acc1 : acc0;
+          Value *x = L.load(DType::F32, A, b.CreateAdd(arow, kh)),
+                *y = L.load(DType::F32, Bt, b.CreateAdd(brow, kh));
+          b.CreateStore(b.CreateIntrinsic(Intrinsic::fma, {f}, {x, y, b.CreateLoad(f, p)}), p);
+        }
+      });
+      Value *s = b.CreateFAdd(b.CreateLoad(f, acc0), b.CreateLoad(f, acc1));
+      if (K % 2) {
+        Value *x = L.load(DType::F32, A, b.CreateAdd(arow, L.c64(K - 1))),
+              *y = L.load(DType::F32, Bt, b.CreateAdd(brow, L.c64(K - 1)));
+        s = b.CreateFAdd(s, b.CreateFMul(x, y));  // no contraction flag: rounded apart
+      }
+      L.store(DType::F32, s, C, b.CreateAdd(b.CreateMul(i, L.c64(N)), j));
+    });
+  });
+}
 }  // namespace
 
 // Note [Dot]: C[b] = A[b] (M x K) * B[b] (K x N), all row-major. The j loop is innermost
@@ -209,7 +254,7 @@ constexpr int64_t kBlasMinWork = 32 * 32 * 32;
 /// an AVX2 host (Note [XLA dot order]; the host kind of Note [Host-dependent goldens], part
 /// of the cache key); BLIS (KC = 256) cannot, so those with K > 256 keep the loop nest.
 static bool xlaOneChain(Target target, DType d, int64_t K) {
-  return target == Target::Host && d == DType::F32 && K <= 4096 &&
+  return target == Target::Host && d == DType::F32 && K > 0 && K <= 4096 &&
          std::string_view(xlasum::vfTableName()) == "avx2";
 }
 
@@ -264,6 +309,12 @@ void LlvmEmitter::emitDot(const ir::Eqn &e) {
       gemvCols(*this, Mat, V, C, matLhs ? M : N, K);
     if (ownM) freeBuffer(Mat);
     if (ownV) freeBuffer(V);
+    return;
+  }
+  if (xlaOneChain(target, d, K) && B == 1 && M > 1 && N % 16 >= 1 && N % 16 <= 8 &&
+      lp == std::vector<int64_t>{0, 1} && rp == std::vector<int64_t>{1, 0}) {
+    // `a @ b.T` as dot_general (grad's dA = dC @ B^T): YNNPACK's pairs, Note [XLA dot order].
+    dotPairsNT(*this, bufferOf(e.in[0]), bufferOf(e.in[1]), defBuffer(e.out[0]), M, N, K);
     return;
   }
   if (target == Target::Host && fl && N > 1 && M * N * K >= kBlasMinWork &&
