@@ -121,9 +121,11 @@ DotShape dotShape(const ir::Eqn &e) {
 //   even k and odd k, added, then an odd K's last product rounded alone (dotPairsNT;
 //   bit for bit at 8x64xN for N = 2, 3, 4, 5, 7, 8, 17, 20, 33, 40, 50, 3x64x8, 2x3x8,
 //   8x1000x8, 100x64x8, 200x64x{4, 8, 24}, 62x64x{20, 56}, 300x300x40, 38x221x24;
-//   exception 2x5x40, one chain). Matched only where the IR has the dot_general with rhs
-//   contracting dimension 1, as grad makes it; `a @ transpose(b)` written out is a
-//   transpose then a plain product here (XLA folds the transpose into the dot: left).
+//   exception 2x5x40, one chain). Matched where the IR has the dot_general with rhs
+//   contracting dimension 1, as grad makes it, and in kernels (jitted code) for a plain
+//   product of a 2-D transpose (`q @ transpose(k)`), which XLA folds into such a dot.
+//   Host code is eager JAX: the transpose is a computation of its own, the product a
+//   plain one, one chain (measured: eager `a @ b.T` at 38x221x24, 47x157x99, 8x64x8).
 //   a @ b picks pairs too for some M and N (62x64x20, 62x64x24, 200x64x4; chain at
 //   62x64x8, 62x64x10, 200x64x12, 20x64x20): the rule not found, left.
 //   Not reproduced: K > 4096 (YNNPACK splits k then, in slices that depend on N and M:
@@ -202,8 +204,10 @@ void gemvCols(LlvmEmitter &L, Value *Mt, Value *x, Value *out, int64_t cols, int
 /// order for `a @ b.T` with N mod 16 in 1..8 on an AVX2 host (Note [XLA dot order]): two
 /// FMA chains from 0, over even and odd k, added; an odd K's last product rounded alone
 /// and added last.
+/// With kn, the rhs is given as B [K, N] (a transpose XLA folds into the dot) and read
+/// as Bt.
 void dotPairsNT(LlvmEmitter &L, Value *A, Value *Bt, Value *C, int64_t M, int64_t N,
-                int64_t K) {
+                int64_t K, bool kn) {
   auto &b = L.b;
   Type *f = b.getFloatTy();
   Value *zero = ConstantFP::get(f, 0.0);
@@ -213,7 +217,10 @@ void dotPairsNT(LlvmEmitter &L, Value *A, Value *Bt, Value *C, int64_t M, int64_
   L.loop(M, [&](Value *i) {
     Value *arow = b.CreateMul(i, L.c64(K));
     L.loop(N, [&](Value *j) {
-      Value *brow = b.CreateMul(j, L.c64(K));
+      // Bt[j, k] at brow + k * kstep.
+    Value *brow = kn ? j : b.CreateMul(j, L.c64(K));
+    const int64_t kstep = kn ? N : 1;
+    auto bAt = [&](Value *k) { return b.CreateAdd(brow, b.CreateMul(k, L.c64(kstep))); };
       b.CreateStore(zero, acc0);
       b.CreateStore(zero, acc1);
       L.loop(K / 2, [&](Value *kk) {
@@ -221,14 +228,14 @@ void dotPairsNT(LlvmEmitter &L, Value *A, Value *Bt, Value *C, int64_t M, int64_
         for (int h = 0; h < 2; ++h) {
           Value *kh = b.CreateAdd(k, L.c64(h)), *p = h ? acc1 : acc0;
           Value *x = L.load(DType::F32, A, b.CreateAdd(arow, kh)),
-                *y = L.load(DType::F32, Bt, b.CreateAdd(brow, kh));
+                *y = L.load(DType::F32, Bt, bAt(kh));
           b.CreateStore(b.CreateIntrinsic(Intrinsic::fma, {f}, {x, y, b.CreateLoad(f, p)}), p);
         }
       });
       Value *s = b.CreateFAdd(b.CreateLoad(f, acc0), b.CreateLoad(f, acc1));
       if (K % 2) {
         Value *x = L.load(DType::F32, A, b.CreateAdd(arow, L.c64(K - 1))),
-              *y = L.load(DType::F32, Bt, b.CreateAdd(brow, L.c64(K - 1)));
+              *y = L.load(DType::F32, Bt, bAt(L.c64(K - 1)));
         s = b.CreateFAdd(s, b.CreateFMul(x, y));  // no contraction flag: rounded apart
       }
       L.store(DType::F32, s, C, b.CreateAdd(b.CreateMul(i, L.c64(N)), j));
@@ -311,10 +318,16 @@ void LlvmEmitter::emitDot(const ir::Eqn &e) {
     if (ownV) freeBuffer(V);
     return;
   }
+  // `a @ b.T`: as dot_general (grad's dA = dC @ B^T), or in a kernel a plain product of a
+  // 2-D transpose, which XLA folds into the dot (host code is eager JAX: no folding).
+  const std::vector<int64_t> id2{0, 1}, swap2{1, 0};
+  bool foldedT = fs->kernel && rp == id2 && !e.in[1].isLit &&
+                 fs->transposed2d.count(e.in[1].var.id);
   if (xlaOneChain(target, d, K) && B == 1 && M > 1 && N % 16 >= 1 && N % 16 <= 8 &&
-      lp == std::vector<int64_t>{0, 1} && rp == std::vector<int64_t>{1, 0}) {
-    // `a @ b.T` as dot_general (grad's dA = dC @ B^T): YNNPACK's pairs, Note [XLA dot order].
-    dotPairsNT(*this, bufferOf(e.in[0]), bufferOf(e.in[1]), defBuffer(e.out[0]), M, N, K);
+      lp == id2 && (rp == swap2 || foldedT)) {
+    // YNNPACK's pairs, Note [XLA dot order].
+    dotPairsNT(*this, bufferOf(e.in[0]), bufferOf(e.in[1]), defBuffer(e.out[0]), M, N, K,
+               foldedT);
     return;
   }
   if (target == Target::Host && fl && N > 1 && M * N * K >= kBlasMinWork &&

@@ -193,8 +193,12 @@ void LlvmEmitter::rewritePowDiv(const ir::Eqn &div, const ir::Eqn &pow) {
 
 void LlvmEmitter::markExactDivs(const ir::Jaxpr &j) {
   std::unordered_map<int, const ir::Eqn *> def;
-  for (auto &e : j.eqns)
+  for (auto &e : j.eqns) {
     for (auto &v : e.out) def[v.id] = &e;
+    // A 2-D transpose, which XLA folds into a dot reading it (Note [XLA dot order]).
+    if (e.op == Op::Transpose && e.out.size() == 1 && e.out[0].type.shape.size() == 2)
+      fs->transposed2d.insert(e.out[0].id);
+  }
   // The key of a broadcast as CSE sees it: its operand, shape and dimensions.
   auto bcastKey = [](const ir::Eqn &e) {
     return e.param("broadcast_dimensions").str() + "|" + e.out[0].type.str();

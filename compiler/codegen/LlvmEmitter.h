@@ -86,6 +86,9 @@ struct FnState {
   /// Divisions A / pow(B, C) that XLA computes as A * pow(B, -C): output id -> that
   /// multiply, an equation of `synth` (Note [Division by a power] in EmitElementwise.cpp).
   std::unordered_map<int, const ir::Eqn *> powDiv;
+  /// kernel: 2-D transposes, which XLA folds into a dot that reads them (Note [XLA dot
+  /// order] in EmitDot.cpp).
+  std::unordered_set<int> transposed2d;
   /// Equations codegen made for the rewrites above (a deque: fused holds pointers), their
   /// vars numbered from kSynthVarBase.
   std::deque<ir::Eqn> synth;
