@@ -6,10 +6,12 @@
 // programs.
 #include "codegen/LlvmEmitter.h"
 #include "codegen/XlaSum.h"
+#include "codegen/XlaSumEmit.h"
 
 #include <llvm/IR/Intrinsics.h>
 
 #include <algorithm>
+#include <string_view>
 
 namespace spmd::codegen {
 
@@ -102,12 +104,36 @@ DotShape dotShape(const ir::Eqn &e) {
 //   24 values of k from 4096 to 120000).
 // - matrix-vector products with a batch: a dot that XLA emits itself, not modelled yet.
 // - everything else (matrix . matrix, batched matrix products): XLA hands the dot to
-//   YNNPACK, which picks a micro-kernel per CPU (and per shape) from its cost model; XLA
-//   enables YNNPACK's consistent-arithmetic mode only with
-//   xla_cpu_enable_platform_dependent_math=false, and its default is true. So JAX's
-//   summation order there depends on the CPU model (the k split and the number of
-//   partial sums of the chosen kernel, bench/notes.md) and is not reproduced: these stay
-//   in Note [Dot] / Note [BLIS order], agreeing with JAX to the last ulp or two.
+//   YNNPACK (`__ynn_fusion` in the optimized HLO), which picks a micro-kernel per CPU
+//   (and per shape) from its cost model; XLA enables YNNPACK's consistent-arithmetic mode
+//   only with xla_cpu_enable_platform_dependent_math=false, and its default is true. On
+//   this project's AVX2 + FMA host (AMD EPYC; AVX-512 hosts keep Note [Dot]'s order)
+//   every product measured with K <= 4096 is one in-order FMA chain over all of k from
+//   0 per output element (conf12: bit for bit
+//   on 8x8x8, 13x37x29, 64x128x96, 12x287x26, 40x300x20, 503x512x10, 311x784x128,
+//   50x1000x40, 20x2000x16, 8x3000x8, 8x4096x8, 8x3000x512; tests/conformance/conf12/
+//   README.md). So f32 products on the host with K <= 4096 sum k in one slice (Note
+//   [Dot]'s KB = K) and skip BLIS, whose KC is 256, when K > 256 (sweep_dot.py: MLP
+//   layers 7 -> 20 of 20 shapes, vmap 8 -> 19). `a @ b.T` (rhs contracting dimension 1)
+//   is one chain when N mod 16 is 0 or 9..15 (16x221x16, 32x200x32, 8x200x16, 8x64x9,
+//   8x64x31, 200x64x25, 62x64x10).
+//   `a @ b.T` with N mod 16 in 1..8 (the rest of N is one chain) is two FMA chains from 0,
+//   even k and odd k, added, then an odd K's last product rounded alone (dotPairsNT;
+//   bit for bit at 8x64xN for N = 2, 3, 4, 5, 7, 8, 17, 20, 33, 40, 50, 3x64x8, 2x3x8,
+//   8x1000x8, 100x64x8, 200x64x{4, 8, 24}, 62x64x{20, 56}, 300x300x40, 38x221x24;
+//   exception 2x5x40, one chain). Matched where the IR has the dot_general with rhs
+//   contracting dimension 1, as grad makes it, and in kernels (jitted code) for a plain
+//   product of a 2-D transpose (`q @ transpose(k)`), which XLA folds into such a dot.
+//   Host code is eager JAX: the transpose is a computation of its own, the product a
+//   plain one, one chain (measured: eager `a @ b.T` at 38x221x24, 47x157x99, 8x64x8).
+//   a @ b picks pairs too for some M and N (62x64x20, 62x64x24, 200x64x4; chain at
+//   62x64x8, 62x64x10, 200x64x12, 20x64x20): the rule not found, left.
+//   Not reproduced: K > 4096 (YNNPACK splits k then, in slices that depend on N and M:
+//   4096 for N = 8, 512 for N = 64 and 512, none for N <= 5, no slicing found for N =
+//   20, 40, 100), which keep KB = 256; an AVX-512 host's kernels (bench/notes.md found
+//   interleaved k lanes there); and a transposed lhs (`a.T @ b`, lhs contracting
+//   dimension 0), which XLA does not send to YNNPACK (a plain `dot` in the HLO, another
+//   order, not found).
 /// out[r] = sum_k R[r, k] v[k] for r < rows, R row-major: XLA's row-major gemv order.
 void gemvRows(LlvmEmitter &L, Value *R, Value *v, Value *out, int64_t rows, int64_t K) {
   auto &b = L.b;
@@ -173,6 +199,49 @@ void gemvCols(LlvmEmitter &L, Value *Mt, Value *x, Value *out, int64_t cols, int
     });
   });
 }
+
+/// C[i, j] = sum_k A[i, k] Bt[j, k] (A [M, K], Bt [N, K], both k contiguous) in YNNPACK's
+/// order for `a @ b.T` with N mod 16 in 1..8 on an AVX2 host (Note [XLA dot order]): two
+/// FMA chains from 0, over even and odd k, added; an odd K's last product rounded alone
+/// and added last.
+/// With kn, the rhs is given as B [K, N] (a transpose XLA folds into the dot) and read
+/// as Bt.
+void dotPairsNT(LlvmEmitter &L, Value *A, Value *Bt, Value *C, int64_t M, int64_t N,
+                int64_t K, bool kn) {
+  auto &b = L.b;
+  Type *f = b.getFloatTy();
+  Value *zero = ConstantFP::get(f, 0.0);
+  Value *acc = L.entryAlloca(ArrayType::get(f, 2));
+  Value *acc0 = b.CreateConstInBoundsGEP2_32(ArrayType::get(f, 2), acc, 0, 0),
+        *acc1 = b.CreateConstInBoundsGEP2_32(ArrayType::get(f, 2), acc, 0, 1);
+  L.loop(M, [&](Value *i) {
+    Value *arow = b.CreateMul(i, L.c64(K));
+    L.loop(N, [&](Value *j) {
+      // Bt[j, k] at brow + k * kstep.
+    Value *brow = kn ? j : b.CreateMul(j, L.c64(K));
+    const int64_t kstep = kn ? N : 1;
+    auto bAt = [&](Value *k) { return b.CreateAdd(brow, b.CreateMul(k, L.c64(kstep))); };
+      b.CreateStore(zero, acc0);
+      b.CreateStore(zero, acc1);
+      L.loop(K / 2, [&](Value *kk) {
+        Value *k = b.CreateMul(kk, L.c64(2));
+        for (int h = 0; h < 2; ++h) {
+          Value *kh = b.CreateAdd(k, L.c64(h)), *p = h ? acc1 : acc0;
+          Value *x = L.load(DType::F32, A, b.CreateAdd(arow, kh)),
+                *y = L.load(DType::F32, Bt, bAt(kh));
+          b.CreateStore(b.CreateIntrinsic(Intrinsic::fma, {f}, {x, y, b.CreateLoad(f, p)}), p);
+        }
+      });
+      Value *s = b.CreateFAdd(b.CreateLoad(f, acc0), b.CreateLoad(f, acc1));
+      if (K % 2) {
+        Value *x = L.load(DType::F32, A, b.CreateAdd(arow, L.c64(K - 1))),
+              *y = L.load(DType::F32, Bt, bAt(L.c64(K - 1)));
+        s = b.CreateFAdd(s, b.CreateFMul(x, y));  // no contraction flag: rounded apart
+      }
+      L.store(DType::F32, s, C, b.CreateAdd(b.CreateMul(i, L.c64(N)), j));
+    });
+  });
+}
 }  // namespace
 
 // Note [Dot]: C[b] = A[b] (M x K) * B[b] (K x N), all row-major. The j loop is innermost
@@ -187,6 +256,14 @@ void gemvCols(LlvmEmitter &L, Value *Mt, Value *x, Value *out, int64_t cols, int
 // matrix-vector products without a batch take XLA's gemv order instead, Note [XLA dot
 // order].)
 constexpr int64_t kBlasMinWork = 32 * 32 * 32;
+
+/// Whether an f32 product sums all of k in one FMA chain, as YNNPACK does for K <= 4096 on
+/// an AVX2 host (Note [XLA dot order]; the host kind of Note [Host-dependent goldens], part
+/// of the cache key); BLIS (KC = 256) cannot, so those with K > 256 keep the loop nest.
+static bool xlaOneChain(Target target, DType d, int64_t K) {
+  return target == Target::Host && d == DType::F32 && K > 0 && K <= 4096 &&
+         std::string_view(xlasum::vfTableName()) == "avx2";
+}
 
 void LlvmEmitter::emitDot(const ir::Eqn &e) {
   const DotShape g = dotShape(e);
@@ -241,7 +318,20 @@ void LlvmEmitter::emitDot(const ir::Eqn &e) {
     if (ownV) freeBuffer(V);
     return;
   }
-  if (target == Target::Host && fl && N > 1 && M * N * K >= kBlasMinWork) {
+  // `a @ b.T`: as dot_general (grad's dA = dC @ B^T), or in a kernel a plain product of a
+  // 2-D transpose, which XLA folds into the dot (host code is eager JAX: no folding).
+  const std::vector<int64_t> id2{0, 1}, swap2{1, 0};
+  bool foldedT = fs->kernel && rp == id2 && !e.in[1].isLit &&
+                 fs->transposed2d.count(e.in[1].var.id);
+  if (xlaOneChain(target, d, K) && B == 1 && M > 1 && N % 16 >= 1 && N % 16 <= 8 &&
+      lp == id2 && (rp == swap2 || foldedT)) {
+    // YNNPACK's pairs, Note [XLA dot order].
+    dotPairsNT(*this, bufferOf(e.in[0]), bufferOf(e.in[1]), defBuffer(e.out[0]), M, N, K,
+               foldedT);
+    return;
+  }
+  if (target == Target::Host && fl && N > 1 && M * N * K >= kBlasMinWork &&
+      !(xlaOneChain(target, d, K) && K > 256)) {
     // BLIS (spmd_cpu_gemm), the same sums in the same order (Note [BLIS order] in
     // runtime/cpu/CpuGemm.cpp); a transposed operand is read in place.
     auto operand = [&](const ir::Atom &a, const std::vector<int64_t> &perm, size_t nfirst,
@@ -270,7 +360,8 @@ void LlvmEmitter::emitDot(const ir::Eqn &e) {
   Value *C = defBuffer(e.out[0]);
   Type *t = regTy(d);
   loop(B * M * N, [&](Value *i) { store(d, constOf(d, 0), C, i); });
-  const int64_t NB = 256, KB = 256;
+  // KB = K: XLA's (YNNPACK's) one chain over k for f32 on the host, Note [XLA dot order].
+  const int64_t NB = 256, KB = xlaOneChain(target, d, K) ? K : 256;
   FastMathFlags fm;
   fm.setAllowContract();
   auto tileRange = [&](Value *lo, int64_t step, int64_t hi) {

@@ -27,6 +27,7 @@
 #include <llvm/IR/Module.h>
 
 #include <array>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <string>
@@ -58,6 +59,9 @@ struct DirectOut {
   int slot = -1;  ///< index of the launch output
 };
 
+/// The first var id of codegen's own equations (FnState::synth), above any the IR numbers.
+constexpr int kSynthVarBase = 1 << 30;
+
 /// The state of the LLVM function being emitted (spmd_main or one kernel). Nested
 /// regions (loops, conditionals, inner pmaps) share their function's state.
 struct FnState {
@@ -79,6 +83,15 @@ struct FnState {
   /// Divisions A / sqrt(B) that XLA computes as A * rsqrt(B): output id -> B (Note [Division
   /// by a square root] in EmitElementwise.cpp).
   std::unordered_map<int, ir::Atom> rsqrtDiv;
+  /// Divisions A / pow(B, C) that XLA computes as A * pow(B, -C): output id -> that
+  /// multiply, an equation of `synth` (Note [Division by a power] in EmitElementwise.cpp).
+  std::unordered_map<int, const ir::Eqn *> powDiv;
+  /// kernel: 2-D transposes, which XLA folds into a dot that reads them (Note [XLA dot
+  /// order] in EmitDot.cpp).
+  std::unordered_set<int> transposed2d;
+  /// Equations codegen made for the rewrites above (a deque: fused holds pointers), their
+  /// vars numbered from kSynthVarBase.
+  std::deque<ir::Eqn> synth;
   std::unordered_set<int> unsynced;  ///< host: values that may be shards still on the devices
   std::unordered_map<int, DirectOut> direct;  ///< kernel: var id -> launch output
   std::vector<uint32_t> outMasks;             ///< kernel: the mask of each launch output
@@ -235,6 +248,9 @@ public:
   /// Finds the divisions by a broadcast that XLA divides exactly (FnState::exactDiv) and
   /// those by a square root that it multiplies by the rsqrt (FnState::rsqrtDiv).
   void markExactDivs(const ir::Jaxpr &j);
+  /// Makes `div` (A / pow(B, C), pow its divisor's definition) read as A * pow(B, -C)
+  /// (FnState::powDiv).
+  void rewritePowDiv(const ir::Eqn &div, const ir::Eqn &pow);
   /// Whether `a` is a fused float multiply of dtype d that XLA contracts into the add
   /// consuming it (Note [FMA contraction]), and its operands x * y (constants folded:
   /// Note [Constant reassociation]).
