@@ -15,6 +15,8 @@
 // VARIANTs:
 //   spmd             spmd_cpu_gemm, as spmdrun calls it (KC 256, no sup, beta 0, -0s made
 //                    +0 tile by tile in the micro-kernel)
+//   spmd-chain       spmd_cpu_gemm with one slice over all of k (SPMD_GEMM_ONE_CHAIN, K <=
+//                    4096: XLA's one FMA chain on an AVX2 host; its own context, MC 24)
 //   spmd-pass        spmd_cpu_gemm as it was before that: blis-pin, then one pass over C
 //   blis             BLIS's own defaults (its context and blocking, sup on)
 //   blis-conv        BLIS's own context, sup off (the conventional path)
@@ -39,7 +41,8 @@
 #include <vector>
 
 extern "C" void spmd_cpu_gemm(int32_t dtype, int64_t batch, int64_t m, int64_t n, int64_t k,
-                              const void *a, int32_t ta, const void *b, int32_t tb, void *c);
+                              int32_t order, const void *a, int32_t ta, const void *b,
+                              int32_t tb, void *c);  // order: spmd_gemm_order (spmdrt.h)
 
 namespace {
 
@@ -118,7 +121,8 @@ int main(int argc, char **argv) {
       openblas();
     } else if (v.kind == "spmd-pass") {
       v.ctx = pinnedContext(0, 0);
-    } else if (v.kind != "spmd" && v.kind != "blis" && v.kind != "blis-conv") {
+    } else if (v.kind != "spmd" && v.kind != "spmd-chain" && v.kind != "blis" &&
+               v.kind != "blis-conv") {
       std::fprintf(stderr, "unknown variant %s\n", item.c_str());
       return 1;
     }
@@ -140,8 +144,9 @@ int main(int argc, char **argv) {
     rntm_t rntm;
     bli_rntm_init(&rntm);
     bli_rntm_set_num_threads(1, &rntm);
-    if (v.kind == "spmd") {
-      spmd_cpu_gemm(3, 1, m, n, k, a, ta, b, tb, c);
+    if (v.kind == "spmd" || v.kind == "spmd-chain") {
+      // SPMD_GEMM_SLICES (0) or SPMD_GEMM_ONE_CHAIN (1)
+      spmd_cpu_gemm(3, 1, m, n, k, v.kind == "spmd" ? 0 : 1, a, ta, b, tb, c);
     } else if (v.kind == "openblas") {
       // CblasRowMajor 101, CblasNoTrans 111, CblasTrans 112.
       openblas()(101, ta ? 112 : 111, tb ? 112 : 111, m, n, k, 1.f, a, ta ? m : k, b, tb ? k : n,

@@ -113,7 +113,7 @@ DotShape dotShape(const ir::Eqn &e) {
 //   on 8x8x8, 13x37x29, 64x128x96, 12x287x26, 40x300x20, 503x512x10, 311x784x128,
 //   50x1000x40, 20x2000x16, 8x3000x8, 8x4096x8, 8x3000x512; tests/conformance/conf12/
 //   README.md). So f32 products on the host with K <= 4096 sum k in one slice (Note
-//   [Dot]'s KB = K) and skip BLIS, whose KC is 256, when K > 256 (sweep_dot.py: MLP
+//   [Dot]'s KB = K; BLIS with KC = K, Note [BLIS order]) (sweep_dot.py: MLP
 //   layers 7 -> 20 of 20 shapes, vmap 8 -> 19). `a @ b.T` (rhs contracting dimension 1)
 //   is one chain when N mod 16 is 0 or 9..15 (16x221x16, 32x200x32, 8x200x16, 8x64x9,
 //   8x64x31, 200x64x25, 62x64x10).
@@ -259,7 +259,7 @@ constexpr int64_t kBlasMinWork = 32 * 32 * 32;
 
 /// Whether an f32 product sums all of k in one FMA chain, as YNNPACK does for K <= 4096 on
 /// an AVX2 host (Note [XLA dot order]; the host kind of Note [Host-dependent goldens], part
-/// of the cache key); BLIS (KC = 256) cannot, so those with K > 256 keep the loop nest.
+/// of the cache key); BLIS does it too, with KC = K (spmd_cpu_gemm's kc).
 static bool xlaOneChain(Target target, DType d, int64_t K) {
   return target == Target::Host && d == DType::F32 && K > 0 && K <= 4096 &&
          std::string_view(xlasum::vfTableName()) == "avx2";
@@ -323,17 +323,26 @@ void LlvmEmitter::emitDot(const ir::Eqn &e) {
   const std::vector<int64_t> id2{0, 1}, swap2{1, 0};
   bool foldedT = fs->kernel && rp == id2 && !e.in[1].isLit &&
                  fs->transposed2d.count(e.in[1].var.id);
+  const bool blas = target == Target::Host && fl && N > 1 && M * N * K >= kBlasMinWork;
   if (xlaOneChain(target, d, K) && B == 1 && M > 1 && N % 16 >= 1 && N % 16 <= 8 &&
       lp == id2 && (rp == swap2 || foldedT)) {
-    // YNNPACK's pairs, Note [XLA dot order].
-    dotPairsNT(*this, bufferOf(e.in[0]), bufferOf(e.in[1]), defBuffer(e.out[0]), M, N, K,
-               foldedT);
+    // YNNPACK's pairs, Note [XLA dot order]; BLIS makes them for the larger products
+    // (Note [GEMM in pairs] in runtime/cpu/CpuGemm.cpp), the same bits.
+    Value *A = bufferOf(e.in[0]), *Bm = bufferOf(e.in[1]), *C = defBuffer(e.out[0]);
+    if (blas)
+      b.CreateCall(rt("spmd_cpu_gemm"), {c32(dtypeCode(d)), c64(1), c64(M), c64(N), c64(K),
+                                         c32(SPMD_GEMM_PAIRS), A, c32(0), Bm,
+                                         c32(foldedT ? 0 : 1), C});
+    else
+      dotPairsNT(*this, A, Bm, C, M, N, K, foldedT);
     return;
   }
-  if (target == Target::Host && fl && N > 1 && M * N * K >= kBlasMinWork &&
-      !(xlaOneChain(target, d, K) && K > 256)) {
-    // BLIS (spmd_cpu_gemm), the same sums in the same order (Note [BLIS order] in
-    // runtime/cpu/CpuGemm.cpp); a transposed operand is read in place.
+  // The length of the slices of k whose sums are added: K for XLA's (YNNPACK's) one chain
+  // over k for f32 on the host (Note [XLA dot order]), else 256 (Note [Dot]).
+  const int64_t KB = xlaOneChain(target, d, K) ? K : 256;
+  if (blas) {
+    // BLIS (spmd_cpu_gemm) in slices of KB, the same sums in the same order (Note [BLIS
+    // order] in runtime/cpu/CpuGemm.cpp); a transposed operand is read in place.
     auto operand = [&](const ir::Atom &a, const std::vector<int64_t> &perm, size_t nfirst,
                        bool &trans, bool &owned) -> Value * {
       trans = false;
@@ -349,8 +358,9 @@ void LlvmEmitter::emitDot(const ir::Eqn &e) {
     Value *A = operand(e.in[0], lp, g.lhsFreeDims, ta, ownA);
     Value *Bm = operand(e.in[1], rp, g.rhsContractDims, tb, ownB);
     Value *C = defBuffer(e.out[0]);
-    b.CreateCall(rt("spmd_cpu_gemm"), {c32(dtypeCode(d)), c64(B), c64(M), c64(N), c64(K), A,
-                                       c32(ta), Bm, c32(tb), C});
+    const int32_t order = KB == 256 ? SPMD_GEMM_SLICES : SPMD_GEMM_ONE_CHAIN;
+    b.CreateCall(rt("spmd_cpu_gemm"), {c32(dtypeCode(d)), c64(B), c64(M), c64(N), c64(K),
+                                       c32(order), A, c32(ta), Bm, c32(tb), C});
     if (ownA) freeBuffer(A);
     if (ownB) freeBuffer(Bm);
     return;
@@ -360,8 +370,7 @@ void LlvmEmitter::emitDot(const ir::Eqn &e) {
   Value *C = defBuffer(e.out[0]);
   Type *t = regTy(d);
   loop(B * M * N, [&](Value *i) { store(d, constOf(d, 0), C, i); });
-  // KB = K: XLA's (YNNPACK's) one chain over k for f32 on the host, Note [XLA dot order].
-  const int64_t NB = 256, KB = xlaOneChain(target, d, K) ? K : 256;
+  const int64_t NB = 256;
   FastMathFlags fm;
   fm.setAllowContract();
   auto tileRange = [&](Value *lo, int64_t step, int64_t hi) {

@@ -81,6 +81,19 @@ typedef struct spmd_kernel_error {
   uint64_t where;
 } spmd_kernel_error;
 
+/* The order in which spmd_cpu_gemm sums each C[i, j] over k (Note [BLIS order] in
+ * runtime/cpu/CpuGemm.cpp; the compiler picks it, Note [XLA dot order] in
+ * compiler/codegen/EmitDot.cpp):
+ *   SLICES     each slice of 256 k folded with FMAs from +0 and added to C, from +0;
+ *   ONE_CHAIN  one slice of all of k (k <= 4096);
+ *   PAIRS      (f32, batch 1) two chains from +0, over even k and odd k (k <= 4096),
+ *              added; for an odd k the last product then rounded and added. */
+typedef enum spmd_gemm_order {
+  SPMD_GEMM_SLICES = 0,
+  SPMD_GEMM_ONE_CHAIN = 1,
+  SPMD_GEMM_PAIRS = 2
+} spmd_gemm_order;
+
 /* ---- the codes and the entry points (spmdrt.def) ---------------------------------- */
 #define SPMD_RT_DTYPE(Cxx, C, code, bytes, text) SPMD_DTYPE_##C = code,
 typedef enum spmd_dtype {

@@ -20,8 +20,16 @@
 // - the KC of the configuration BLIS picks for the CPU (256 in zen3's, the one picked on
 //   the project's machine; a property of each configuration), forced to 256 in a copy
 //   of the context.
-// JAX (XLA:CPU, YNNPACK) sums in a kernel-dependent order of its own, so neither this
-// nor the loop nest is bit-identical to it in general (bench/notes.md, 2026-11-23).
+// JAX (XLA:CPU, YNNPACK) sums in a kernel-dependent order of its own; on an AVX2 host,
+// f32 products with K <= 4096 are one FMA chain over all of k (Note [XLA dot order] in
+// compiler/codegen/EmitDot.cpp), and `a @ b.T` for some N two (Note [GEMM in pairs]).
+// The caller says which (spmd_gemm_order in spmdrt.h). One slice over all of k is a
+// second context with KC pinned to kMaxOneChain (BLIS's micro-kernel folds the whole
+// slice into its accumulators in k order), and a smaller MC (kOneChainMC), so that the
+// packed block of A, MC x K, stays in L2 for the longer slices: with MC 24, one core's
+// rate at random_matmul's 1000 x 1000 x 1200 is that of slices of 256 (87 against 86
+// GFLOP/s, bench/gemm_bench, 12 x 2 calls each, alternating; MC 144, the
+// configuration's: 80 against 82; MC 48 and 72: 3 to 10% slower than 256 slices).
 //
 // Note [GEMM without zeroing C]: the loop nest's C starts at +0 and gets the first k
 // slice's partial sum added, +0 + p. BLIS with beta = 0 stores p itself, without
@@ -44,6 +52,7 @@
 // slice (+0 + p is not), and c + q with q = -0 or +0 differs only for c = -0.
 #include "Device.h"
 #include "cpu/Reduce.h"
+#include "spmdrt.h"
 
 #include "blis.h"
 
@@ -51,6 +60,7 @@
 #include <immintrin.h>
 #include <mutex>
 #include <type_traits>
+#include <vector>
 
 namespace {
 
@@ -62,6 +72,22 @@ SPMD_VECTORISE void clearNegativeZeros(T *c, int64_t n) {
   constexpr U kNegZero = U(1) << (8 * sizeof(U) - 1);
   U *u = reinterpret_cast<U *>(c);
   for (int64_t i = 0; i < n; ++i) u[i] = u[i] == kNegZero ? U(0) : u[i];
+}
+
+/// c[i] = c[i] + d[i], each sum rounded once (Note [GEMM in pairs]).
+template <typename T>
+SPMD_VECTORISE void addRounded(T *c, const T *d, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) c[i] = c[i] + d[i];
+}
+
+/// c[j] = c[j] + round(x b[j csb]): the product rounded on its own (through a volatile,
+/// so that no compiler contracts it into an FMA), then added.
+template <typename T>
+void lastProduct(T *c, T x, const T *b, inc_t csb, int64_t n) {
+  for (int64_t j = 0; j < n; ++j) {
+    volatile T p = x * b[j * csb];
+    c[j] = c[j] + p;
+  }
 }
 
 /// The signature of BLIS 0.9's gemm micro-kernels: C (m x n, strides rs, cs) =
@@ -134,19 +160,26 @@ void fixNegativeZeros(dim_t m, dim_t n, dim_t k, T *alpha, T *a, T *b, T *beta, 
       for (dim_t j = 0; j < n; ++j) clearNegativeZeros(c + i * rs + j * cs, 1);
 }
 
-/// BLIS's context for this CPU with KC pinned to 256 (Note [BLIS order]) and the
-/// micro-kernels wrapped by fixNegativeZeros, made once.
-cntx_t *context() {
-  static cntx_t ctx;
-  static std::once_flag once;
-  std::call_once(once, [] {
-    bli_init();
-    ctx = *bli_gks_query_cntx();
-    blksz_t *kc = bli_cntx_get_blksz(BLIS_KC, &ctx);
+constexpr int64_t kMaxOneChain = 4096;  ///< the longest k summed in one slice
+constexpr dim_t kOneChainMC = 24;        ///< MC of the one-slice context (24 x 1200 f32 = 115 KiB)
+
+/// BLIS's context for this CPU with KC pinned to `kcPin` (Note [BLIS order]), MC set
+/// unless 0, and with `wrap` the micro-kernels wrapped by fixNegativeZeros.
+void makeContext(cntx_t &ctx, dim_t kcPin, dim_t mc, bool wrap) {
+  ctx = *bli_gks_query_cntx();
+  blksz_t *kc = bli_cntx_get_blksz(BLIS_KC, &ctx);
+  for (num_t dt : {BLIS_FLOAT, BLIS_DOUBLE}) {
+    bli_blksz_set_def(kcPin, dt, kc);
+    bli_blksz_set_max(kcPin, dt, kc);
+  }
+  if (mc > 0) {
+    blksz_t *mcs = bli_cntx_get_blksz(BLIS_MC, &ctx);
     for (num_t dt : {BLIS_FLOAT, BLIS_DOUBLE}) {
-      bli_blksz_set_def(256, dt, kc);
-      bli_blksz_set_max(256, dt, kc);
+      bli_blksz_set_def(mc, dt, mcs);
+      bli_blksz_set_max(mc, dt, mcs);
     }
+  }
+  if (wrap) {
     // The macro-kernel calls the virtual micro-kernel, which for real types is the
     // native one; both are replaced, the native one's storage preference kept.
     func_t *nat = bli_cntx_get_l3_nat_ukrs(BLIS_GEMM_UKR, &ctx),
@@ -157,48 +190,100 @@ cntx_t *context() {
       bli_func_set_dt(reinterpret_cast<void_fp>(&fixNegativeZeros<float>), BLIS_FLOAT, f);
       bli_func_set_dt(reinterpret_cast<void_fp>(&fixNegativeZeros<double>), BLIS_DOUBLE, f);
     }
-  });
-  return &ctx;
+  }
 }
 
+/// The context for sums in `order` over k (spmd_gemm_order), made once each. The pairs'
+/// chains keep their -0s (Note [GEMM in pairs]): the configuration's micro-kernel.
+cntx_t *context(int64_t k, int32_t order) {
+  static cntx_t slices, oneSlice, chains;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    bli_init();
+    makeContext(slices, 256, 0, true);
+    makeContext(oneSlice, kMaxOneChain, kOneChainMC, true);
+    makeContext(chains, kMaxOneChain, kOneChainMC, false);
+  });
+  if (order == SPMD_GEMM_PAIRS) return &chains;
+  return order == SPMD_GEMM_ONE_CHAIN && k > 256 ? &oneSlice : &slices;
+}
+
+/// C (m x n, row stride n) = A B in one BLIS call: A's element (i, l) at a[i rsa +
+/// l csa], B's (l, j) at b[l rsb + j csb]; beta = 0 (and -0s made +0 where ctx says).
 template <typename T>
-void gemm(int64_t batch, int64_t m, int64_t n, int64_t k, const T *a, bool ta, const T *b,
-          bool tb, T *c) {
-  cntx_t *ctx = context();
+void blis(int64_t m, int64_t n, int64_t k, T *a, inc_t rsa, inc_t csa, T *b, inc_t rsb,
+          inc_t csb, T *c, cntx_t *ctx) {
   rntm_t rntm;
   bli_rntm_init(&rntm);
   bli_rntm_set_num_threads(1, &rntm);
   bli_rntm_disable_l3_sup(&rntm);
   T one = 1, zero = 0;
+  if constexpr (sizeof(T) == 4)
+    bli_sgemm_ex(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, m, n, k, &one, a, rsa, csa, b, rsb, csb,
+                 &zero, c, n, 1, ctx, &rntm);
+  else
+    bli_dgemm_ex(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, m, n, k, &one, a, rsa, csa, b, rsb, csb,
+                 &zero, c, n, 1, ctx, &rntm);
+  // Each tile's -0s made +0 by the wrapped micro-kernel (Note [GEMM without zeroing C]).
+}
+
+// Note [GEMM in pairs]: SPMD_GEMM_PAIRS (YNNPACK's `a @ b.T` for some N on an AVX2
+// host, Note [XLA dot order]) is two chains, over the even k and the odd k, which are
+// two products of half the depth over strided views of A and B (column stride 2 csa,
+// row stride 2 rsb; BLIS packs any strides), each in one slice. Each chain starts at +0
+// and is stored as it ends, -0 included (a context whose micro-kernel is the
+// configuration's, not fixNegativeZeros), as the generated dotPairsNT keeps it; the two
+// are added with one rounding, and for an odd k the last product is rounded and added.
+// The odd chain goes to a buffer of the thread's, kept between calls.
+template <typename T>
+void pairs(int64_t m, int64_t n, int64_t k, T *a, inc_t rsa, inc_t csa, T *b, inc_t rsb,
+           inc_t csb, T *c, cntx_t *ctx) {
+  const int64_t half = k / 2, mn = m * n;
+  if (half == 0) {
+    std::memset(c, 0, sizeof(T) * size_t(mn));
+  } else {
+    thread_local std::vector<T> odd;
+    if (odd.size() < size_t(mn)) odd.resize(size_t(mn));
+    blis(m, n, half, a, rsa, 2 * csa, b, 2 * rsb, csb, c, ctx);
+    blis(m, n, half, a + csa, rsa, 2 * csa, b + rsb, 2 * rsb, csb, odd.data(), ctx);
+    addRounded(c, odd.data(), mn);
+  }
+  if (k % 2) {
+    const T *al = a + (k - 1) * csa, *bl = b + (k - 1) * rsb;
+    for (int64_t i = 0; i < m; ++i) lastProduct(c + i * n, al[i * rsa], bl, csb, n);
+  }
+}
+
+template <typename T>
+void gemm(int64_t batch, int64_t m, int64_t n, int64_t k, int32_t order, const T *a, bool ta,
+          const T *b, bool tb, T *c) {
   if (k == 0) {
     std::memset(c, 0, sizeof(T) * size_t(batch * m * n));
     return;
   }
+  cntx_t *ctx = context(k, order);
   // Row-major A (m x k) or, with ta, A stored transposed (k x m); B likewise.
   inc_t rsa = ta ? 1 : k, csa = ta ? m : 1, rsb = tb ? 1 : n, csb = tb ? k : 1;
   for (int64_t i = 0; i < batch; ++i) {
     T *ai = const_cast<T *>(a) + i * m * k, *bi = const_cast<T *>(b) + i * k * n,
       *ci = c + i * m * n;
-    if constexpr (sizeof(T) == 4)
-      bli_sgemm_ex(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, m, n, k, &one, ai, rsa, csa, bi, rsb,
-                   csb, &zero, ci, n, 1, ctx, &rntm);
+    if (order == SPMD_GEMM_PAIRS)
+      pairs(m, n, k, ai, rsa, csa, bi, rsb, csb, ci, ctx);
     else
-      bli_dgemm_ex(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, m, n, k, &one, ai, rsa, csa, bi, rsb,
-                   csb, &zero, ci, n, 1, ctx, &rntm);
-    // C = A B with beta = 0, each tile's -0s made +0 by the micro-kernel (Note [GEMM
-    // without zeroing C]).
+      blis(m, n, k, ai, rsa, csa, bi, rsb, csb, ci, ctx);
   }
 }
 
 }  // namespace
 
 extern "C" void spmd_cpu_gemm(int32_t dtype, int64_t batch, int64_t m, int64_t n, int64_t k,
-                              const void *a, int32_t ta, const void *b, int32_t tb, void *c) {
+                              int32_t order, const void *a, int32_t ta, const void *b, int32_t tb,
+                              void *c) {
   if (batch * m * n == 0) return;
   if (dtype == int32_t(spmd::rt::DType::F64))
-    gemm(batch, m, n, k, static_cast<const double *>(a), ta != 0, static_cast<const double *>(b),
-         tb != 0, static_cast<double *>(c));
+    gemm(batch, m, n, k, order, static_cast<const double *>(a), ta != 0,
+         static_cast<const double *>(b), tb != 0, static_cast<double *>(c));
   else
-    gemm(batch, m, n, k, static_cast<const float *>(a), ta != 0, static_cast<const float *>(b),
-         tb != 0, static_cast<float *>(c));
+    gemm(batch, m, n, k, order, static_cast<const float *>(a), ta != 0,
+         static_cast<const float *>(b), tb != 0, static_cast<float *>(c));
 }

@@ -1,7 +1,8 @@
 // spmd_cpu_gemm (runtime/cpu/CpuGemm.cpp) against the generated loop nest's order: each
-// slice of 256 along k folded with FMAs into a partial sum that starts at +0, then
+// slice of kc (256, or all of k) along k folded with FMAs into a partial sum that starts at +0, then
 // added to C, which starts at +0 (Note [BLIS order], Note [GEMM without zeroing C]).
 #include "Device.h"
+#include "spmdrt.h"
 
 #include <catch2/catch.hpp>
 
@@ -12,23 +13,20 @@
 #include <random>
 #include <vector>
 
-extern "C" void spmd_cpu_gemm(int32_t dtype, int64_t batch, int64_t m, int64_t n, int64_t k,
-                              const void *a, int32_t ta, const void *b, int32_t tb, void *c);
-
 namespace {
 
 constexpr int32_t kF32 = int32_t(spmd::rt::DType::F32), kF64 = int32_t(spmd::rt::DType::F64);
 
 /// C = A B in the loop nest's order; A is m x k (or k x m with ta), B k x n (or n x k).
 template <typename T>
-std::vector<T> loopNest(int64_t m, int64_t n, int64_t k, const std::vector<T> &a, bool ta,
-                        const std::vector<T> &b, bool tb) {
+std::vector<T> loopNest(int64_t m, int64_t n, int64_t k, int64_t kc, const std::vector<T> &a,
+                        bool ta, const std::vector<T> &b, bool tb) {
   std::vector<T> c(size_t(m * n), T(0));
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j)
-      for (int64_t k0 = 0; k0 < k; k0 += 256) {
+      for (int64_t k0 = 0; k0 < k; k0 += kc) {
         T part = 0;
-        for (int64_t l = k0; l < std::min(k, k0 + 256); ++l)
+        for (int64_t l = k0; l < std::min(k, k0 + kc); ++l)
           part = std::fma(ta ? a[l * m + i] : a[i * k + l], tb ? b[j * k + l] : b[l * n + j], part);
         c[i * n + j] = c[i * n + j] + part;
       }
@@ -41,7 +39,8 @@ bool sameBits(const std::vector<T> &x, const std::vector<T> &y) {
 }
 
 template <typename T>
-void check(int32_t dtype, int64_t m, int64_t n, int64_t k, bool ta, bool tb, T tiny) {
+void check(int32_t dtype, int64_t m, int64_t n, int64_t k, bool ta, bool tb, T tiny,
+           int32_t order = SPMD_GEMM_SLICES) {
   std::mt19937 rng(unsigned(m * 131 + n * 7 + k));
   std::normal_distribution<double> normal;
   std::vector<T> a(size_t(m * k)), b(size_t(k * n));
@@ -60,8 +59,8 @@ void check(int32_t dtype, int64_t m, int64_t n, int64_t k, bool ta, bool tb, T t
   if (m > 2)
     for (int64_t l = 0; l < k; ++l) (ta ? a[l * m + 1] : a[k + l]) = T(0);
   std::vector<T> c(size_t(m * n), T(12345));  // BLIS must not read C's old contents
-  spmd_cpu_gemm(dtype, 1, m, n, k, a.data(), ta, b.data(), tb, c.data());
-  std::vector<T> want = loopNest(m, n, k, a, ta, b, tb);
+  spmd_cpu_gemm(dtype, 1, m, n, k, order, a.data(), ta, b.data(), tb, c.data());
+  std::vector<T> want = loopNest(m, n, k, order == SPMD_GEMM_SLICES ? 256 : k, a, ta, b, tb);
   for (int64_t corner : {int64_t(0), n - 1, (m - 1) * n, m * n - 1}) {
     INFO("corner " << corner);
     CHECK(want[size_t(corner)] == T(0));
@@ -80,11 +79,71 @@ TEST_CASE("spmd_cpu_gemm gives the loop nest's bits, signs of zero included", "[
       check<float>(kF32, 37, 29, 600, ta, tb, 1e-30f);   // three k slices
       check<float>(kF32, 13, 40, 100, ta, tb, 1e-30f);   // one
       check<double>(kF64, 21, 18, 300, ta, tb, 1e-200);  // two
+      // One slice over all of k (XLA's one FMA chain, Note [XLA dot order]): MC = 72
+      // rows of A in blocks, 1200 k in one, and the longest one-slice k.
+      check<float>(kF32, 150, 37, 1200, ta, tb, 1e-30f, SPMD_GEMM_ONE_CHAIN);
+      check<float>(kF32, 9, 20, 4096, ta, tb, 1e-30f, SPMD_GEMM_ONE_CHAIN);
+      check<double>(kF64, 21, 18, 600, ta, tb, 1e-200, SPMD_GEMM_ONE_CHAIN);
     }
 }
 
 TEST_CASE("spmd_cpu_gemm with k = 0 gives zeros", "[gemm]") {
   std::vector<float> c(6, 7.0f);
-  spmd_cpu_gemm(kF32, 1, 2, 3, 0, nullptr, 0, nullptr, 0, c.data());
+  spmd_cpu_gemm(kF32, 1, 2, 3, 0, SPMD_GEMM_SLICES, nullptr, 0, nullptr, 0, c.data());
   CHECK(sameBits(c, std::vector<float>(6, 0.0f)));
+}
+
+namespace {
+
+/// Note [GEMM in pairs]'s order, as compiler/codegen/EmitDot.cpp's dotPairsNT makes it:
+/// chains over even and odd k from +0 (their -0s kept), added, then an odd k's last
+/// product rounded and added.
+std::vector<float> pairsNest(int64_t m, int64_t n, int64_t k, const std::vector<float> &a,
+                             const std::vector<float> &b, bool tb) {
+  std::vector<float> c(size_t(m * n));
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      auto bAt = [&](int64_t l) { return tb ? b[j * k + l] : b[l * n + j]; };
+      float even = 0, odd = 0;
+      for (int64_t l = 0; l + 1 < k; l += 2) {
+        even = std::fma(a[i * k + l], bAt(l), even);
+        odd = std::fma(a[i * k + l + 1], bAt(l + 1), odd);
+      }
+      float s = even + odd;
+      if (k % 2) {
+        volatile float p = a[i * k + k - 1] * bAt(k - 1);
+        s = s + p;
+      }
+      c[i * n + j] = s;
+    }
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("spmd_cpu_gemm in pairs gives dotPairsNT's bits, -0s of both chains kept",
+          "[gemm]") {
+  for (bool tb : {false, true})
+    for (int64_t k : {int64_t(1), int64_t(2), int64_t(301), int64_t(1200), int64_t(4095)}) {
+      const int64_t m = 31, n = 40;
+      INFO("tb " << tb << " k " << k);
+      std::mt19937 rng(static_cast<unsigned>(k));
+      std::normal_distribution<double> normal;
+      std::vector<float> a(size_t(m * k)), b(size_t(k * n));
+      for (float &x : a) x = float(normal(rng));
+      for (float &x : b) x = float(normal(rng));
+      // Row 0 of A tiny and column 0 of B minus tiny: every product underflows to -0, so
+      // for k >= 2 both chains end at -0 and C[0, 0] is -0 (an odd k's last product, -0
+      // rounded alone, added to that: -0 too); for k = 1, +0 + +0 + -0 = +0.
+      for (int64_t l = 0; l < k; ++l) {
+        a[size_t(l)] = 1e-30f;
+        (tb ? b[size_t(l)] : b[size_t(l * n)]) = -1e-30f;
+      }
+      std::vector<float> c(size_t(m * n), 12345.0f);
+      spmd_cpu_gemm(kF32, 1, m, n, k, SPMD_GEMM_PAIRS, a.data(), 0, b.data(), tb, c.data());
+      std::vector<float> want = pairsNest(m, n, k, a, b, tb);
+      CHECK(std::signbit(want[0]) == (k >= 2));
+      CHECK(std::signbit(c[0]) == (k >= 2));
+      CHECK(sameBits(c, want));
+    }
 }
