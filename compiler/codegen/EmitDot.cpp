@@ -261,7 +261,7 @@ constexpr int64_t kBlasMinWork = 32 * 32 * 32;
 /// an AVX2 host (Note [XLA dot order]; the host kind of Note [Host-dependent goldens], part
 /// of the cache key); BLIS does it too, with KC = K (spmd_cpu_gemm's kc).
 static bool xlaOneChain(Target target, DType d, int64_t K) {
-  return target == Target::Host && d == DType::F32 && K > 0 && K <= 4096 &&
+  return target == Target::Host && d == DType::F32 && K > 0 && K <= SPMD_GEMM_MAX_CHAIN &&
          std::string_view(xlasum::vfTableName()) == "avx2";
 }
 

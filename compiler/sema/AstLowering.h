@@ -37,6 +37,8 @@ struct Shard {
   std::vector<std::vector<int>> dims;
   /// How many devices hold distinct blocks: the product of the mesh axes named.
   int64_t devices() const;
+  /// How many blocks dimension d is split into: the product of its mesh axes (1: not split).
+  int64_t parts(int64_t d) const;
   /// Whether dimension d is split.
   bool split(int64_t d) const { return d < int64_t(dims.size()) && !dims[d].empty(); }
   bool operator==(const Shard &) const = default;

@@ -123,6 +123,13 @@ int64_t Shard::devices() const {
   return n;
 }
 
+int64_t Shard::parts(int64_t d) const {
+  int64_t n = 1;
+  if (split(d))
+    for (int k : dims[d]) n *= mesh[k];
+  return n;
+}
+
 const Shard *AstLowering::shardOf(const Atom &a) const {
   if (a.isLit) return nullptr;
   auto it = shards.find(a.var.id);
@@ -173,11 +180,7 @@ std::optional<Atom> AstLowering::shardedReduce(Op op, const Atom &x, const ir::P
   // left it, [mesh axes in mesh order..., its block], the block reshaped to x's in the
   // body (no copy).
   ir::Shape xBlock(rank);
-  for (int64_t d = 0; d < rank; ++d) {
-    int64_t n = 1;
-    for (int k : sh.dims[d]) n *= sh.mesh[k];
-    xBlock[d] = xt.shape[d] / n;
-  }
+  for (int64_t d = 0; d < rank; ++d) xBlock[d] = xt.shape[d] / sh.parts(d);
   auto bl = shardBlocks.find(x.var.id);
   bool inPlace = bl != shardBlocks.end() && bl->second.type().rank() >= int64_t(L);
   if (inPlace) {
@@ -280,8 +283,7 @@ std::optional<Atom> AstLowering::shardedReduce(Op op, const Atom &x, const ir::P
       }
       return slice(out, at);
     };
-    int64_t n = 1;
-    for (int k : sh.dims[d]) n *= sh.mesh[k];
+    const int64_t n = sh.parts(d);
     Atom acc = device(0);
     if (op == Op::ReduceProd)
       for (int64_t j = 1; j < n; ++j) acc = emit1(Op::Mul, {acc, device(j)});
@@ -369,8 +371,7 @@ std::optional<Atom> AstLowering::shardedDot(const Atom &lhs, const Atom &rhs, co
   auto bi = std::find(xb.begin(), xb.end(), d);
   const int64_t e = bi == xb.end() ? -1 : yb[bi - xb.begin()];
   const std::vector<int> &ax = sh.dims[d];
-  int64_t n = 1;
-  for (int k : ax) n *= sh.mesh[k];
+  const int64_t n = sh.parts(d);
   if (xt.shape[d] % n != 0) return std::nullopt;
   // Each device's block (the split dimension [n_p, n_q, D / n], a reshape), a pmap per
   // mesh axis it is split over, the other operand broadcast to every device.
@@ -568,11 +569,7 @@ void AstLowering::trackShards(Op op, const std::vector<Atom> &ins, const ir::Par
     for (auto &a : ins) {
       const Shard *s = shardOf(a);
       if (!s || int64_t(s->dims.size()) != ot.rank()) continue;
-      if (s->split(dim)) {
-        int64_t n = 1;
-        for (int k : s->dims[dim]) n *= s->mesh[k];
-        if (ot.shape[dim] % n != 0) return;
-      }
+      if (ot.shape[dim] % s->parts(dim) != 0) return;
       shards[outs[0].id] = *s;
       return;
     }
@@ -663,10 +660,7 @@ void AstLowering::trackShards(Op op, const std::vector<Atom> &ins, const ir::Par
     // block is the same run of elements. The other dimensions' mesh axes are dropped
     // (gathered): reshape(q, [-1]) of a [r, c] shard_map result is P(r) in JAX, as are
     // [24, 4] and [4, 24] (4 x 2 mesh); [2, 48] is P().
-    int64_t n0 = 1;
-    if (s0->split(0))
-      for (int k : s0->dims[0]) n0 *= s0->mesh[k];
-    if (s0->split(0) && ot.rank() > 0 && ot.shape[0] % n0 == 0) {
+    if (s0->split(0) && ot.rank() > 0 && ot.shape[0] % s0->parts(0) == 0) {
       Shard q{s0->mesh, std::vector<std::vector<int>>(ot.rank())};
       q.dims[0] = s0->dims[0];
       shards[outs[0].id] = q;

@@ -85,9 +85,13 @@ typedef struct spmd_kernel_error {
  * runtime/cpu/CpuGemm.cpp; the compiler picks it, Note [XLA dot order] in
  * compiler/codegen/EmitDot.cpp):
  *   SLICES     each slice of 256 k folded with FMAs from +0 and added to C, from +0;
- *   ONE_CHAIN  one slice of all of k (k <= 4096);
- *   PAIRS      (f32, batch 1) two chains from +0, over even k and odd k (k <= 4096),
- *              added; for an odd k the last product then rounded and added. */
+ *   ONE_CHAIN  one slice of all of k (k <= SPMD_GEMM_MAX_CHAIN);
+ *   PAIRS      (f32, batch 1) two chains from +0, over even k and odd k (k <=
+ *              SPMD_GEMM_MAX_CHAIN), added; for an odd k the last product then rounded
+ *              and added.
+ * SPMD_GEMM_MAX_CHAIN is YNNPACK's: the longest k it sums without splitting (Note [XLA dot
+ * order]), and so the longest one chain that spmd_cpu_gemm is asked for. */
+#define SPMD_GEMM_MAX_CHAIN 4096
 typedef enum spmd_gemm_order {
   SPMD_GEMM_SLICES = 0,
   SPMD_GEMM_ONE_CHAIN = 1,

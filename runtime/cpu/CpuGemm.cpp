@@ -24,7 +24,7 @@
 // f32 products with K <= 4096 are one FMA chain over all of k (Note [XLA dot order] in
 // compiler/codegen/EmitDot.cpp), and `a @ b.T` for some N two (Note [GEMM in pairs]).
 // The caller says which (spmd_gemm_order in spmdrt.h). One slice over all of k is a
-// second context with KC pinned to kMaxOneChain (BLIS's micro-kernel folds the whole
+// second context with KC pinned to SPMD_GEMM_MAX_CHAIN (BLIS's micro-kernel folds the whole
 // slice into its accumulators in k order), and a smaller MC (kOneChainMC), so that the
 // packed block of A, MC x K, stays in L2 for the longer slices: with MC 24, one core's
 // rate at random_matmul's 1000 x 1000 x 1200 is that of slices of 256 (87 against 86
@@ -160,8 +160,7 @@ void fixNegativeZeros(dim_t m, dim_t n, dim_t k, T *alpha, T *a, T *b, T *beta, 
       for (dim_t j = 0; j < n; ++j) clearNegativeZeros(c + i * rs + j * cs, 1);
 }
 
-constexpr int64_t kMaxOneChain = 4096;  ///< the longest k summed in one slice
-constexpr dim_t kOneChainMC = 24;        ///< MC of the one-slice context (24 x 1200 f32 = 115 KiB)
+constexpr dim_t kOneChainMC = 24;  ///< MC of the one-slice context (24 x 1200 f32 = 115 KiB)
 
 /// BLIS's context for this CPU with KC pinned to `kcPin` (Note [BLIS order]), MC set
 /// unless 0, and with `wrap` the micro-kernels wrapped by fixNegativeZeros.
@@ -201,8 +200,8 @@ cntx_t *context(int64_t k, int32_t order) {
   std::call_once(once, [] {
     bli_init();
     makeContext(slices, 256, 0, true);
-    makeContext(oneSlice, kMaxOneChain, kOneChainMC, true);
-    makeContext(chains, kMaxOneChain, kOneChainMC, false);
+    makeContext(oneSlice, SPMD_GEMM_MAX_CHAIN, kOneChainMC, true);
+    makeContext(chains, SPMD_GEMM_MAX_CHAIN, kOneChainMC, false);
   });
   if (order == SPMD_GEMM_PAIRS) return &chains;
   return order == SPMD_GEMM_ONE_CHAIN && k > 256 ? &oneSlice : &slices;
