@@ -260,7 +260,7 @@ static std::string objectOf(Module &mod, TargetMachine &tm) {
 //
 // Note [Slow paths on first call]: most programs never take a slow path (spec pool_map's
 // arguments stay under 100; the path is for |x| >= 120), yet compiling sin's two slow
-// paths was about a sixth of pool_map's LLVM CPU time (the 8-wide one's scalarised 64-bit
+// paths was a fifth of pool_map's LLVM CPU time (the 8-wide one's scalarised 64-bit
 // lanes alone about 10 ms of machine code). So in a split compile's machine code each part
 // that calls slow path S gets, after its pipeline, a small internal function of that name
 // and type in place of the declaration: it loads S's address from a slot of the part's,
