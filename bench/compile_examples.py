@@ -2,8 +2,12 @@
 
 For each example, every pmap/vmap/jit function it needs is traced, lowered and compiled
 ahead of time (`.lower(args).compile()`), at the example's own shapes, and nothing runs:
-the counterpart of `spmdrun --no-run`. Tracing and compile caches are cold per example
-(each function is a fresh Python object). Used by baselines.py (`compile_examples`).
+the counterpart of spmdrun's whole compile. Tracing and compile caches are cold per example
+(each function is a fresh Python object). Used by baselines.py (`compile_examples`), which
+bench/run starts once per example and sample (`only=NAME`): each sample is the example's
+first compile in a fresh process, after the backend's start-up, as spmdrun's is. (Examples
+run one after another in one process share JAX's warmed caches and the process's state, and
+pool_map's time moved between 179 and 313 ms from one bench run to the next that way.)
 """
 import time
 
@@ -119,11 +123,17 @@ EXAMPLES = {"grad_nested": _grad_nested, "nested_normalize": _nested_normalize,
             "vmap_vs_pmap": _vmap_vs_pmap}
 
 
-def compile_examples(_sizes):
-    """{"examples": {name: seconds or "error: ..."}}: JAX's AOT compile time per example."""
+def compile_examples(sizes):
+    """{"examples": {name: seconds or "error: ..."}}: JAX's AOT compile time per example;
+    sizes["only"] (names joined by commas) picks some, in that order (default: all)."""
+    names = sizes["only"].split(",") if sizes.get("only") else list(EXAMPLES)
+    unknown = [n for n in names if n not in EXAMPLES]
+    if unknown:
+        raise ValueError(f"no spec example {unknown[0]!r} in compile_examples.py")
     jnp.zeros(1).block_until_ready()  # backend start-up is not the examples' cost
     out = {}
-    for name, fn in EXAMPLES.items():
+    for name in names:
+        fn = EXAMPLES[name]
         t0 = time.perf_counter()
         try:
             fn()

@@ -200,15 +200,24 @@ def detail_lines(results):
     return out
 
 
+def fmt_spread(samples):
+    """ " (LO to HI)" over a column's samples (fmt's units), or "" with fewer than two numbers."""
+    nums = [v for v in samples or [] if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    return f" ({fmt(min(nums))} to {fmt(max(nums))})" if len(nums) > 1 else ""
+
+
 def compile_lines(results):
     c = results["compile"]
+    spread = c.get("samples", {})  # older raw results have medians only
     out = ["| example | spmdrun `--no-run` (process) | spmdrun whole compile (`--stats`, `--no-cache`) | "
            "spmdrun compile, cached | JAX lower + compile | spmdrun compile / JAX |",
            "|---|---|---|---|---|---|"]
     for ex in SPEC_EXAMPLES:
         sc, jx = c["spmdrun_compile"].get(ex), c["jax"].get(ex)
-        out.append(f"| {ex} | {fmt(c['spmdrun_norun'][ex])} | {fmt(sc)} | "
-                   f"{fmt(c.get('spmdrun_cached', {}).get(ex))} | {fmt(jx)} | "
+        out.append(f"| {ex} | {fmt(c['spmdrun_norun'][ex])} | "
+                   f"{fmt(sc)}{fmt_spread(spread.get('spmdrun_compile', {}).get(ex))} | "
+                   f"{fmt(c.get('spmdrun_cached', {}).get(ex))} | "
+                   f"{fmt(jx)}{fmt_spread(spread.get('jax', {}).get(ex))} | "
                    f"{fmt_ratio(ratio(sc, jx))} |")
     return out
 
@@ -262,7 +271,11 @@ def write_markdown(results, md, png, py, raw):
               "its process time is the front end only; the whole compile including LLVM codegen "
               "and the ORC JIT is the sum of the `--stats` phases other than `run` (random_matmul "
               "run at 100 x 120). JAX: `.lower(args).compile()` of every pmap / vmap / jit the "
-              "equivalent program needs, at the example's shapes, nothing executed.", ""]
+              "equivalent program needs, at the example's shapes, nothing executed" +
+              (", each example in a fresh process after the backend's start-up. Per example "
+               "the two sides alternate (spmdrun, JAX, spmdrun, JAX, ...); medians, with the "
+               "lowest and highest sample in brackets; the ratio is of the medians."
+               if "samples" in results["compile"] else "."), ""]
     lines += compile_lines(results)
     fails = failures(results)
     if fails:

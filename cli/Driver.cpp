@@ -142,7 +142,7 @@ int runScript(SourceManager &sm, int file, const Config &cfg) {
                 "%.3f ms + machine code %.3f ms, largest part %.3f ms\n",
                 b.emitSecs * 1e3, b.parts, b.parts > 1 ? "s" : "",
                 b.slowPaths ? (" + " + std::to_string(b.slowPaths) + " slow path" +
-                               (b.slowPaths > 1 ? "s" : "")).c_str()
+                               (b.slowPaths > 1 ? "s" : "") + " on first call").c_str()
                             : "",
                 b.llvmWallSecs * 1e3,
                 b.optCpuSecs * 1e3, b.objCpuSecs * 1e3, b.maxPartCpuSecs * 1e3);

@@ -53,8 +53,9 @@ std::string emitPTX(const ir::Module &m, const Options &o);
 /// [Parallel compilation] in Jit.cpp): their CPU seconds summed over the parts, and the
 /// wall seconds from the first part's start to the last one's end, and the CPU seconds of
 /// the largest part (the wall time of LLVM's work when every part has a core of its own);
-/// `slowPaths`: the trig slow paths compiled apart (Note [Slow paths apart] in Jit.cpp),
-/// counted in the CPU seconds. All zero when the code came from the object cache.
+/// `slowPaths`: the trig slow paths the run has compiled on their first call so far (Note
+/// [Slow paths on first call] in Jit.cpp; their time is the run's, not counted here). All
+/// zero but `slowPaths` when the code came from the object cache.
 struct CompileBreakdown {
   int parts = 0, slowPaths = 0;
   double emitSecs = 0, optCpuSecs = 0, objCpuSecs = 0, llvmWallSecs = 0, maxPartCpuSecs = 0;

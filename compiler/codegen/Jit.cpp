@@ -18,6 +18,7 @@
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/Config/llvm-config.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/IRReader/IRReader.h>
@@ -38,6 +39,7 @@
 #include <exception>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -250,10 +252,31 @@ static std::string objectOf(Module &mod, TargetMachine &tm) {
 // LLVM gives only to internal functions): `--dump=llvm` of every golden, spec and bench
 // program that uses sin, cos or tan, compared function by function with the one-part
 // code, shows no other difference. Which part asks first depends on timing, but not
-// what is compiled: the slow paths' objects follow the parts' in order of name. ORC
-// links them like the parts. The declarations carry the attributes LLVM infers for the
-// bodies (no memory effects, no recursion, always returns), so the callers are
-// optimised as before. Unsplit modules keep their slow paths internal.
+// what is compiled: the slow paths' objects follow the parts' in order of name. That is
+// `--dump=llvm`'s output; compiled to machine code, a slow path waits for its first
+// call (Note [Slow paths on first call]). The declarations carry the attributes LLVM
+// infers for the bodies (no memory effects, no recursion, always returns), so the
+// callers are optimised as before. Unsplit modules keep their slow paths internal.
+//
+// Note [Slow paths on first call]: most programs never take a slow path (spec pool_map's
+// arguments stay under 100; the path is for |x| >= 120), yet compiling sin's two slow
+// paths was a fifth of pool_map's LLVM CPU time (the 8-wide one's scalarised 64-bit
+// lanes alone about 10 ms of machine code). So in a split compile's machine code each part
+// that calls slow path S gets, after its pipeline, a small internal function of that name
+// and type in place of the declaration: it loads S's address from a slot of the part's,
+// and while the slot is empty asks resolveSlowPath (through the JIT symbol
+// `spmd.jit.slow_path`, with the JitExecutable's LazySlowPaths as `spmd.jit.lazy`), which
+// compiles S as Note [Slow paths apart] says, adds its object to the JIT, and returns its
+// address, once per program under a lock (device threads may ask at once; a fiber never
+// switches inside the compile, so the lock cannot wait on itself); then it calls S with
+// its arguments. The callers are not touched (their IR was final), the slow path's code is
+// the same as when compiled ahead, and the call costs a load and a branch more on a path
+// that runs Payne-Hanek. A JIT's lazy call-through stubs are not used: ORC's x86-64
+// resolver saves the vector registers with fxsave, only their low 128 bits, and the
+// 8-wide slow path takes its arguments in ymm registers. A slow path compiled in a run is
+// counted by `--stats` ("+ 1 slow path on first call"), its time in the run phase; it is
+// not put in the object cache (each run that needs it compiles it again). `--dump=llvm`
+// shows the slow paths, not the stubs.
 constexpr size_t kMaxParts = 4;
 constexpr size_t kMinPartInstrs = 250;
 
@@ -333,6 +356,53 @@ static PartOut finishObject(Module &mod, TargetMachine &tm, bool irOnly, double 
   return out;
 }
 
+constexpr const char *kLazyResolve = "spmd.jit.slow_path";
+constexpr const char *kLazyContext = "spmd.jit.lazy";
+
+/// Gives the declaration of slow path `f` (a part's, optimised) the body that compiles it
+/// on first call and calls it (Note [Slow paths on first call]).
+static void defineOnFirstCall(Function &f) {
+  Module &m = *f.getParent();
+  LLVMContext &c = m.getContext();
+  auto *ptr = PointerType::getUnqual(c);
+  auto *slot = new GlobalVariable(m, ptr, false, GlobalValue::PrivateLinkage,
+                                  ConstantPointerNull::get(ptr), f.getName() + ".addr");
+  auto *text = ConstantDataArray::getString(c, f.getName());
+  auto *name = new GlobalVariable(m, text->getType(), true, GlobalValue::PrivateLinkage, text,
+                                  f.getName() + ".name");
+  GlobalVariable *lazy = m.getNamedGlobal(kLazyContext);
+  if (!lazy)
+    lazy = new GlobalVariable(m, Type::getInt8Ty(c), false, GlobalValue::ExternalLinkage,
+                              nullptr, kLazyContext);
+  FunctionCallee resolve =
+      m.getOrInsertFunction(kLazyResolve, FunctionType::get(ptr, {ptr, ptr}, false));
+  f.setLinkage(GlobalValue::InternalLinkage);
+  f.setMemoryEffects(MemoryEffects::unknown());  // it writes its slot and compiles
+  auto *entry = BasicBlock::Create(c, "entry", &f);
+  auto *compile = BasicBlock::Create(c, "compile", &f);
+  auto *call = BasicBlock::Create(c, "call", &f);
+  IRBuilder<> b(entry);
+  LoadInst *known = b.CreateAlignedLoad(ptr, slot, Align(8));
+  known->setAtomic(AtomicOrdering::Acquire);
+  b.CreateCondBr(b.CreateIsNull(known), compile, call);
+  b.SetInsertPoint(compile);
+  Value *made = b.CreateCall(resolve, {lazy, name});
+  b.CreateAlignedStore(made, slot, Align(8))->setAtomic(AtomicOrdering::Release);
+  b.CreateBr(call);
+  b.SetInsertPoint(call);
+  PHINode *target = b.CreatePHI(ptr, 2);
+  target->addIncoming(known, entry);
+  target->addIncoming(made, compile);
+  std::vector<Value *> args;
+  for (Argument &a : f.args()) args.push_back(&a);
+  CallInst *r = b.CreateCall(f.getFunctionType(), target, args);
+  r->setTailCall();
+  if (f.getReturnType()->isVoidTy())
+    b.CreateRetVoid();
+  else
+    b.CreateRet(r);
+}
+
 /// Optimises `mod` and (unless `irOnly`) emits its machine code; `slowApart`: `mod` is a
 /// part of a split compile, whose trig slow paths `claim` is given once optimised (Note
 /// [Slow paths apart]).
@@ -404,8 +474,17 @@ static std::vector<PartOut> compileParts(std::unique_ptr<Module> mod, TargetMach
     ThreadPoolStrategy threads = hardware_concurrency(unsigned(parts.size() + 1));
     threads.Limit = true;  // no more threads than cores; the largest part is queued first
     DefaultThreadPool pool(threads);
-    // The first part to call a slow path queues its compile (Note [Slow paths apart]).
+    // The first part to call a slow path queues its compile (Note [Slow paths apart]);
+    // machine code compiles it on first call (Note [Slow paths on first call]).
     auto claim = [&](Module &part) {
+      if (!irOnly) {
+        std::vector<Function *> called;
+        for (auto &f : part)
+          if (f.isDeclaration() && !f.use_empty() && isTrigSlowPath(f.getName()))
+            called.push_back(&f);
+        for (Function *f : called) defineOnFirstCall(*f);
+        return;
+      }
       std::vector<std::string> mine;
       {
         std::lock_guard<std::mutex> lock(mu);
@@ -531,15 +610,47 @@ static std::string ptxOf(Module &kernels, int optLevel) {
 }
 
 namespace {
+/// The slow paths a program's JIT compiles on first call (Note [Slow paths on first call]).
+struct LazySlowPaths {
+  std::mutex mu;  // guards the rest
+  orc::LLJIT *jit = nullptr;
+  int optLevel = 2;
+  std::map<std::string, void *> done;
+  int *count = nullptr;  ///< the executable's breakdown().slowPaths
+};
+
+/// `spmd.jit.slow_path`: the address of slow path `name`, compiled and linked on the first
+/// call (Note [Slow paths on first call]).
+void *resolveSlowPath(void *lazyPaths, const char *name) {
+  auto &lz = *static_cast<LazySlowPaths *>(lazyPaths);
+  std::lock_guard<std::mutex> lock(lz.mu);
+  auto [it, fresh] = lz.done.try_emplace(name, nullptr);
+  if (!fresh) return it->second;
+  try {
+    PartOut out = compileSlowPath(name, lz.optLevel, false);
+    if (auto err = lz.jit->addObjectFile(
+            MemoryBuffer::getMemBufferCopy(out.object, std::string(name) + ".o")))
+      internal_assert(false, "adding a slow path to the JIT: " + toString(std::move(err)));
+    it->second = check(lz.jit->lookup(name), "looking up a slow path").toPtr<void *>();
+  } catch (const std::exception &e) {  // JIT frames have no unwind tables: report here
+    reportBug(e.what());
+    std::_Exit(3);  // the driver's exit status for our bugs
+  }
+  if (lz.count) ++*lz.count;
+  return it->second;
+}
+
 /// A program JIT compiled by ORC LLJIT; owns the JIT and so the code.
 class JitExecutable : public Executable {
 public:
-  JitExecutable(std::unique_ptr<orc::LLJIT> jit, void (*fn)(spmd_host *), double secs,
-                std::string ptx, std::vector<std::pair<std::string, void *>> hostKernels)
-      : jit_(std::move(jit)), fn_(fn) {
+  JitExecutable(std::unique_ptr<orc::LLJIT> jit, std::unique_ptr<LazySlowPaths> lazy,
+                void (*fn)(spmd_host *), double secs, std::string ptx,
+                std::vector<std::pair<std::string, void *>> hostKernels)
+      : jit_(std::move(jit)), lazy_(std::move(lazy)), fn_(fn) {
     compileSeconds_ = secs;
     ptx_ = std::move(ptx);
     hostKernels_ = std::move(hostKernels);
+    lazy_->count = &breakdown_.slowPaths;
   }
   void (*entry())(spmd_host *) override { return fn_; }
   void setCacheUse(CacheUse u) { cacheUse_ = u; }
@@ -547,6 +658,7 @@ public:
 
 private:
   std::unique_ptr<orc::LLJIT> jit_;
+  std::unique_ptr<LazySlowPaths> lazy_;  // the code calls into it
   void (*fn_)(spmd_host *);
 };
 }  // namespace
@@ -608,6 +720,16 @@ std::unique_ptr<Executable> compile(const ir::Module &m, const Options &o) {
     if (cache) cache->store(key, *prog);
   }
   auto jit = makeJit(o.optLevel);
+  auto lazy = std::make_unique<LazySlowPaths>();  // Note [Slow paths on first call]
+  lazy->jit = jit.get();
+  lazy->optLevel = o.optLevel;
+  if (auto err = jit->getMainJITDylib().define(orc::absoluteSymbols(
+          {{jit->mangleAndIntern(kLazyResolve),
+            {orc::ExecutorAddr::fromPtr(&resolveSlowPath),
+             JITSymbolFlags::Exported | JITSymbolFlags::Callable}},
+           {jit->mangleAndIntern(kLazyContext),
+            {orc::ExecutorAddr::fromPtr(lazy.get()), JITSymbolFlags::Exported}}})))
+    internal_assert(false, "defining the JIT's slow-path symbols: " + toString(std::move(err)));
   for (size_t k = 0; k < prog->objects.size(); ++k)
     if (auto err = jit->addObjectFile(MemoryBuffer::getMemBufferCopy(
             prog->objects[k], "spmd_program." + std::to_string(k) + ".o")))
@@ -620,8 +742,8 @@ std::unique_ptr<Executable> compile(const ir::Module &m, const Options &o) {
       hostKernels.emplace_back(name,
                                check(jit->lookup(name), "looking up a kernel").toPtr<void *>());
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  auto exe = std::make_unique<JitExecutable>(std::move(jit), fn, secs, std::move(prog->ptx),
-                                             std::move(hostKernels));
+  auto exe = std::make_unique<JitExecutable>(std::move(jit), std::move(lazy), fn, secs,
+                                             std::move(prog->ptx), std::move(hostKernels));
   exe->setCacheUse(use);
   exe->setBreakdown(bd);
   return exe;
