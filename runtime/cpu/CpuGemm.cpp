@@ -64,7 +64,6 @@
 #include <mutex>
 #include <new>
 #include <type_traits>
-#include <vector>
 
 namespace {
 
@@ -205,11 +204,11 @@ void makeContext(cntx_t &ctx, dim_t kcPin, dim_t mc, bool wrap) {
 // in its packed B page by page (random_matmul's 600 x 1000 f32 per chain: ~600 faults),
 // and the pairs' second chain (below) a 4 MB buffer per thread, zero-filled as it grew:
 // 978 faults and 2.3 to 2.6 ms of CPU for 4 MB, against 2 faults and 0.4 to 0.9 ms in
-// 2 MiB pages (bench/notes.md, 2026-11-24 mm14). So both come from a BufferPool of their
+// 2 MiB pages (bench/notes.md, 2026-11-25 mm14). So both come from a BufferPool of their
 // own (gemmWorkspace): blocks of 2 MiB or more are 2 MiB aligned and advised
 // MADV_HUGEPAGE there, and the pairs' buffer is grown without being cleared (BLIS stores
 // every element of it, beta = 0). The pba's pools are given the pool's alloc and free
-// before any block exists (BLIS fills them only on demand; warmCpuGemm checks it).
+// before any block exists (BLIS fills them only on demand; contexts() checks it).
 // Nothing here changes what is computed: the same products, in other memory.
 //
 // warmCpuGemm does the once-per-process part (bli_init, the contexts, the pools'
