@@ -2,6 +2,7 @@
 #include "cpu/CpuDevice.h"
 
 #include "cpu/CpuCommunicator.h"
+#include "cpu/CpuGemm.h"
 #include "cpu/Spin.h"
 #include "Denormals.h"
 #include "Trace.h"
@@ -424,6 +425,10 @@ bool CpuDevice::run(const DeviceWork &work, spmd_dev *ctx) {
 
 void CpuDevice::loop() {
   DenormalMode flush(true);  // the device's whole life (Note [Denormals])
+  // Device 0's work runs on the host thread (runHere), so its own thread is idle while the
+  // host compiles: BLIS is made ready there, not in the first product (Note [GEMM
+  // workspace] in CpuGemm.cpp). A launch that comes meanwhile is claimed by the others.
+  if (index_ == 0) warmCpuGemm();
   for (;;) {
     uint32_t seen = done_.go.load(std::memory_order_acquire);
     if (stop_.load(std::memory_order_acquire)) return;

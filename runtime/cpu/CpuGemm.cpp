@@ -50,6 +50,9 @@
 // gemm12, has the measurements). Should BLIS ever call the micro-kernel with
 // beta = 0 for a later slice, the pass is still exact: C is never -0 after the first
 // slice (+0 + p is not), and c + q with q = -0 or +0 differs only for c = -0.
+#include "cpu/CpuGemm.h"
+
+#include "BufferPool.h"
 #include "Device.h"
 #include "cpu/Reduce.h"
 #include "spmdrt.h"
@@ -59,8 +62,8 @@
 #include <cstring>
 #include <immintrin.h>
 #include <mutex>
+#include <new>
 #include <type_traits>
-#include <vector>
 
 namespace {
 
@@ -192,19 +195,81 @@ void makeContext(cntx_t &ctx, dim_t kcPin, dim_t mc, bool wrap) {
   }
 }
 
-/// The context for sums in `order` over k (spmd_gemm_order), made once each. The pairs'
-/// chains keep their -0s (Note [GEMM in pairs]): the configuration's micro-kernel.
-cntx_t *context(int64_t k, int32_t order) {
-  static cntx_t slices, oneSlice, chains;
+// Note [GEMM workspace]
+// ~~~~~~~~~~~~~~~~~~~~~
+// BLIS packs A and B into blocks of its own pools (the packed block allocator, pba),
+// which start empty and take each block from malloc when a thread first needs one, then
+// keep it. glibc maps a large block with 4 KiB pages, and this kernel (THP `madvise`)
+// backs them with huge pages only where asked; so the first product on each thread faulted
+// in its packed B page by page (random_matmul's 600 x 1000 f32 per chain: ~600 faults),
+// and the pairs' second chain (below) a 4 MB buffer per thread, zero-filled as it grew:
+// 978 faults and 2.3 to 2.6 ms of CPU for 4 MB, against 2 faults and 0.4 to 0.9 ms in
+// 2 MiB pages (bench/notes.md, 2026-11-25 mm14). So both come from a BufferPool of their
+// own (gemmWorkspace): blocks of 2 MiB or more are 2 MiB aligned and advised
+// MADV_HUGEPAGE there, and the pairs' buffer is grown without being cleared (BLIS stores
+// every element of it, beta = 0). The pba's pools are given the pool's alloc and free
+// before any block exists (BLIS fills them only on demand; contexts() checks it).
+// Nothing here changes what is computed: the same products, in other memory.
+//
+// warmCpuGemm does the once-per-process part (bli_init, the contexts, the pools'
+// allocator: ~0.25 ms) on an idle device thread while the host compiles (CpuDevice.cpp),
+// so the first product's devices do not wait on it. It does not touch packing memory in
+// advance: the sizes are the program's, known only at the launch, and a guess would cost
+// every program that makes no product (bench/notes.md, mm14).
+
+using spmd::rt::gemmWorkspace;
+
+void *workspaceAlloc(size_t bytes) { return gemmWorkspace().alloc(int64_t(bytes)); }
+void workspaceFree(void *p) { gemmWorkspace().free(p); }
+
+/// The contexts for sums in each order (spmd_gemm_order), made once per process with
+/// BLIS and its pools (Note [GEMM workspace]).
+struct Contexts {
+  cntx_t slices, oneSlice, chains;
+};
+
+Contexts &contexts() {
+  static Contexts ctxs;
   static std::once_flag once;
   std::call_once(once, [] {
     bli_init();
-    makeContext(slices, 256, 0, true);
-    makeContext(oneSlice, SPMD_GEMM_MAX_CHAIN, kOneChainMC, true);
-    makeContext(chains, SPMD_GEMM_MAX_CHAIN, kOneChainMC, false);
+    pba_t *pba = bli_pba_query();
+    for (pool_t &pool_ : pba->pools) {  // packed A blocks, B panels, C panels
+      pool_t *pool = &pool_;
+      if (bli_pool_num_blocks(pool) != 0) continue;  // malloc's blocks: free()d by it
+      bli_pool_set_malloc_fp(&workspaceAlloc, pool);
+      bli_pool_set_free_fp(&workspaceFree, pool);
+    }
+    makeContext(ctxs.slices, 256, 0, true);
+    makeContext(ctxs.oneSlice, SPMD_GEMM_MAX_CHAIN, kOneChainMC, true);
+    makeContext(ctxs.chains, SPMD_GEMM_MAX_CHAIN, kOneChainMC, false);
   });
-  if (order == SPMD_GEMM_PAIRS) return &chains;
-  return order == SPMD_GEMM_ONE_CHAIN && k > 256 ? &oneSlice : &slices;
+  return ctxs;
+}
+
+/// The context for sums in `order` over k. The pairs' chains keep their -0s (Note [GEMM
+/// in pairs]): the configuration's micro-kernel.
+cntx_t *context(int64_t k, int32_t order) {
+  Contexts &c = contexts();
+  if (order == SPMD_GEMM_PAIRS) return &c.chains;
+  return order == SPMD_GEMM_ONE_CHAIN && k > 256 ? &c.oneSlice : &c.slices;
+}
+
+/// The calling thread's buffer of at least `bytes`, from gemmWorkspace, kept between
+/// calls and grown without clearing (Note [GEMM workspace]); null when out of memory.
+void *threadBuffer(int64_t bytes) {
+  struct Buffer {
+    void *p = nullptr;
+    int64_t size = 0;
+    ~Buffer() { gemmWorkspace().free(p); }
+  };
+  thread_local Buffer buf;
+  if (buf.size < bytes) {
+    gemmWorkspace().free(buf.p);
+    buf.p = gemmWorkspace().alloc(bytes);
+    buf.size = buf.p ? bytes : 0;
+  }
+  return buf.p;
 }
 
 /// C (m x n, row stride n) = A B in one BLIS call: A's element (i, l) at a[i rsa +
@@ -233,7 +298,8 @@ void blis(int64_t m, int64_t n, int64_t k, T *a, inc_t rsa, inc_t csa, T *b, inc
 // and is stored as it ends, -0 included (a context whose micro-kernel is the
 // configuration's, not fixNegativeZeros), as the generated dotPairsNT keeps it; the two
 // are added with one rounding, and for an odd k the last product is rounded and added.
-// The odd chain goes to a buffer of the thread's, kept between calls.
+// The odd chain goes to a buffer of the thread's, kept between calls (Note [GEMM
+// workspace]).
 template <typename T>
 void pairs(int64_t m, int64_t n, int64_t k, T *a, inc_t rsa, inc_t csa, T *b, inc_t rsb,
            inc_t csb, T *c, cntx_t *ctx) {
@@ -241,11 +307,11 @@ void pairs(int64_t m, int64_t n, int64_t k, T *a, inc_t rsa, inc_t csa, T *b, in
   if (half == 0) {
     std::memset(c, 0, sizeof(T) * size_t(mn));
   } else {
-    thread_local std::vector<T> odd;
-    if (odd.size() < size_t(mn)) odd.resize(size_t(mn));
+    T *odd = static_cast<T *>(threadBuffer(int64_t(sizeof(T)) * mn));
+    if (!odd) throw std::bad_alloc();
     blis(m, n, half, a, rsa, 2 * csa, b, 2 * rsb, csb, c, ctx);
-    blis(m, n, half, a + csa, rsa, 2 * csa, b + rsb, 2 * rsb, csb, odd.data(), ctx);
-    addRounded(c, odd.data(), mn);
+    blis(m, n, half, a + csa, rsa, 2 * csa, b + rsb, 2 * rsb, csb, odd, ctx);
+    addRounded(c, odd, mn);
   }
   if (k % 2) {
     const T *al = a + (k - 1) * csa, *bl = b + (k - 1) * rsb;
@@ -274,6 +340,18 @@ void gemm(int64_t batch, int64_t m, int64_t n, int64_t k, int32_t order, const T
 }
 
 }  // namespace
+
+namespace spmd::rt {
+
+void warmCpuGemm() { contexts(); }
+
+BufferPool &gemmWorkspace() {
+  // Never destroyed: BLIS's pools and threads' buffers may give blocks back during exit.
+  static BufferPool *pool = new BufferPool();
+  return *pool;
+}
+
+}  // namespace spmd::rt
 
 extern "C" void spmd_cpu_gemm(int32_t dtype, int64_t batch, int64_t m, int64_t n, int64_t k,
                               int32_t order, const void *a, int32_t ta, const void *b, int32_t tb,

@@ -1,7 +1,9 @@
 // spmd_cpu_gemm (runtime/cpu/CpuGemm.cpp) against the generated loop nest's order: each
 // slice of kc (256, or all of k) along k folded with FMAs into a partial sum that starts at +0, then
 // added to C, which starts at +0 (Note [BLIS order], Note [GEMM without zeroing C]).
+#include "BufferPool.h"
 #include "Device.h"
+#include "cpu/CpuGemm.h"
 #include "spmdrt.h"
 
 #include <catch2/catch.hpp>
@@ -10,7 +12,9 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <random>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -146,4 +150,52 @@ TEST_CASE("spmd_cpu_gemm in pairs gives dotPairsNT's bits, -0s of both chains ke
       CHECK(std::signbit(c[0]) == (k >= 2));
       CHECK(sameBits(c, want));
     }
+}
+
+// Note [GEMM workspace]: BLIS's packing blocks and the pairs' second chain come from
+// gemmWorkspace(), the latter grown without clearing.
+TEST_CASE("BLIS packs into the GEMM workspace", "[gemm]") {
+  spmd::rt::warmCpuGemm();
+  // Packed B of this product: 256 x 2000 f32, 2 MB; the other tests here hold less than
+  // 1 MB of the workspace in pairs buffers.
+  const int64_t m = 12, n = 2000, k = 256;
+  std::vector<float> a(size_t(m * k), 1.0f), b(size_t(k * n), 0.5f), c(size_t(m * n));
+  std::thread([&] {
+    spmd_cpu_gemm(kF32, 1, m, n, k, SPMD_GEMM_SLICES, a.data(), 0, b.data(), 0, c.data());
+  }).join();
+  CHECK(c[0] == 128.0f);
+  CHECK(spmd::rt::gemmWorkspace().stats().held >= int64_t(sizeof(float)) * k * n);
+}
+
+TEST_CASE("a thread's first product in pairs, in reused workspace, gives the same bits",
+          "[gemm]") {
+  spmd::rt::warmCpuGemm();
+  const int64_t m = 100, n = 200, k = 301;
+  // A block of the second chain's size class, left full of NaNs in the pool: a product
+  // that read its buffer before storing to it would give NaNs.
+  auto &pool = spmd::rt::gemmWorkspace();
+  void *dirty = pool.alloc(int64_t(sizeof(float)) * m * n);
+  REQUIRE(dirty);
+  std::vector<float> nans(size_t(m * n), std::numeric_limits<float>::quiet_NaN());
+  std::memcpy(dirty, nans.data(), nans.size() * sizeof(float));
+  pool.free(dirty);
+  std::mt19937 rng(7);
+  std::normal_distribution<double> normal;
+  std::vector<float> a(size_t(m * k)), b(size_t(k * n));
+  for (float &x : a) x = float(normal(rng));
+  for (float &x : b) x = float(normal(rng));
+  std::vector<float> want = pairsNest(m, n, k, a, b, true);
+  // A fresh thread (its buffer grows from nothing), then the same thread again after a
+  // smaller product and a larger one.
+  std::vector<float> c1(size_t(m * n)), c2(size_t(m * n)), small(4), large(size_t(2 * m * n));
+  std::vector<float> a2(size_t(2 * m * k), 1.0f);
+  std::thread([&] {
+    spmd_cpu_gemm(kF32, 1, m, n, k, SPMD_GEMM_PAIRS, a.data(), 0, b.data(), 1, c1.data());
+    spmd_cpu_gemm(kF32, 1, 2, 2, k, SPMD_GEMM_PAIRS, a.data(), 0, b.data(), 1, small.data());
+    spmd_cpu_gemm(kF32, 1, 2 * m, n, k, SPMD_GEMM_PAIRS, a2.data(), 0, b.data(), 1,
+                  large.data());
+    spmd_cpu_gemm(kF32, 1, m, n, k, SPMD_GEMM_PAIRS, a.data(), 0, b.data(), 1, c2.data());
+  }).join();
+  CHECK(sameBits(c1, want));
+  CHECK(sameBits(c2, want));
 }
