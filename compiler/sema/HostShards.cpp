@@ -41,7 +41,8 @@ using ir::Param;
 // sharding propagation keeps them (`.sharding` in JAX, measured), by elementwise ops (the
 // first laid-out operand's: `za + zt` is P(axis), `zt + za` P(None, axis), as in JAX), by
 // reductions that leave every split dimension, by transposes (permuted), by slices and
-// run-time indices (dynamic_slice) of unsplit dimensions (`z[:, 1]`, `z[:, t]`), by
+// run-time indices (dynamic_slice), a split dimension they cut gathered and the others
+// kept (`z[:, 1]`, `z[:, t]` P(axis); y[3], y[t] of a [rows, cols] result P(cols)), by
 // reshapes that only add or drop ones or (dimension 0 split over n devices) give a
 // dimension 0 that n divides (`reshape(z, [96])`; `[4, 24]` is gathered: P(); the other
 // dimensions' axes are dropped: `reshape(q, [-1])` of a [rows, cols] result is P(rows)),
@@ -52,7 +53,7 @@ using ir::Param;
 // (below), by loops (Note [Peeled loop iterations], LowerControl.cpp: iterations are
 // peeled off until the carries' layouts repeat or cycle), by an if's results that both branches
 // leave laid out the same, by grad's arguments, and into loop, branch and function
-// frames (local()). Indexing the split dimension (`z[3]`), argmax and the rest gather:
+// frames (local()). Indexing the only split dimension (`z[3]`), argmax and the rest gather:
 // ordinary host arrays (argmax's partitioned form picks the same element; integer and
 // bool reductions are exact, so both are left as they are).
 //
@@ -627,24 +628,35 @@ void AstLowering::trackShards(Op op, const std::vector<Atom> &ins, const ir::Par
     shards[outs[0].id] = r;
     return;
   }
+  // Slices and run-time indices: a split dimension that is cut is gathered (its mesh
+  // axes dropped), the others keep theirs; nothing split left, an ordinary array. JAX
+  // (`.sharding`): z[:, 1], z[:, t] of a pmap's z P(axis), z[2:6], z[t] P(); of a
+  // [rows, cols] shard_map result y[3], y[t], y[::2], y[2:6] P(None, cols), y[:, 2:8],
+  // y[:, t] P(rows), y[0:4, 0:6] P().
+  auto cut = [&](const std::vector<bool> &whole) {
+    Shard r = *s0;
+    bool split = false;
+    for (int64_t d = 0; d < it.rank(); ++d) {
+      if (!whole[d]) r.dims[d].clear();
+      split |= r.split(d);
+    }
+    if (split) shards[outs[0].id] = r;
+  };
   if (op == Op::Slice && s0) {
-    // Slicing along dimensions that are not split.
     std::vector<int64_t> lo = params.at("start_indices").toInts(), hi = params.at("limit_indices").toInts();
     const Param &st = params.at("strides");
     std::vector<int64_t> strides = st.kind == Param::None ? std::vector<int64_t>() : st.toInts();
+    std::vector<bool> whole(it.rank());
     for (int64_t d = 0; d < it.rank(); ++d)
-      if (s0->split(d) && (lo[d] != 0 || hi[d] != it.shape[d] || (!strides.empty() && strides[d] != 1)))
-        return;
-    shards[outs[0].id] = *s0;
+      whole[d] = lo[d] == 0 && hi[d] == it.shape[d] && (strides.empty() || strides[d] == 1);
+    cut(whole);
     return;
   }
   if (op == Op::DynamicSlice && s0) {
-    // A run-time index into dimensions that are not split (z[:, t] of a pmap's z, t a
-    // loop's index: P(axis) in JAX; z[t] gathers: P()).
     std::vector<int64_t> sizes = params.at("slice_sizes").toInts();
-    for (int64_t d = 0; d < it.rank(); ++d)
-      if (s0->split(d) && sizes[d] != it.shape[d]) return;
-    shards[outs[0].id] = *s0;
+    std::vector<bool> whole(it.rank());
+    for (int64_t d = 0; d < it.rank(); ++d) whole[d] = sizes[d] == it.shape[d];
+    cut(whole);
     return;
   }
   if (op == Op::Reshape && s0) {
