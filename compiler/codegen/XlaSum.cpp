@@ -59,9 +59,16 @@
 // YNNPACK's kernel fuses adjacent dimensions that are both reduced or both kept, so
 // when its tiles (of the unfused dimensions) split no reduced dimension, the sum is that
 // of the fused shape ([a, b, c] over (1, 2) is [a, b * c] over 1). Below 4096, with every
-// reduced side at most 32, each output adds its elements in row-major order from the
-// initial value; when the reduced axes are the last ones, each output's block is summed
-// as a whole array (slab by slab, LLVM vectorising each [b, c] as in the 2-D case).
+// reduced side at most 32, each output's block (the reduced axes, in order) is summed as
+// a whole array from the initial value (slab by slab, LLVM vectorising each [b, c] as in
+// the 2-D case) when the reduced axes are the last ones. When they are not (the block
+// strided), the host decides again: on the AVX-512 host each output added its elements
+// in row-major order; on the AVX2 host (AMD EPYC) the strided block is summed as a whole
+// array too, with the AVX2 VF table: [2, 3, 4] over (0, 2) is per output the [2, 4] slab,
+// VF 2, rows in two lanes (host14: 89 shapes, 3-D and 4-D, sides 2 to 20, every element
+// as jnp.sum; row-major order agrees only where VF is 0; reduce_degenerate's
+// mean(reshape(v, [2, 2, 7]), axis=(0, 1)) is 1.2777778 ... here, 1.2777777 ... in its
+// AVX-512 .out).
 // When the last side is 32k - 1 (its windows padded by exactly one element, at the end:
 // [30, 63], [2, 4, 127]), LLVM moves each window's last column, the only one it tests,
 // after the rest of the window: that column's elements are added last, in row-major
@@ -219,9 +226,9 @@ bool emitOrdered(LlvmEmitter &L, Op comb, const ir::Shape &in, const std::vector
     kind = Groups;
   } else if (!ynn && nRed >= 2 && nRed < r) {
     // Several reduced axes, not all, below 4096 elements: without windows (every reduced
-    // side at most 32), each output adds its elements in row-major order; LLVM reorders
-    // that only when the reduced axes are the last ones (each output's block slab by
-    // slab, as a whole array: measured for two and three of them, sums and products).
+    // side at most 32), each output's block (its reduced axes) is summed as a whole array,
+    // slab by slab, LLVM vectorising each [b, c], or on an AVX-512 host in row-major
+    // order where the reduced axes are not the last ones (Note [XLA sum order]).
     for (size_t k = 0; k < r; ++k)
       if (s.red[k] && s.shape[k] > kWindow) return false;
     kind = Multi;
@@ -353,11 +360,11 @@ bool emitOrdered(LlvmEmitter &L, Op comb, const ir::Shape &in, const std::vector
     // One output per index of the kept axes (row-major), its reduced elements in order.
     std::vector<int64_t> stride(r, 1), keptN, keptS, redN, redS;
     for (size_t k = r - 1; k > 0; --k) stride[k - 1] = stride[k] * s.shape[k];
-    int64_t nOut = 1, nIn = 1;
+    int64_t nOut = 1;
     for (size_t k = 0; k < r; ++k) {
       (s.red[k] ? redN : keptN).push_back(s.shape[k]);
       (s.red[k] ? redS : keptS).push_back(stride[k]);
-      (s.red[k] ? nIn : nOut) *= s.shape[k];
+      if (!s.red[k]) nOut *= s.shape[k];
     }
     // sum of digit * stride over a mixed-radix index i of the sides n
     auto offset = [&](Value *i, const std::vector<int64_t> &n, const std::vector<int64_t> &st) {
@@ -368,14 +375,23 @@ bool emitOrdered(LlvmEmitter &L, Op comb, const ir::Shape &in, const std::vector
       }
       return off;
     };
+    // Each output's block (its reduced axes, in order) summed as a whole array, slab by
+    // slab, each [b, c] as the 2-D case: always on an AVX2 host, only when the reduced
+    // axes are the last ones (the block contiguous) on an AVX-512 one, which adds a
+    // strided block's elements in row-major order (Note [XLA sum order]).
+    bool trailing = std::all_of(s.red.end() - long(nRed), s.red.end(), [](bool x) { return x; });
+    bool asWhole = trailing || vfTable() == kVfAvx2;
+    int64_t nIn = 1;
+    for (auto n : redN) nIn *= n;
     E.loop(0, nOut, [&](Value *o) {
       Value *first = offset(o, keptN, keptS);
       Value *v;
-      if (std::all_of(s.red.end() - long(nRed), s.red.end(), [](bool x) { return x; })) {
-        // the reduced axes are the last ones: each output's block as a whole array
-        ir::Shape blk(s.shape.end() - long(nRed), s.shape.end());
-        v = E.slabs(init, blk, [&](const std::vector<Value *> &idx) {
-          return elemLin(b.CreateAdd(first, L.linearIndex(idx, blk)));
+      if (asWhole) {
+        v = E.slabs(init, redN, [&](const std::vector<Value *> &idx) {
+          Value *off = first;
+          for (size_t k = 0; k < idx.size(); ++k)
+            off = b.CreateAdd(off, b.CreateMul(idx[k], L.c64(redS[k])));
+          return elemLin(off);
         });
       } else {
         v = E.seq(init, nIn,

@@ -88,6 +88,10 @@ public:
   /// A float product of a sharded operand split along one free dimension and an ordinary
   /// one, lowered as JAX partitions it: each device's block times the other operand.
   std::optional<ir::Atom> shardedDot(const ir::Atom &lhs, const ir::Atom &rhs, const ir::Params &params);
+  /// Whether the host division x / y (same shapes) of a sharded x divides exactly, as JAX
+  /// partitions it: each device's divisor is not enlarged by a broadcast (Note [Sharded
+  /// division], HostShards.cpp).
+  bool shardedExactDiv(const ir::Atom &x, const ir::Atom &y);
   /// Records which outputs of a host-level equation just emitted (the frame's last) are
   /// sharded.
   void trackShards(ir::Op op, const std::vector<ir::Atom> &ins, const ir::Params &params,

@@ -41,7 +41,8 @@ using ir::Param;
 // sharding propagation keeps them (`.sharding` in JAX, measured), by elementwise ops (the
 // first laid-out operand's: `za + zt` is P(axis), `zt + za` P(None, axis), as in JAX), by
 // reductions that leave every split dimension, by transposes (permuted), by slices and
-// run-time indices (dynamic_slice) of unsplit dimensions (`z[:, 1]`, `z[:, t]`), by
+// run-time indices (dynamic_slice), a split dimension they cut gathered and the others
+// kept (`z[:, 1]`, `z[:, t]` P(axis); y[3], y[t] of a [rows, cols] result P(cols)), by
 // reshapes that only add or drop ones or (dimension 0 split over n devices) give a
 // dimension 0 that n divides (`reshape(z, [96])`; `[4, 24]` is gathered: P(); the other
 // dimensions' axes are dropped: `reshape(q, [-1])` of a [rows, cols] result is P(rows)),
@@ -52,7 +53,7 @@ using ir::Param;
 // (below), by loops (Note [Peeled loop iterations], LowerControl.cpp: iterations are
 // peeled off until the carries' layouts repeat or cycle), by an if's results that both branches
 // leave laid out the same, by grad's arguments, and into loop, branch and function
-// frames (local()). Indexing the split dimension (`z[3]`), argmax and the rest gather:
+// frames (local()). Indexing the only split dimension (`z[3]`), argmax and the rest gather:
 // ordinary host arrays (argmax's partitioned form picks the same element; integer and
 // bool reductions are exact, so both are left as they are).
 //
@@ -327,6 +328,38 @@ std::optional<Atom> AstLowering::shardedReduce(Op op, const Atom &x, const ir::P
   return out;
 }
 
+// Note [Sharded division]: at host level a division by a broadcast value, A /
+// broadcast(B), multiplies by the reciprocal (Note [Eager division], LowerArith.cpp), but
+// when A is sharded XLA partitions the division first: each device divides its block by
+// its part of the broadcast, and where that part is B's part whole (B's extents along
+// the split dimensions those of A, or 1 where a device's block has one), the broadcast is
+// a reshape, the simplifier finds no broadcast, and the quotient is exact. Measured
+// (`.sharding` and the bits of a / d, JAX 0.10.2): e of a pmap's [8, 5] over
+// sum(e, axis=0, keepdims=True) ([1, 5]) or sum(e, axis=0) ([5]) divides exactly,
+// [8, 3, 5] over [1, 3, 5] or [3, 5] too; over a scalar, [8, 1], [1, 1, 5], [8, 3, 1]
+// through the reciprocal (each device's block broadcast from fewer elements); a [rows,
+// cols] shard_map result ([2, 6] blocks) over [1, 12] ([1, 6] a device) or [8, 1] too.
+// (A block of one element divides exactly whatever the divisor: LowerArith.cpp.)
+bool AstLowering::shardedExactDiv(const Atom &x, const Atom &y) {
+  const Shard *s = shardOf(x);
+  if (!s || y.isLit || inMapBody() || !pmapStack.empty()) return false;
+  const ir::Shape &o = x.type().shape;
+  if (int64_t(s->dims.size()) != x.type().rank() || y.type().shape != o) return false;
+  const ir::Eqn *bc = nullptr;  // y's broadcast, just emitted in this frame
+  const auto &eqns = top().jaxpr.eqns;
+  for (auto it = eqns.rbegin(); it != eqns.rend() && !bc; ++it)
+    if (it->out.size() == 1 && it->out[0].id == y.var.id) bc = &*it;
+  if (!bc || bc->op != Op::BroadcastInDim) return false;  // no broadcast: exact anyway
+  std::vector<int64_t> bd = bc->params.at("broadcast_dimensions").toInts();
+  const ir::Shape &bs = bc->in[0].type().shape;
+  if (bd.size() != bs.size()) return false;
+  int64_t block = 1, part = 1;
+  for (int64_t d = 0; d < int64_t(o.size()); ++d) block *= o[d] / s->parts(d);
+  for (size_t i = 0; i < bs.size(); ++i)
+    part *= bs[i] == o[bd[i]] ? bs[i] / s->parts(bd[i]) : bs[i];
+  return part == block;
+}
+
 namespace {
 /// Where dimension d of operand `side` of a dot_general goes in its result, [batch...,
 /// lhs free..., rhs free...]; -1 for a contracted one.
@@ -595,24 +628,35 @@ void AstLowering::trackShards(Op op, const std::vector<Atom> &ins, const ir::Par
     shards[outs[0].id] = r;
     return;
   }
+  // Slices and run-time indices: a split dimension that is cut is gathered (its mesh
+  // axes dropped), the others keep theirs; nothing split left, an ordinary array. JAX
+  // (`.sharding`): z[:, 1], z[:, t] of a pmap's z P(axis), z[2:6], z[t] P(); of a
+  // [rows, cols] shard_map result y[3], y[t], y[::2], y[2:6] P(None, cols), y[:, 2:8],
+  // y[:, t] P(rows), y[0:4, 0:6] P().
+  auto cut = [&](const std::vector<bool> &whole) {
+    Shard r = *s0;
+    bool split = false;
+    for (int64_t d = 0; d < it.rank(); ++d) {
+      if (!whole[d]) r.dims[d].clear();
+      split |= r.split(d);
+    }
+    if (split) shards[outs[0].id] = r;
+  };
   if (op == Op::Slice && s0) {
-    // Slicing along dimensions that are not split.
     std::vector<int64_t> lo = params.at("start_indices").toInts(), hi = params.at("limit_indices").toInts();
     const Param &st = params.at("strides");
     std::vector<int64_t> strides = st.kind == Param::None ? std::vector<int64_t>() : st.toInts();
+    std::vector<bool> whole(it.rank());
     for (int64_t d = 0; d < it.rank(); ++d)
-      if (s0->split(d) && (lo[d] != 0 || hi[d] != it.shape[d] || (!strides.empty() && strides[d] != 1)))
-        return;
-    shards[outs[0].id] = *s0;
+      whole[d] = lo[d] == 0 && hi[d] == it.shape[d] && (strides.empty() || strides[d] == 1);
+    cut(whole);
     return;
   }
   if (op == Op::DynamicSlice && s0) {
-    // A run-time index into dimensions that are not split (z[:, t] of a pmap's z, t a
-    // loop's index: P(axis) in JAX; z[t] gathers: P()).
     std::vector<int64_t> sizes = params.at("slice_sizes").toInts();
-    for (int64_t d = 0; d < it.rank(); ++d)
-      if (s0->split(d) && sizes[d] != it.shape[d]) return;
-    shards[outs[0].id] = *s0;
+    std::vector<bool> whole(it.rank());
+    for (int64_t d = 0; d < it.rank(); ++d) whole[d] = sizes[d] == it.shape[d];
+    cut(whole);
     return;
   }
   if (op == Op::Reshape && s0) {

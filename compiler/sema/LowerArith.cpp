@@ -378,10 +378,11 @@ ValueP AstLowering::binary(BinOp op, ValueP a, ValueP bv, SrcRange loc) {
     // Outside every pmap, a division is JAX's eager jnp.true_divide (Note [Eager
     // division]): marked, so that a one-element quotient divides exactly. An array
     // sharded over devices in blocks of one element (Note [Sharded host values]) is
-    // divided per device, each quotient of one element: exactly, whatever the divisor.
+    // divided per device, each quotient of one element: exactly, whatever the divisor;
+    // so is one whose divisor no broadcast enlarges on a device (Note [Sharded division]).
     if (pmapStack.empty() && !inMapBody()) {
       const Shard *sh = shardOf(x) ? shardOf(x) : shardOf(y);
-      if (sh && x.type().numel() == sh->devices() && ir::isFloat(d))
+      if (sh && ir::isFloat(d) && (x.type().numel() == sh->devices() || shardedExactDiv(x, y)))
         return Value::array(emit1(Op::Div, {x, y}, {{"_exact", Param::of(int64_t(1))}}), weak);
     }
     if (pmapStack.empty() && y.isLit)
