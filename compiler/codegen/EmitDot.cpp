@@ -131,9 +131,23 @@ DotShape dotShape(const ir::Eqn &e) {
 //   Not reproduced: K > 4096 (YNNPACK splits k then, in slices that depend on N and M:
 //   4096 for N = 8, 512 for N = 64 and 512, none for N <= 5, no slicing found for N =
 //   20, 40, 100), which keep KB = 256; an AVX-512 host's kernels (bench/notes.md found
-//   interleaved k lanes there); and a transposed lhs (`a.T @ b`, lhs contracting
-//   dimension 0), which XLA does not send to YNNPACK (a plain `dot` in the HLO, another
-//   order, not found).
+//   interleaved k lanes there).
+//   `a.T @ b` (lhs contracting dimension 0, grad's dW = A^T @ dC; a plain `dot` in XLA's
+//   optimized HLO, not a `__ynn_fusion`, but YNNPACK's kernels' bits; dot14, tests/
+//   conformance/dot14/README.md): rows in blocks of 6 and columns in blocks of 16 are one
+//   FMA chain; the last N mod 16 columns, when that is 1..8, are pairs (as `a @ b.T`, but
+//   an odd K's last product folded into the sum by one FMA); the last M mod 6 rows are
+//   pairs without FMA (each product rounded) for 1 or 2 rows, pairs for 3, and as the
+//   other rows for 4 or 5 (dotTransposedLhsTails; bit for bit at 40 random shapes with M,
+//   N < 130, K <= 256 short of the exceptions below). A kernel's dot_general whose one user
+//   is a 2-D transpose (grad's dot_general(dC, A) then transpose, in a pmap body) is
+//   folded by XLA into dot(A, dC), whose order applies (transposedDot), and so is a
+//   kernel's `transpose(a) @ b` (measured in a pmap body at 7x40x20, 14x33x9, 9x64x24,
+//   20x17x40); host code is eager JAX, the product as written. Not matched: K > 256 (k split: in halves up to 512,
+//   measured at 257, 300 and 512; in quarters of 192 at 768; 600 and 1000 not found),
+//   larger products that XLA splits along M between threads (76x131x88 in 2 blocks of 38
+//   rows, each with its own tail rows), and K < 16 or so with N mod 16 in 1..8 (123x9x20:
+//   some tail columns otherwise).
 /// out[r] = sum_k R[r, k] v[k] for r < rows, R row-major: XLA's row-major gemv order.
 void gemvRows(LlvmEmitter &L, Value *R, Value *v, Value *out, int64_t rows, int64_t K) {
   auto &b = L.b;
@@ -381,15 +395,21 @@ void LlvmEmitter::emitDot(const ir::Eqn &e) {
   // `a.T @ b` (lhs contracting dimension 0, grad's dB = A^T @ dC): summed in one chain as
   // above, then its tails rewritten in YNNPACK's orders (Note [XLA dot order]); up to
   // kTransposedLhsOneSlice of k, above which YNNPACK splits k (not matched).
+  // In a kernel XLA folds a 2-D transpose of the lhs into the dot too (`transpose(a) @ b`
+  // in a pmap body).
+  const bool foldedA = fs->kernel && lp == id2 && !e.in[0].isLit &&
+                       fs->transposed2d.count(e.in[0].var.id) && !foldedT;
   const bool lhsTails = xlaOneChain(target, d, K) && K <= kTransposedLhsOneSlice && B == 1 &&
-                        lp == swap2 && rp == id2;
+                        (lp == swap2 || foldedA) && rp == id2;
   // A result whose one user is a transpose (in a kernel): XLA sums the product of the
   // swapped operands, dot(b, a) [N, M], here written transposed into C.
   const bool swapped = fs->kernel && fs->transposedDot.count(e.out[0].id);
   auto emitLhsTails = [&](Value *C) {
     if (!lhsTails) return;
     Value *L = bufferOf(e.in[0]), *R = bufferOf(e.in[1]);  // [K, M] and [K, N]
-    if (swapped)
+    if (foldedA)  // L is the transpose, [M, K]
+      dotTransposedLhsTails(*this, L, R, C, DotStrides{K, 1, N, 1, N, 1}, M, N, K);
+    else if (swapped)
       dotTransposedLhsTails(*this, R, L, C, DotStrides{1, N, M, 1, 1, N}, N, M, K);
     else
       dotTransposedLhsTails(*this, L, R, C, DotStrides{1, M, N, 1, N, 1}, M, N, K);
