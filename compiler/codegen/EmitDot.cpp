@@ -146,8 +146,8 @@ DotShape dotShape(const ir::Eqn &e) {
 //   20x17x40); host code is eager JAX, the product as written. Not matched: K > 256 (k split: in halves up to 512,
 //   measured at 257, 300 and 512; in quarters of 192 at 768; 600 and 1000 not found),
 //   larger products that XLA splits along M between threads (76x131x88 in 2 blocks of 38
-//   rows, each with its own tail rows), and K < 16 or so with N mod 16 in 1..8 (123x9x20:
-//   some tail columns otherwise).
+//   rows, each with its own tail rows), K < 16 or so with N mod 16 in 1..8 (123x9x20:
+//   some tail columns otherwise), and tiny products (kTransposedLhsMinWork).
 /// out[r] = sum_k R[r, k] v[k] for r < rows, R row-major: XLA's row-major gemv order.
 void gemvRows(LlvmEmitter &L, Value *R, Value *v, Value *out, int64_t rows, int64_t K) {
   auto &b = L.b;
@@ -308,6 +308,10 @@ constexpr int64_t kBlasMinWork = 32 * 32 * 32;
 /// The longest k of `a.T @ b` that YNNPACK sums in one slice, as far as measured (Note [XLA
 /// dot order]): from 257 it splits k (into halves up to 512, measured at 257, 300 and 512).
 constexpr int64_t kTransposedLhsOneSlice = 256;
+/// Below this many multiply-adds `a.T @ b` is one chain in the cases measured (3x4x2,
+/// 2x12x3, 9x3x4; a grad in golden conf9c_stop_gradient_tree), though not in all (2x6x6
+/// is YNNPACK's tails): which path XLA takes for tiny products was not found.
+constexpr int64_t kTransposedLhsMinWork = 128;
 
 /// Whether an f32 product sums all of k in one FMA chain, as YNNPACK does for K <= 4096 on
 /// an AVX2 host (Note [XLA dot order]; the host kind of Note [Host-dependent goldens], part
@@ -400,7 +404,8 @@ void LlvmEmitter::emitDot(const ir::Eqn &e) {
   const bool foldedA = fs->kernel && lp == id2 && !e.in[0].isLit &&
                        fs->transposed2d.count(e.in[0].var.id) && !foldedT;
   const bool lhsTails = xlaOneChain(target, d, K) && K <= kTransposedLhsOneSlice && B == 1 &&
-                        (lp == swap2 || foldedA) && rp == id2;
+                        M * N * K >= kTransposedLhsMinWork && (lp == swap2 || foldedA) &&
+                        rp == id2;
   // A result whose one user is a transpose (in a kernel): XLA sums the product of the
   // swapped operands, dot(b, a) [N, M], here written transposed into C.
   const bool swapped = fs->kernel && fs->transposedDot.count(e.out[0].id);
