@@ -131,9 +131,23 @@ DotShape dotShape(const ir::Eqn &e) {
 //   Not reproduced: K > 4096 (YNNPACK splits k then, in slices that depend on N and M:
 //   4096 for N = 8, 512 for N = 64 and 512, none for N <= 5, no slicing found for N =
 //   20, 40, 100), which keep KB = 256; an AVX-512 host's kernels (bench/notes.md found
-//   interleaved k lanes there); and a transposed lhs (`a.T @ b`, lhs contracting
-//   dimension 0), which XLA does not send to YNNPACK (a plain `dot` in the HLO, another
-//   order, not found).
+//   interleaved k lanes there).
+//   `a.T @ b` (lhs contracting dimension 0, grad's dW = A^T @ dC; a plain `dot` in XLA's
+//   optimized HLO, not a `__ynn_fusion`, but YNNPACK's kernels' bits; dot14, tests/
+//   conformance/dot14/README.md): rows in blocks of 6 and columns in blocks of 16 are one
+//   FMA chain; the last N mod 16 columns, when that is 1..8, are pairs (as `a @ b.T`, but
+//   an odd K's last product folded into the sum by one FMA); the last M mod 6 rows are
+//   pairs without FMA (each product rounded) for 1 or 2 rows, pairs for 3, and as the
+//   other rows for 4 or 5 (dotTransposedLhsTails; bit for bit at 40 random shapes with M,
+//   N < 130, K <= 256 short of the exceptions below). A kernel's dot_general whose one user
+//   is a 2-D transpose (grad's dot_general(dC, A) then transpose, in a pmap body) is
+//   folded by XLA into dot(A, dC), whose order applies (transposedDot), and so is a
+//   kernel's `transpose(a) @ b` (measured in a pmap body at 7x40x20, 14x33x9, 9x64x24,
+//   20x17x40); host code is eager JAX, the product as written. Not matched: K > 256 (k split: in halves up to 512,
+//   measured at 257, 300 and 512; in quarters of 192 at 768; 600 and 1000 not found),
+//   larger products that XLA splits along M between threads (76x131x88 in 2 blocks of 38
+//   rows, each with its own tail rows), K < 16 or so with N mod 16 in 1..8 (123x9x20:
+//   some tail columns otherwise), and tiny products (kTransposedLhsMinWork).
 /// out[r] = sum_k R[r, k] v[k] for r < rows, R row-major: XLA's row-major gemv order.
 void gemvRows(LlvmEmitter &L, Value *R, Value *v, Value *out, int64_t rows, int64_t K) {
   auto &b = L.b;
@@ -200,6 +214,59 @@ void gemvCols(LlvmEmitter &L, Value *Mt, Value *x, Value *out, int64_t cols, int
   });
 }
 
+/// Where a product's operands lie: A(i, k) at A[i * ai + k * ak], B(k, j) at B[k * bk +
+/// j * bj], C(i, j) at C[i * ci + j * cj].
+struct DotStrides {
+  int64_t ai, ak, bk, bj, ci, cj;
+};
+
+/// C[i, j] for i in [i0, i1), j in [j0, j1) in YNNPACK's pairs order (Note [XLA dot
+/// order]): two chains from 0, over even and odd k, added (FMAs with `fused`, else each
+/// product rounded, then added); then an odd K's last product: with `lastFma` folded into
+/// the sum by one FMA (`a.T @ b`), else rounded alone and added (`a @ b.T`).
+void dotPairs(LlvmEmitter &L, Value *A, Value *Bm, Value *C, const DotStrides &st, int64_t i0,
+              int64_t i1, int64_t j0, int64_t j1, int64_t K, bool fused, bool lastFma) {
+  if (i0 >= i1 || j0 >= j1) return;
+  auto &b = L.b;
+  Type *f = b.getFloatTy();
+  Value *zero = ConstantFP::get(f, 0.0);
+  Value *acc = L.entryAlloca(ArrayType::get(f, 2));
+  Value *acc0 = b.CreateConstInBoundsGEP2_32(ArrayType::get(f, 2), acc, 0, 0),
+        *acc1 = b.CreateConstInBoundsGEP2_32(ArrayType::get(f, 2), acc, 0, 1);
+  // No contraction flags on these fmul and fadd: each rounds (Note [XLA dot order]).
+  auto madd = [&](Value *x, Value *y, Value *z) {
+    return fused ? b.CreateIntrinsic(Intrinsic::fma, {f}, {x, y, z})
+                 : b.CreateFAdd(z, b.CreateFMul(x, y));
+  };
+  L.loop(i1 - i0, [&](Value *ii) {
+    Value *i = b.CreateAdd(ii, L.c64(i0));
+    Value *arow = b.CreateMul(i, L.c64(st.ai));
+    L.loop(j1 - j0, [&](Value *jj) {
+      Value *j = b.CreateAdd(jj, L.c64(j0));
+      Value *bcol = b.CreateMul(j, L.c64(st.bj));
+      auto aAt = [&](Value *k) { return L.load(DType::F32, A, b.CreateAdd(arow, b.CreateMul(k, L.c64(st.ak)))); };
+      auto bAt = [&](Value *k) { return L.load(DType::F32, Bm, b.CreateAdd(bcol, b.CreateMul(k, L.c64(st.bk)))); };
+      b.CreateStore(zero, acc0);
+      b.CreateStore(zero, acc1);
+      L.loop(K / 2, [&](Value *kk) {
+        Value *k = b.CreateMul(kk, L.c64(2));
+        for (int h = 0; h < 2; ++h) {
+          Value *kh = b.CreateAdd(k, L.c64(h)), *p = h ? acc1 : acc0;
+          b.CreateStore(madd(aAt(kh), bAt(kh), b.CreateLoad(f, p)), p);
+        }
+      });
+      Value *s = b.CreateFAdd(b.CreateLoad(f, acc0), b.CreateLoad(f, acc1));
+      if (K % 2) {
+        Value *x = aAt(L.c64(K - 1)), *y = bAt(L.c64(K - 1));
+        s = lastFma && fused ? b.CreateIntrinsic(Intrinsic::fma, {f}, {x, y, s})
+                             : b.CreateFAdd(s, b.CreateFMul(x, y));
+      }
+      L.store(DType::F32, s, C,
+              b.CreateAdd(b.CreateMul(i, L.c64(st.ci)), b.CreateMul(j, L.c64(st.cj))));
+    });
+  });
+}
+
 /// C[i, j] = sum_k A[i, k] Bt[j, k] (A [M, K], Bt [N, K], both k contiguous) in YNNPACK's
 /// order for `a @ b.T` with N mod 16 in 1..8 on an AVX2 host (Note [XLA dot order]): two
 /// FMA chains from 0, over even and odd k, added; an odd K's last product rounded alone
@@ -208,39 +275,20 @@ void gemvCols(LlvmEmitter &L, Value *Mt, Value *x, Value *out, int64_t cols, int
 /// as Bt.
 void dotPairsNT(LlvmEmitter &L, Value *A, Value *Bt, Value *C, int64_t M, int64_t N,
                 int64_t K, bool kn) {
-  auto &b = L.b;
-  Type *f = b.getFloatTy();
-  Value *zero = ConstantFP::get(f, 0.0);
-  Value *acc = L.entryAlloca(ArrayType::get(f, 2));
-  Value *acc0 = b.CreateConstInBoundsGEP2_32(ArrayType::get(f, 2), acc, 0, 0),
-        *acc1 = b.CreateConstInBoundsGEP2_32(ArrayType::get(f, 2), acc, 0, 1);
-  L.loop(M, [&](Value *i) {
-    Value *arow = b.CreateMul(i, L.c64(K));
-    L.loop(N, [&](Value *j) {
-      // Bt[j, k] at brow + k * kstep.
-    Value *brow = kn ? j : b.CreateMul(j, L.c64(K));
-    const int64_t kstep = kn ? N : 1;
-    auto bAt = [&](Value *k) { return b.CreateAdd(brow, b.CreateMul(k, L.c64(kstep))); };
-      b.CreateStore(zero, acc0);
-      b.CreateStore(zero, acc1);
-      L.loop(K / 2, [&](Value *kk) {
-        Value *k = b.CreateMul(kk, L.c64(2));
-        for (int h = 0; h < 2; ++h) {
-          Value *kh = b.CreateAdd(k, L.c64(h)), *p = h ? acc1 : acc0;
-          Value *x = L.load(DType::F32, A, b.CreateAdd(arow, kh)),
-                *y = L.load(DType::F32, Bt, bAt(kh));
-          b.CreateStore(b.CreateIntrinsic(Intrinsic::fma, {f}, {x, y, b.CreateLoad(f, p)}), p);
-        }
-      });
-      Value *s = b.CreateFAdd(b.CreateLoad(f, acc0), b.CreateLoad(f, acc1));
-      if (K % 2) {
-        Value *x = L.load(DType::F32, A, b.CreateAdd(arow, L.c64(K - 1))),
-              *y = L.load(DType::F32, Bt, bAt(L.c64(K - 1)));
-        s = b.CreateFAdd(s, b.CreateFMul(x, y));  // no contraction flag: rounded apart
-      }
-      L.store(DType::F32, s, C, b.CreateAdd(b.CreateMul(i, L.c64(N)), j));
-    });
-  });
+  dotPairs(L, A, Bt, C, DotStrides{K, 1, kn ? N : 1, kn ? 1 : K, N, 1}, 0, M, 0, N, K, true, false);
+}
+
+/// The parts of `a.T @ b` (lhs contracting dimension 0) that YNNPACK sums otherwise than
+/// in one chain on an AVX2 host (Note [XLA dot order]), written over a product already
+/// summed in one chain: rows in blocks of 6, the last M mod 6 rows in pairs (without FMA
+/// for 1 or 2 rows, with for 3) or, for 4 or 5, as the other rows; columns in blocks of
+/// 16, the last N mod 16 in pairs when that is 1..8.
+void dotTransposedLhsTails(LlvmEmitter &L, Value *A, Value *Bm, Value *C, const DotStrides &st,
+                           int64_t M, int64_t N, int64_t K) {
+  const int64_t M6 = M / 6 * 6, r = M % 6;
+  const int64_t Nm = N % 16 >= 1 && N % 16 <= 8 ? N / 16 * 16 : N;
+  dotPairs(L, A, Bm, C, st, 0, r == 4 || r == 5 ? M : M6, Nm, N, K, true, true);
+  if (r >= 1 && r <= 3) dotPairs(L, A, Bm, C, st, M6, M, 0, N, K, r == 3, true);
 }
 }  // namespace
 
@@ -256,6 +304,14 @@ void dotPairsNT(LlvmEmitter &L, Value *A, Value *Bt, Value *C, int64_t M, int64_
 // matrix-vector products without a batch take XLA's gemv order instead, Note [XLA dot
 // order].)
 constexpr int64_t kBlasMinWork = 32 * 32 * 32;
+
+/// The longest k of `a.T @ b` that YNNPACK sums in one slice, as far as measured (Note [XLA
+/// dot order]): from 257 it splits k (into halves up to 512, measured at 257, 300 and 512).
+constexpr int64_t kTransposedLhsOneSlice = 256;
+/// Below this many multiply-adds `a.T @ b` is one chain in the cases measured (3x4x2,
+/// 2x12x3, 9x3x4; a grad in golden conf9c_stop_gradient_tree), though not in all (2x6x6
+/// is YNNPACK's tails): which path XLA takes for tiny products was not found.
+constexpr int64_t kTransposedLhsMinWork = 128;
 
 /// Whether an f32 product sums all of k in one FMA chain, as YNNPACK does for K <= 4096 on
 /// an AVX2 host (Note [XLA dot order]; the host kind of Note [Host-dependent goldens], part
@@ -340,6 +396,29 @@ void LlvmEmitter::emitDot(const ir::Eqn &e) {
   // The length of the slices of k whose sums are added: K for XLA's (YNNPACK's) one chain
   // over k for f32 on the host (Note [XLA dot order]), else 256 (Note [Dot]).
   const int64_t KB = xlaOneChain(target, d, K) ? K : 256;
+  // `a.T @ b` (lhs contracting dimension 0, grad's dB = A^T @ dC): summed in one chain as
+  // above, then its tails rewritten in YNNPACK's orders (Note [XLA dot order]); up to
+  // kTransposedLhsOneSlice of k, above which YNNPACK splits k (not matched).
+  // In a kernel XLA folds a 2-D transpose of the lhs into the dot too (`transpose(a) @ b`
+  // in a pmap body).
+  const bool foldedA = fs->kernel && lp == id2 && !e.in[0].isLit &&
+                       fs->transposed2d.count(e.in[0].var.id) && !foldedT;
+  const bool lhsTails = xlaOneChain(target, d, K) && K <= kTransposedLhsOneSlice && B == 1 &&
+                        M * N * K >= kTransposedLhsMinWork && (lp == swap2 || foldedA) &&
+                        rp == id2;
+  // A result whose one user is a transpose (in a kernel): XLA sums the product of the
+  // swapped operands, dot(b, a) [N, M], here written transposed into C.
+  const bool swapped = fs->kernel && fs->transposedDot.count(e.out[0].id);
+  auto emitLhsTails = [&](Value *C) {
+    if (!lhsTails) return;
+    Value *L = bufferOf(e.in[0]), *R = bufferOf(e.in[1]);  // [K, M] and [K, N]
+    if (foldedA)  // L is the transpose, [M, K]
+      dotTransposedLhsTails(*this, L, R, C, DotStrides{K, 1, N, 1, N, 1}, M, N, K);
+    else if (swapped)
+      dotTransposedLhsTails(*this, R, L, C, DotStrides{1, N, M, 1, 1, N}, N, M, K);
+    else
+      dotTransposedLhsTails(*this, L, R, C, DotStrides{1, M, N, 1, N, 1}, M, N, K);
+  };
   if (blas) {
     // BLIS (spmd_cpu_gemm) in slices of KB, the same sums in the same order (Note [BLIS
     // order] in runtime/cpu/CpuGemm.cpp); a transposed operand is read in place.
@@ -361,6 +440,7 @@ void LlvmEmitter::emitDot(const ir::Eqn &e) {
     const int32_t order = KB == 256 ? SPMD_GEMM_SLICES : SPMD_GEMM_ONE_CHAIN;
     b.CreateCall(rt("spmd_cpu_gemm"), {c32(dtypeCode(d)), c64(B), c64(M), c64(N), c64(K),
                                        c32(order), A, c32(ta), Bm, c32(tb), C});
+    emitLhsTails(C);
     if (ownA) freeBuffer(A);
     if (ownB) freeBuffer(Bm);
     return;
@@ -492,6 +572,7 @@ void LlvmEmitter::emitDot(const ir::Eqn &e) {
     scalarPart(a0, b0, c0, Mf, M, 0, N);
     scalarPart(a0, b0, c0, 0, Mf, Nf, N);
   });
+  emitLhsTails(C);
   if (ownA) freeBuffer(A);
   if (ownB) freeBuffer(Bm);
 }

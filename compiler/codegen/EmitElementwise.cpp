@@ -229,6 +229,17 @@ void LlvmEmitter::markExactDivs(const ir::Jaxpr &j) {
   }
   for (auto &a : j.outvars)
     if (!a.isLit) users[a.var.id].insert("out");
+  // A 2-D product whose one user is a transpose: XLA's simplifier folds the two into the
+  // product of the swapped operands, which YNNPACK sums in that product's order (Note
+  // [XLA dot order] in EmitDot.cpp).
+  for (size_t k = 0; k < j.eqns.size(); ++k) {
+    const ir::Eqn &e = j.eqns[k];
+    if (!liveEqn[k] || e.op != Op::Transpose || e.in[0].isLit || e.out[0].type.shape.size() != 2)
+      continue;
+    auto d = def.find(e.in[0].var.id);
+    if (d != def.end() && d->second->op == Op::DotGeneral && users[e.in[0].var.id].size() == 1)
+      fs->transposedDot.insert(e.in[0].var.id);
+  }
   std::set<std::pair<int, std::string>> rewritten;  // (B, broadcast key) already used once
   for (auto &e : j.eqns) {
     // Note [Division by a square root]: XLA's simplifier (HandleDivide) rewrites

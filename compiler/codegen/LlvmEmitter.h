@@ -89,6 +89,9 @@ struct FnState {
   /// kernel: 2-D transposes, which XLA folds into a dot that reads them (Note [XLA dot
   /// order] in EmitDot.cpp).
   std::unordered_set<int> transposed2d;
+  /// kernel: 2-D dot_general results whose one user is a transpose, which XLA folds into
+  /// the product of the swapped operands (Note [XLA dot order] in EmitDot.cpp).
+  std::unordered_set<int> transposedDot;
   /// Equations codegen made for the rewrites above (a deque: fused holds pointers), their
   /// vars numbered from kSynthVarBase.
   std::deque<ir::Eqn> synth;

@@ -3,7 +3,8 @@
 
 Dev tool (needs JAX 0.10.2, which CI lacks). For each class of shapes users write
 (vector.vector, matrix.vector, vector.matrix, small matrices, MLP layers, batched
-products, transposed operands as grad produces them, products inside vmap and grad),
+products, transposed operands as grad produces them, products inside vmap and grad,
+grad's dW = A^T @ dC),
 random shapes with random uniform(-1, 1) operands (jax.random, the same bits in both)
 are multiplied by spmdrun and by JAX; spmdrun prints each product times 2^30 in chunks
 of 999 (scientific notation, so every float32 prints with digits that identify it) and
@@ -64,10 +65,17 @@ def shapes(cls, rng):
         m, k, n = r(1, 128), r(1, 256), r(1, 64)
         return ([(m, k), (k, n)], "grad(fn(x) { sum(relu(x @ b)) })(a)",
                 lambda a, b: jax.grad(lambda x: jnp.sum(jax.nn.relu(x @ b)))(a))
+    if cls == "gradw":  # grad's dW = A^T @ dC: a dot_general with lhs contracting dim 0
+        m, k, n = r(1, 256), r(1, 128), r(1, 64)
+        return ([(m, k), (k, n)], "grad(fn(w) { sum(relu(a @ w)) })(b)",
+                lambda a, b: jax.grad(lambda w: jnp.sum(jax.nn.relu(a @ w)))(b))
     raise ValueError(cls)
 
 
-CLASSES = ["vv", "mv", "vm", "small", "mlp", "bmm", "trans", "vmap", "grad"]
+CLASSES = ["vv", "mv", "vm", "small", "mlp", "bmm", "trans", "vmap", "grad", "gradw"]
+# Classes compared with eager JAX, as host code runs (jit folds the transpose of gradw's
+# dot_general(dC, A) into dot(A, dC), another order: Note [XLA dot order]).
+EAGER = {"gradw"}
 
 
 def fill(cls, sh):
@@ -88,7 +96,7 @@ def run(spmdrun, cases, seed):
         ka, kb = seed * 1000 + 2 * i, seed * 1000 + 2 * i + 1
         a = jax.random.uniform(jax.random.key(ka), sa, jnp.float32, -1.0, 1.0)
         b = jax.random.uniform(jax.random.key(kb), sb, jnp.float32, -1.0, 1.0)
-        want.append(np.asarray(jax.jit(jf)(a, b)).reshape(-1))
+        want.append(np.asarray((jf if cls in EAGER else jax.jit(jf))(a, b)).reshape(-1))
         lines.append(f"let a = uniform(key({ka}), {list(sa)}, -1.0, 1.0)")
         lines.append(f"let b = uniform(key({kb}), {list(sb)}, -1.0, 1.0)")
         lines.append(f"let p = reshape({expr}, [-1]) * {SCALE}")
