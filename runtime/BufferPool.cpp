@@ -180,6 +180,17 @@ std::string BufferPool::shortage(int64_t bytes) {
 bool BufferPool::fits(int64_t bytes) const {
   if (int64_t cap = heldLimit(); cap >= 0 && stats_.held + bytes > cap) return false;
   if (bytes < kMapBytes) return true;
+  // One system call answers most requests: without a cgroup limit (looked for once), free
+  // memory + free swap is a lower bound of what systemMemory() reads from five files.
+  static const bool cgroupLimit = [] {
+    int64_t total = -1;
+    cgroupRoom(total);
+    return total >= 0;
+  }();
+  struct sysinfo si {};
+  if (!cgroupLimit && sysinfo(&si) == 0 &&
+      bytes <= (int64_t(si.freeram) + int64_t(si.freeswap)) * int64_t(si.mem_unit ? si.mem_unit : 1))
+    return true;
   Memory m = systemMemory();
   return m.available < 0 || bytes <= m.available;
 }

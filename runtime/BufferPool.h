@@ -33,8 +33,10 @@
 // every enclosing cgroup's memory.max, v2, or memory.limit_in_bytes, v1) and refuses it,
 // after giving its cached blocks back, when it does not fit: the caller reports the array
 // and shortage() says what there is. Smaller blocks are not checked (one read of
-// /proc/meminfo costs more than they do); SPMD_MEMORY_LIMIT (bytes) caps what the pool
-// holds at once, for tests and for running beside other jobs.
+// /proc/meminfo costs more than they do), and where no cgroup limit is set a request
+// under free memory + free swap (sysinfo, one system call) reads no files.
+// SPMD_MEMORY_LIMIT (bytes) caps what the pool holds at once, for tests and for running
+// beside other jobs.
 #pragma once
 
 #include <cstdint>
