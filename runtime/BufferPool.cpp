@@ -2,9 +2,16 @@
 #include "BufferPool.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iomanip>
 #include <new>
+#include <sstream>
 
 #include <sys/mman.h>
+#include <sys/sysinfo.h>
 #include <unistd.h>
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -56,6 +63,138 @@ int64_t BufferPool::sizeClass(int64_t bytes) {
   return (bytes + step - 1) / step * step;
 }
 
+namespace {
+
+/// A number of bytes in a cgroup file ("max" and anything unreadable: -1).
+int64_t readBytes(const std::string &path) {
+  std::ifstream in(path);
+  std::string word;
+  if (!(in >> word) || word.empty() || word[0] < '0' || word[0] > '9') return -1;
+  return int64_t(std::strtoll(word.c_str(), nullptr, 10));
+}
+
+/// The room left under the cgroups that enclose this process: the least of limit - usage
+/// over the cgroup v2 directory and its ancestors (or v1's memory controller); -1 when
+/// no limit is set. `total` gets the least limit (+ swap limit where v2 has one).
+int64_t cgroupRoom(int64_t &total) {
+  int64_t room = -1;
+  total = -1;
+  auto take = [&](int64_t limit, int64_t used, int64_t swap) {
+    // v1 reports "no limit" as a huge number (PAGE_COUNTER_MAX pages).
+    if (limit < 0 || limit >= (int64_t(1) << 60)) return;
+    int64_t t = limit + (swap > 0 && swap < (int64_t(1) << 60) ? swap : 0);
+    total = total < 0 ? t : std::min(total, t);
+    int64_t r = std::max<int64_t>(t - std::max<int64_t>(used, 0), 0);
+    room = room < 0 ? r : std::min(room, r);
+  };
+  std::ifstream self("/proc/self/cgroup");
+  std::string line, v2;
+  while (std::getline(self, line))
+    if (line.rfind("0::", 0) == 0) v2 = line.substr(3);
+  if (!v2.empty()) {
+    // Inside a container the namespace's root is /sys/fs/cgroup itself; walk up from ours.
+    for (std::string dir = v2;; dir = dir.substr(0, dir.rfind('/'))) {
+      std::string base = "/sys/fs/cgroup" + (dir == "/" ? std::string() : dir);
+      take(readBytes(base + "/memory.max"), readBytes(base + "/memory.current"),
+           readBytes(base + "/memory.swap.max"));
+      if (dir.empty() || dir == "/" || dir.find('/') == std::string::npos) break;
+    }
+  }
+  take(readBytes("/sys/fs/cgroup/memory/memory.limit_in_bytes"),
+       readBytes("/sys/fs/cgroup/memory/memory.usage_in_bytes"), -1);
+  return room;
+}
+
+}  // namespace
+
+BufferPool::Memory BufferPool::systemMemory() {
+  Memory m;
+  struct sysinfo si {};
+  if (sysinfo(&si) == 0) {
+    int64_t unit = si.mem_unit ? int64_t(si.mem_unit) : 1;
+    m.total = (int64_t(si.totalram) + int64_t(si.totalswap)) * unit;
+    m.available = (int64_t(si.freeram) + int64_t(si.bufferram) + int64_t(si.freeswap)) * unit;
+  }
+  // MemAvailable counts the page cache the kernel can drop; sysinfo does not.
+  std::ifstream info("/proc/meminfo");
+  std::string key;
+  int64_t kib = 0, avail = -1, swapFree = -1;
+  while (info >> key >> kib) {
+    if (key == "MemAvailable:") avail = kib * 1024;
+    if (key == "SwapFree:") swapFree = kib * 1024;
+    info.ignore(64, '\n');
+  }
+  if (avail >= 0) m.available = avail + std::max<int64_t>(swapFree, 0);
+  int64_t cgTotal = -1, room = cgroupRoom(cgTotal);
+  if (cgTotal >= 0) m.total = m.total < 0 ? cgTotal : std::min(m.total, cgTotal);
+  if (room >= 0) m.available = m.available < 0 ? room : std::min(m.available, room);
+  return m;
+}
+
+int64_t BufferPool::heldLimit() {
+  static const int64_t limit = [] {
+    const char *e = std::getenv("SPMD_MEMORY_LIMIT");
+    if (!e || !*e) return int64_t(-1);
+    char *end = nullptr;
+    long long v = std::strtoll(e, &end, 10);
+    return end && *end == 0 && v >= 0 ? int64_t(v) : int64_t(-1);
+  }();
+  return limit;
+}
+
+std::string BufferPool::humanBytes(int64_t b) {
+  std::ostringstream os;
+  if (b < 1024)
+    os << b << " B";
+  else if (b < (int64_t(1) << 20))
+    os << std::fixed << std::setprecision(1) << b / 1024.0 << " KiB";
+  else if (b < (int64_t(1) << 30))
+    os << std::fixed << std::setprecision(1) << b / 1048576.0 << " MiB";
+  else if (b < (int64_t(1) << 40))
+    os << std::fixed << std::setprecision(2) << b / 1073741824.0 << " GiB";
+  else
+    os << std::fixed << std::setprecision(2) << b / 1099511627776.0 << " TiB";
+  return os.str();
+}
+
+std::string BufferPool::shortage(int64_t bytes) {
+  (void)bytes;
+  int64_t cap = heldLimit();
+  if (cap >= 0) {
+    BufferPool &pool = global();
+    int64_t held;
+    {
+      std::lock_guard<std::mutex> lock(pool.mu_);
+      held = pool.stats_.held;
+    }
+    return ", more than the " + humanBytes(std::max<int64_t>(cap - held, 0)) +
+           " left under SPMD_MEMORY_LIMIT (" + humanBytes(cap) + ")";
+  }
+  Memory m = systemMemory();
+  if (m.available < 0) return "";
+  std::string s = ", more than the " + humanBytes(m.available) + " available";
+  if (m.total >= 0) s += " (" + humanBytes(m.total) + " of memory and swap)";
+  return s;
+}
+
+bool BufferPool::fits(int64_t bytes) const {
+  if (int64_t cap = heldLimit(); cap >= 0 && stats_.held + bytes > cap) return false;
+  if (bytes < kMapBytes) return true;
+  // One system call answers most requests: without a cgroup limit (looked for once), free
+  // memory + free swap is a lower bound of what systemMemory() reads from five files.
+  static const bool cgroupLimit = [] {
+    int64_t total = -1;
+    cgroupRoom(total);
+    return total >= 0;
+  }();
+  struct sysinfo si {};
+  if (!cgroupLimit && sysinfo(&si) == 0 &&
+      bytes <= (int64_t(si.freeram) + int64_t(si.freeswap)) * int64_t(si.mem_unit ? si.mem_unit : 1))
+    return true;
+  Memory m = systemMemory();
+  return m.available < 0 || bytes <= m.available;
+}
+
 void *BufferPool::osAlloc(int64_t size) {
   if (size < kMapBytes)
     return ::operator new(static_cast<size_t>(size), std::align_val_t(kAlign), std::nothrow);
@@ -102,6 +241,13 @@ void *BufferPool::alloc(int64_t bytes) {
     cached_ -= size;
     POOL_UNPOISON(p, size);
   } else {
+    // Note [Memory limits]: a request the system cannot give now is refused here, not
+    // killed later; the cached blocks go back first, in case they are what is missing.
+    if (!fits(bytes)) {
+      if (cached_ == 0) return nullptr;
+      shrinkTo(0);
+      if (!fits(bytes)) return nullptr;
+    }
     // Out of the lock: a large mmap may take a while, and other threads need the pool.
     lock.unlock();
     p = osAlloc(size);

@@ -21,11 +21,28 @@
 //  - Thread-safe (a mutex): the host thread and every device thread share the pool.
 //  - AddressSanitizer: a cached block is poisoned (ASAN_POISON_MEMORY_REGION) until it
 //    is handed out again, so that a use after free is still reported.
+//
+// Note [Memory limits]
+// ~~~~~~~~~~~~~~~~~~~~
+// Linux overcommits: an mmap larger than what is free succeeds, and the process is
+// killed by the OOM killer (SIGKILL, no message) when it touches the pages, or, with
+// overcommit off, only requests beyond memory + swap fail. Either way the user gets no
+// word of which array did not fit. So before a block of kMapBytes or more is taken from
+// the OS, the pool compares the request with what the system can give now
+// (systemMemory(): MemAvailable + SwapFree from /proc/meminfo, and the room left under
+// every enclosing cgroup's memory.max, v2, or memory.limit_in_bytes, v1) and refuses it,
+// after giving its cached blocks back, when it does not fit: the caller reports the array
+// and shortage() says what there is. Smaller blocks are not checked (one read of
+// /proc/meminfo costs more than they do), and where no cgroup limit is set a request
+// under free memory + free swap (sysinfo, one system call) reads no files.
+// SPMD_MEMORY_LIMIT (bytes) caps what the pool holds at once, for tests and for running
+// beside other jobs.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -40,7 +57,8 @@ public:
   ~BufferPool();
 
   /// `bytes` (0 allowed: a unique pointer) of 64-byte-aligned memory, its contents
-  /// unspecified; null when the system is out of memory or `bytes` is negative.
+  /// unspecified; null when the system is out of memory (Note [Memory limits]) or
+  /// `bytes` is negative.
   void *alloc(int64_t bytes);
   /// Gives back a block from alloc() (null is ignored); it is cached for reuse or, past
   /// the limit, freed.
@@ -68,6 +86,20 @@ public:
   static int64_t defaultCacheLimit();
   int64_t cacheLimit() const { return limit_; }
 
+  /// What the system has for this process (Note [Memory limits]); -1 where unknown.
+  struct Memory {
+    int64_t total = -1;      ///< physical memory + swap, or less under a cgroup limit
+    int64_t available = -1;  ///< what can be had now without killing anything
+  };
+  static Memory systemMemory();
+  /// SPMD_MEMORY_LIMIT from the environment (bytes held at once); -1 when not set.
+  static int64_t heldLimit();
+  /// For a failed request of `bytes`: what there is, as ", more than the 3.1 GiB
+  /// available (15.5 GiB of memory and swap)", or "" when not known.
+  static std::string shortage(int64_t bytes);
+  /// 1536 -> "1.5 KiB", as --stats writes sizes.
+  static std::string humanBytes(int64_t bytes);
+
   /// The process's pool, shared by the Host (spmd_host_alloc) and the CPU devices.
   static BufferPool &global();
 
@@ -78,6 +110,8 @@ public:
 private:
   void *osAlloc(int64_t size);
   void osFree(void *p, int64_t size);
+  /// Whether a request of `bytes` more fits (Note [Memory limits]). Holds mu_.
+  bool fits(int64_t bytes) const;
   /// Frees cached blocks, largest first, until they total at most `limit`. Holds mu_.
   void shrinkTo(int64_t limit);
 

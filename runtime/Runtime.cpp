@@ -177,18 +177,7 @@ void Host::resetStats() {
   BufferPool::global().resetStats();
 }
 
-static std::string humanBytes(int64_t b) {
-  std::ostringstream os;
-  if (b < 1024)
-    os << b << " B";
-  else if (b < (int64_t(1) << 20))
-    os << std::fixed << std::setprecision(1) << b / 1024.0 << " KiB";
-  else if (b < (int64_t(1) << 30))
-    os << std::fixed << std::setprecision(1) << b / 1048576.0 << " MiB";
-  else
-    os << std::fixed << std::setprecision(2) << b / 1073741824.0 << " GiB";
-  return os.str();
-}
+static std::string humanBytes(int64_t b) { return BufferPool::humanBytes(b); }
 
 std::string Host::formatStats() const {
   // Under mpirun each process counted its own devices' collectives: sum them.
@@ -249,20 +238,29 @@ using namespace spmd::rt;
 
 extern "C" {
 
-void *spmd_host_alloc_at(spmd_host *h, int64_t bytes, const char *where) {
+void *spmd_host_alloc_at(spmd_host *h, int64_t bytes, const char *where, const char *what) {
   // From the pool (Note [Buffer pool] in BufferPool.h): a loop of launches gets the
   // previous step's freed buffers back instead of fresh pages.
   void *p = BufferPool::global().alloc(bytes);
   if (!p) {
-    h->errors.record((where ? std::string(where) + ": " : std::string()) +
-                     "out of host memory (allocating " + std::to_string(bytes) + " bytes)");
+    {  // Note [Memory limits]: which array, how large, and what the machine has. (A block:
+       // unwinding longjmps, so no std::string may be alive then.)
+      std::string msg = where ? std::string(where) + ": " : std::string();
+      msg += "out of host memory: ";
+      msg += what && *what ? std::string(what) + " needs " : std::string("allocating ");
+      msg += std::to_string(bytes) + " bytes (" + BufferPool::humanBytes(bytes) + ")" +
+             BufferPool::shortage(bytes);
+      h->errors.record(msg);
+    }
     unwindHost(h);
   }
   h->allocations.insert(p);
   return p;
 }
 
-void *spmd_host_alloc(spmd_host *h, int64_t bytes) { return spmd_host_alloc_at(h, bytes, nullptr); }
+void *spmd_host_alloc(spmd_host *h, int64_t bytes) {
+  return spmd_host_alloc_at(h, bytes, nullptr, nullptr);
+}
 
 void spmd_host_free(spmd_host *h, void *p) {
   if (!p || !h->allocations.erase(p)) return;

@@ -1055,7 +1055,16 @@ Value *LlvmEmitter::binaryOp(Op op, DType d, Value *x, Value *y) {
   case Op::Rem: {
     // NVPTX has no exact frem: libdevice's fmod.
     if (fl && op == Op::Rem && target == Target::NVPTX) return mathCall("fmod", d, {x, y});
-    if (fl) return op == Op::Div ? b.CreateFDiv(x, y) : b.CreateFRem(x, y);
+    if (fl && op == Op::Div) return b.CreateFDiv(x, y);
+    // Note [frem by a power of two]: LLVM's DAGCombiner (visitFREM) rewrites `frem x, C`
+    // with C a constant power of two as x - trunc(x / C) * C, whose subnormal steps are
+    // flushed under Note [Denormals]: 1e-40 % 1.0 was 0. In host code (eager JAX) XLA's
+    // frem keeps the subnormal, as the fmodf call that every other divisor becomes does;
+    // a fence on the divisor hides the constant from the combine, so every float `%`
+    // there is that call. In a pmap body (one fused XLA computation) JAX gives 0 for
+    // `% 1.0` and the subnormal for `% 0.75`, as the rewrite does, so kernels keep it.
+    if (fl && !fs->kernel) return b.CreateFRem(x, b.CreateArithmeticFence(y, y->getType()));
+    if (fl) return b.CreateFRem(x, y);
     // Integer division never traps; as XLA: x/0 is -1 (all bits set), x%0 is x,
     // INT_MIN/-1 wraps.
     Value *y0 = b.CreateICmpEQ(y, zero());

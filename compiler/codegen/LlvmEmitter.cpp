@@ -207,8 +207,15 @@ Value *LlvmEmitter::entryAlloca(Type *t) {
 
 Value *LlvmEmitter::hostAlloc(int64_t bytes) {
   int64_t n = std::max<int64_t>(bytes, 1);
-  if (curEqn && curEqn->loc.valid())  // a failure names the equation's source location
-    return b.CreateCall(rt("spmd_host_alloc_at"), {fs->host, c64(n), cstr(where(*curEqn))});
+  if (curEqn && curEqn->loc.valid()) {
+    // A failure names the equation's source location and, when the buffer is one of its
+    // results, that array's type (Note [Memory limits] in runtime/BufferPool.h).
+    std::string what;
+    for (const ir::Var &v : curEqn->out)
+      if (v.type.bytes() == bytes) what = v.type.str();
+    return b.CreateCall(rt("spmd_host_alloc_at"),
+                        {fs->host, c64(n), cstr(where(*curEqn)), cstr(what)});
+  }
   return b.CreateCall(rt("spmd_host_alloc"), {fs->host, c64(n)});
 }
 

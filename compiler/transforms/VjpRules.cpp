@@ -118,9 +118,13 @@ std::vector<Ct> logisticVjp(RuleCtx &c) {
   return times(c, mul(c, out0(c), c.b.binary(Op::Sub, lit(c, 1), out0(c))));
 }
 // As JAX's abs JVP, select(x >= 0, g, -g): the derivative at 0 (and -0) is 1, not sign(0).
+// Its transpose is select(x >= 0, g, 0) + -select(x >= 0, 0, g): where x < 0 that is
+// 0 - g, which is +0 for a zero cotangent (g * -1 would give -0: grad of min(abs(x)) at
+// the elements that are not the minimum).
 std::vector<Ct> absVjp(RuleCtx &c) {
   Var pos = c.b.binary(Op::Ge, in(c, 0), lit(c, 0));
-  return times(c, c.b.emit1(Op::Select, {pos, lit(c, -1), lit(c, 1)}));
+  Var neg = c.b.binary(Op::Sub, lit(c, 0), g0(c));
+  return {c.b.emit1(Op::Select, {pos, neg, g0(c)})};
 }
 std::vector<Ct> erfInvVjp(RuleCtx &c) {
   // d/dx erfinv(x) = sqrt(pi)/2 * exp(erfinv(x)^2)

@@ -6,7 +6,8 @@
 #  - generated long programs: 30,000 statements of `x = x + 1.0` (Note [Fusion depth],
 #    Note [Segments]), long operator chains, deep nesting (Note [Nesting limits]);
 #  - dynamic indices into empty arrays and negative ones (Note [Index errors]): run-time
-#    errors that name the index as the program computed it.
+#    errors that name the index as the program computed it;
+#  - arrays that do not fit in memory together (Note [Memory limits]).
 set -u
 bin=$1; gpu=${2:-}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -167,6 +168,20 @@ run negative_set 1 "error: negative_set.spmd:3:7: index -11 is out of range for 
 run negative_pmap 1 "error: negative_pmap.spmd:1:68: index -12 is out of range for size 10"
 run negative_ok 0 "0.0 [5. 1. 2. 3. 4. 5. 6. 7. 8. 9.]"
 for k in 1 2 3 4 5; do run set_empty_pmap 1 "index 0 is out of range for size 0"; done
+
+# ---- memory (Note [Memory limits] in runtime/BufferPool.h) ------------------------------
+# Arrays that fit one by one but not together: under SPMD_MEMORY_LIMIT (bytes the pool may
+# hold at once) the second 200 MB buffer is refused with a message naming it, not killed.
+cat > "$tmp/held.spmd" <<'EOF'
+var a = zeros([50000000])
+for t in 0..2 { a = a + f32(t) }
+var b = ones([50000000])
+for t in 0..2 { b = b * 2.0 + a }
+print(a[0:2], b[0:2])
+EOF
+SPMD_MEMORY_LIMIT=300000000 run_cpu held 1 "error: held.spmd:2:1: out of host memory: f32[50000000] needs 200000000 bytes (190.7 MiB), more than the"
+SPMD_MEMORY_LIMIT=300000000 run_cpu held 1 "left under SPMD_MEMORY_LIMIT (286.1 MiB)"
+SPMD_MEMORY_LIMIT=1200000000 run_cpu held 0 "[1. 1.] [7. 7.]"
 
 # ---- many devices ----------------------------------------------------------------------
 # The most CPU devices --devices accepts, on however few cores: a pmap over all of them

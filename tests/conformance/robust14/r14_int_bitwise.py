@@ -1,0 +1,11 @@
+from r14_common import *
+a = jnp.array([-1, 0, 5, -2147483648, 2147483647, -6], jnp.int32)
+b = jnp.array([3, -1, 12, -1, -2147483648, 10], jnp.int32)
+print(A(a & b), A(a | b), A(a ^ b), A(~a))
+u = jnp.array([4294967295, 0, 5, 2147483648], jnp.uint32)
+print(A(u & jnp.uint32(255)), A(u | jnp.uint32(1)), A(u ^ jnp.uint32(4294967295)), A(~u))
+bb = jnp.array([True, False])
+print(A(~bb), A(bb ^ True))
+print(A(a < b), A(a >= 0), A(u > jnp.uint32(5)))
+print(A(jnp.array([3, -3, 2, -2, 0, 1], jnp.int32) ** jnp.array([21, 3, 31, 31, 0, 5], jnp.int32)))
+print(A(jnp.array([3, 2, 7], jnp.uint32) ** jnp.array([21, 32, 11], jnp.uint32)))

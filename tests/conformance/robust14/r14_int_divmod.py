@@ -1,0 +1,12 @@
+from r14_common import *
+a = jnp.array([-7, 7, -7, 7, -8, 0, -2147483648, 2147483647, -1, 5], jnp.int32)
+b = jnp.array([2, 2, -2, -2, 3, 5, -1, -1, 3, 0], jnp.int32)
+print(A(a // b))
+print(A(a % b))
+print(A(a / b))
+print(A(a // 3), A(a % -3))
+print(A(-7 // b), A(7 % b))
+ua = jnp.array([7, 4294967295, 0, 10, 3], jnp.uint32)
+ub = jnp.array([2, 16, 3, 0, 4294967295], jnp.uint32)
+print(A(ua // ub), A(ua % ub))
+print(A(ua // 2), A(ua % 5))

@@ -1,0 +1,10 @@
+from r14_common import *
+a = jnp.array([2147483647, -2147483648, 65536, -1, 46341], jnp.int32)
+print(A(a + 1), A(a - 1))
+print(A(a * 65536), A(a * a))
+print(A(-a), A(jnp.abs(a)), A(jnp.sign(a)))
+print(A(jnp.sum(a)), A(jnp.prod(jnp.array([65536, 65536, 3], jnp.int32))), A(jnp.sum(jnp.array([2147483647, 2147483647, 2], jnp.int32))))
+u = jnp.array([0, 1, 4294967295, 2147483648], jnp.uint32)
+print(A(u - 1), A(u + 1), A(u * jnp.uint32(4294967295)), A(u * u))
+print(A(jnp.sum(u)), A(jnp.max(u)), A(jnp.min(u)), A(jnp.argmax(u)))
+print(A(jnp.maximum(a, -a)), A(jnp.minimum(a, 0)), A(jnp.clip(a, -5, 70000)))
