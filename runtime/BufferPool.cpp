@@ -157,11 +157,10 @@ std::string BufferPool::humanBytes(int64_t b) {
   return os.str();
 }
 
-std::string BufferPool::shortage(int64_t bytes) {
+std::string BufferPool::shortage(int64_t bytes, BufferPool &pool) {
   (void)bytes;
   int64_t cap = heldLimit();
   if (cap >= 0) {
-    BufferPool &pool = global();
     int64_t held;
     {
       std::lock_guard<std::mutex> lock(pool.mu_);

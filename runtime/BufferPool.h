@@ -35,8 +35,10 @@
 // and shortage() says what there is. Smaller blocks are not checked (one read of
 // /proc/meminfo costs more than they do), and where no cgroup limit is set a request
 // under free memory + free swap (sysinfo, one system call) reads no files.
-// SPMD_MEMORY_LIMIT (bytes) caps what the pool holds at once, for tests and for running
-// beside other jobs.
+// SPMD_MEMORY_LIMIT (bytes) caps what a pool holds at once, for tests and for running
+// beside other jobs: the program's buffers (global()), and apart from them the matrix
+// products' workspace (Note [GEMM workspace] in CpuGemm.cpp), which ends the process
+// with the message when refused, having no device to record an error on.
 #pragma once
 
 #include <cstdint>
@@ -95,8 +97,9 @@ public:
   /// SPMD_MEMORY_LIMIT from the environment (bytes held at once); -1 when not set.
   static int64_t heldLimit();
   /// For a failed request of `bytes`: what there is, as ", more than the 3.1 GiB
-  /// available (15.5 GiB of memory and swap)", or "" when not known.
-  static std::string shortage(int64_t bytes);
+  /// available (15.5 GiB of memory and swap)", or "" when not known; under
+  /// SPMD_MEMORY_LIMIT, what `pool` has left.
+  static std::string shortage(int64_t bytes, BufferPool &pool = global());
   /// 1536 -> "1.5 KiB", as --stats writes sizes.
   static std::string humanBytes(int64_t bytes);
 

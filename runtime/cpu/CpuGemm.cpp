@@ -59,6 +59,8 @@
 
 #include "blis.h"
 
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <immintrin.h>
 #include <mutex>
@@ -219,7 +221,20 @@ void makeContext(cntx_t &ctx, dim_t kcPin, dim_t mc, bool wrap) {
 
 using spmd::rt::gemmWorkspace;
 
-void *workspaceAlloc(size_t bytes) { return gemmWorkspace().alloc(int64_t(bytes)); }
+/// gemmWorkspace's block of `bytes`. spmd_cpu_gemm has no device context to record an
+/// error in and is called from generated code, which has no unwind tables (an exception
+/// would abort), and BLIS does not expect a null block; so a refusal (Note [Memory limits]
+/// in BufferPool.h) ends the process here with the message and exit status 1.
+void *workspaceOrExit(int64_t bytes) {
+  if (void *p = gemmWorkspace().alloc(bytes)) return p;
+  std::fprintf(stderr, "error: out of host memory: a matrix product's workspace needs %s%s\n",
+               spmd::rt::BufferPool::humanBytes(bytes).c_str(),
+               spmd::rt::BufferPool::shortage(bytes, gemmWorkspace()).c_str());
+  std::fflush(stderr);
+  std::_Exit(1);
+}
+
+void *workspaceAlloc(size_t bytes) { return workspaceOrExit(int64_t(bytes)); }
 void workspaceFree(void *p) { gemmWorkspace().free(p); }
 
 /// The contexts for sums in each order (spmd_gemm_order), made once per process with
@@ -256,7 +271,8 @@ cntx_t *context(int64_t k, int32_t order) {
 }
 
 /// The calling thread's buffer of at least `bytes`, from gemmWorkspace, kept between
-/// calls and grown without clearing (Note [GEMM workspace]); null when out of memory.
+/// calls and grown without clearing (Note [GEMM workspace]) (the process ends when
+/// there is no memory for it: workspaceOrExit).
 void *threadBuffer(int64_t bytes) {
   struct Buffer {
     void *p = nullptr;
@@ -266,8 +282,8 @@ void *threadBuffer(int64_t bytes) {
   thread_local Buffer buf;
   if (buf.size < bytes) {
     gemmWorkspace().free(buf.p);
-    buf.p = gemmWorkspace().alloc(bytes);
-    buf.size = buf.p ? bytes : 0;
+    buf.p = workspaceOrExit(bytes);
+    buf.size = bytes;
   }
   return buf.p;
 }
@@ -308,7 +324,6 @@ void pairs(int64_t m, int64_t n, int64_t k, T *a, inc_t rsa, inc_t csa, T *b, in
     std::memset(c, 0, sizeof(T) * size_t(mn));
   } else {
     T *odd = static_cast<T *>(threadBuffer(int64_t(sizeof(T)) * mn));
-    if (!odd) throw std::bad_alloc();
     blis(m, n, half, a, rsa, 2 * csa, b, 2 * rsb, csb, c, ctx);
     blis(m, n, half, a + csa, rsa, 2 * csa, b + rsb, 2 * rsb, csb, odd, ctx);
     addRounded(c, odd, mn);

@@ -182,6 +182,16 @@ EOF
 SPMD_MEMORY_LIMIT=300000000 run_cpu held 1 "error: held.spmd:2:1: out of host memory: f32[50000000] needs 200000000 bytes (190.7 MiB), more than the"
 SPMD_MEMORY_LIMIT=300000000 run_cpu held 1 "left under SPMD_MEMORY_LIMIT (286.1 MiB)"
 SPMD_MEMORY_LIMIT=1200000000 run_cpu held 0 "[1. 1.] [7. 7.]"
+# A matrix product's workspace (BLIS's packing blocks, the pairs' second chain: Note [GEMM
+# workspace] in runtime/cpu/CpuGemm.cpp) refused under the cap: the process ends with the
+# message and exit 1, never an abort (spmd_cpu_gemm is called from generated code, which
+# cannot unwind).
+cat > "$tmp/workspace.spmd" <<'EOF'
+let ms = normal(key(1), [1, 1000, 1200])
+print(sum(pmap i (m in ms) { m @ transpose(m) }))
+EOF
+SPMD_MEMORY_LIMIT=20000000 run_cpu workspace 1 "error: out of host memory: a matrix product's workspace needs"
+SPMD_MEMORY_LIMIT=60000000 run_cpu workspace 0 "1.2785132e+06"
 
 # ---- many devices ----------------------------------------------------------------------
 # The most CPU devices --devices accepts, on however few cores: a pmap over all of them
