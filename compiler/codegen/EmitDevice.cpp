@@ -524,6 +524,8 @@ void LlvmEmitter::deviceCollective(const ir::Eqn &e) {
                        acc = b.CreateSelect(better, x, acc);
                      }
                    }
+                   if (ir::isFloat(d) && comb == Op::Add)  // Note [Fold from the identity]
+                     acc = b.CreateFAdd(constOf(d, 0.0), acc);  // (Reduce.h): -0 is +0
                    for (int64_t j = 1; j < G && !xlaMax; ++j)
                      acc = binaryOp(comb, d, acc, load(d, kx[0], b.CreateAdd(i, c64(j * n))));
                    store(d, acc, kx[1], i);
@@ -536,7 +538,9 @@ void LlvmEmitter::deviceCollective(const ir::Eqn &e) {
     uint32_t m = axisMask(e.param("axes"));
     int64_t G = groupSize(m), bytes = out.type.bytes();
     Value *dst = defBuffer(out);
-    if (G == 1) return copyAtom(e.in[0], dst);
+    int64_t devices = 1;
+    for (auto &ax : fs->mesh) devices *= ax.size;
+    if (G == 1 && devices == 1) return copyAtom(e.in[0], dst);  // as CpuCommunicator::allreduce
     Value *blocks = allocBytes(G * bytes);
     b.CreateCall(rt("spmd_all_gather"),
                  {fs->dev, bufferOf(e.in[0]), blocks, c64(bytes), c32(int32_t(m))});

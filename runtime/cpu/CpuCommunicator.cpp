@@ -67,8 +67,10 @@ namespace spmd::rt {
 // here) may come in between on some members and not others: nothing above counts
 // collectives per device.
 //
-// Reductions fold members in group order (Reduce.h) on both paths, so results are
-// bit-identical whatever the timing and whichever path. Groups of one member just copy.
+// Reductions fold members in group order from the operation's identity (Reduce.h) on
+// both paths, so results are bit-identical whatever the timing and whichever path, and
+// those of XLA:CPU. Groups of one member fold too, except when the whole launch has one
+// device (then they copy, as XLA, Note [Fold from the identity]).
 
 CpuCommunicator::Buffer::~Buffer() {
   if (data) ::operator delete(data, std::align_val_t(64));
@@ -305,7 +307,8 @@ static void streamCopy(char *dst, const char *src, size_t n) {
 /// into a buffer and then copying the buffer to the G outputs alternates a phase that
 /// only reads memory (the fold) with one that only writes it (the copies), each core in
 /// turn leaving half of the memory system idle. Instead, each 64-byte line of the slice
-/// is folded in registers, in the same member order as fold (so the same bits), and
+/// is folded in registers, in the same member order as fold and from the same +0 (so the
+/// same bits, Note [Fold from the identity] in Reduce.h), and
 /// written at once to every output with non-temporal stores (each output's line whole,
 /// so no write-combining buffer is left partly filled). Sums only, f32 (micro_psum and
 /// the gradients' pmean); other types and ops keep the chunked path.
@@ -313,10 +316,8 @@ static void streamCopy(char *dst, const char *src, size_t n) {
 static void foldStreamF32(char *const *dsts, const void *const *srcs, int64_t nsrc, int64_t at,
                           int64_t n) {
   for (int64_t i = at; i < at + n; i += 16) {
-    const float *s0 = static_cast<const float *>(srcs[0]) + i;
-    __m128 a0 = _mm_loadu_ps(s0), a1 = _mm_loadu_ps(s0 + 4), a2 = _mm_loadu_ps(s0 + 8),
-           a3 = _mm_loadu_ps(s0 + 12);
-    for (int64_t j = 1; j < nsrc; ++j) {
+    __m128 a0 = _mm_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+    for (int64_t j = 0; j < nsrc; ++j) {
       const float *s = static_cast<const float *>(srcs[j]) + i;
       a0 = _mm_add_ps(a0, _mm_loadu_ps(s));
       a1 = _mm_add_ps(a1, _mm_loadu_ps(s + 4));
@@ -346,8 +347,16 @@ bool CpuCommunicator::allreduce(int64_t dev, const void *in, void *out, int64_t 
   trace::Span span("psum (allreduce)", "collective", trace::kDevicePid, int(dev));
   View v = view(dev, axes);
   int64_t esize = dtypeSize(int32_t(dt)), bytes = count * esize;
-  if (v.size == 1 || count == 0) {
-    if (in != out && bytes > 0) std::memmove(out, in, size_t(bytes));
+  if (count == 0) return !aborted_.load();
+  if (v.size == 1) {
+    // XLA drops an all-reduce when the program runs on one device (`psum` of -0.0 stays
+    // -0.0 there) and keeps one over a group of one device in a larger mesh (+0.0): Note
+    // [Fold from the identity] in Reduce.h.
+    if (mesh_.size == 1) {
+      if (in != out) std::memmove(out, in, size_t(bytes));
+    } else {
+      reduceInto(out, &in, 1, 0, count, dt, op);
+    }
     return !aborted_.load();
   }
   Member &me = members_[dev];

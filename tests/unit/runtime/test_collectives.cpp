@@ -375,6 +375,106 @@ TEST_CASE("float sums are bit-identical from run to run", "[collectives]") {
     CHECK(std::memcmp(first.data(), first.data() + i * p.outBytes, p.outBytes) == 0);
 }
 
+TEST_CASE("reductions start from the identity, as XLA's all-reduce: -0.0 sums to +0.0",
+          "[collectives]") {
+  // Note [Fold from the identity] (Reduce.h): XLA:CPU folds every member into 0 (sums),
+  // -inf (max), so psum of members that are all -0.0 is +0.0 and a group of one member
+  // in a launch of several devices folds too (JAX 0.10.2: tests/golden/psum_negzero.py);
+  // a launch of one device copies. Every path: the mailbox (small), the chunks (large,
+  // ordinary and streaming stores) and the one-pass streaming f32 fold (count a multiple
+  // of 16 per member), in place and out of place, f32 and f64, and reduce_scatter.
+  auto host = Host::create({"cpu", 8});
+  struct Restore {
+    ~Restore() { CpuCommunicator::setStreamBytes(-1); }
+  } restore;
+  auto negZeros = [](int32_t dtype, int64_t elems) {
+    std::vector<char> data(size_t(elems * dtypeSize(dtype)));
+    for (int64_t e = 0; e < elems; ++e) {
+      if (dtype == 3) {
+        float v = -0.0f;
+        std::memcpy(data.data() + 4 * e, &v, 4);
+      } else {
+        double v = -0.0;
+        std::memcpy(data.data() + 8 * e, &v, 8);
+      }
+    }
+    return data;
+  };
+  // Sign bits set in the outputs (each element's last byte, little-endian).
+  auto negatives = [](const std::vector<char> &out, int32_t dtype) {
+    int64_t es = dtypeSize(dtype), n = 0;
+    for (size_t e = 0; e < out.size() / size_t(es); ++e) n += (out[e * es + es - 1] & 0x80) != 0;
+    return n;
+  };
+  for (bool streaming : {false, true}) {
+    CpuCommunicator::setStreamBytes(streaming ? 0 : int64_t(1) << 62);
+    for (int64_t count : {int64_t(5), int64_t(3 * 8 * 4096 + 48), int64_t(3 * 8 * 4096 + 13)}) {
+      for (int32_t dtype : {3, 4}) {
+        for (auto mesh : std::vector<std::vector<int64_t>>{{8}, {4, 2}, {8, 1}}) {
+          for (uint32_t axes = 1; axes < (1u << mesh.size()); ++axes) {
+            for (int32_t inPlace : {0, 1}) {
+              INFO(label(mesh, axes, count, dtype, 0) + " in place " + std::to_string(inPlace) +
+                   " streaming " + std::to_string(streaming));
+              int64_t n = meshSize(mesh), es = dtypeSize(dtype);
+              Params p{};
+              p.kind = AllReduce;
+              p.count = count;
+              p.dtype = dtype;
+              p.op = 0;
+              p.axes = axes;
+              p.inPlace = inPlace;
+              p.inBytes = p.outBytes = count * es;
+              auto got = runCollective(*host, mesh, p, negZeros(dtype, n * count));
+              CHECK(negatives(got, dtype) == 0);
+              int64_t g = int64_t(groupMembers(mesh, axes, 0).size());
+              p.kind = ReduceScatter;
+              p.inPlace = 0;
+              p.inBytes = g * count * es;
+              got = runCollective(*host, mesh, p, negZeros(dtype, n * g * count));
+              CHECK(negatives(got, dtype) == 0);
+            }
+          }
+        }
+      }
+    }
+  }
+  // A group of one: folded (+0.0, and pmax of NaN is -inf) in a launch of 8 devices,
+  // copied in a launch of one.
+  for (auto mesh : std::vector<std::vector<int64_t>>{{8, 1}, {1}}) {
+    bool one = meshSize(mesh) == 1;
+    int64_t n = meshSize(mesh);
+    std::vector<float> vals;
+    for (int64_t i = 0; i < n; ++i) {
+      vals.push_back(-0.0f);
+      vals.push_back(std::nanf(""));
+    }
+    std::vector<char> input(vals.size() * 4);
+    std::memcpy(input.data(), vals.data(), input.size());
+    for (int32_t op : {0, 1}) {
+      INFO("mesh size " << n << " op " << op);
+      Params p{};
+      p.kind = AllReduce;
+      p.count = 2;
+      p.dtype = 3;
+      p.op = op;
+      p.axes = one ? 1u : 2u;
+      p.inBytes = p.outBytes = 8;
+      auto got = runCollective(*host, mesh, p, input);
+      std::vector<float> out(got.size() / 4);
+      std::memcpy(out.data(), got.data(), got.size());
+      for (int64_t i = 0; i < n; ++i) {
+        CHECK(std::signbit(out[2 * i]) == (one || op == 1));  // pmax keeps -0.0
+        if (op == 0) CHECK(std::isnan(out[2 * i + 1]));
+        if (op == 1) CHECK((one ? std::isnan(out[2 * i + 1]) : out[2 * i + 1] == -INFINITY));
+      }
+      p.kind = ReduceScatter;  // never dropped by XLA: +0.0 even on one device
+      got = runCollective(*host, mesh, p, input);
+      std::memcpy(out.data(), got.data(), got.size());
+      for (int64_t i = 0; i < n; ++i) CHECK(std::signbit(out[2 * i]) == (op == 1));
+    }
+  }
+}
+
 namespace {
 /// Many collectives over alternating groups of an 8x8 mesh inside one kernel.
 void manyCollectivesKernel(spmd_dev *d, void **ins, void **outs) {

@@ -1,0 +1,25 @@
+# JAX twin of psum_negzero.spmd (JAX 0.10.2, CPU, 8 host devices): nested pmaps as a
+# jitted shard_map (conf8b_common's nest), a vmap in a pmap as jax.pmap of jax.vmap.
+import os, sys
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "conformance", "conf8b"))
+from conf8b_common import *  # noqa: E402,F401,F403
+pm = lambda f, x: jax.pmap(f, axis_name="i")(x)
+nz = -jnp.zeros([8])
+mixed = jnp.array([-0.0, -0.0, 0.0, -0.0, -0.0, -0.0, -0.0, -0.0])
+print(T(pm(lambda v: (lax.psum(v, "i"), lax.pmean(v, "i"), lax.pmax(v, "i"), lax.pmin(v, "i")), nz)))
+print(T(pm(lambda v: (lax.psum(v, "i"), lax.pmax(v, "i"), lax.pmin(v, "i")), mixed)))
+print(T(pm(lambda v: (lax.pmax(v, "i"), lax.pmin(v, "i")), jnp.array([0.0, -0.0, 0.0, -0.0, -0.0, -0.0, -0.0, -0.0]))))
+print(A(pm(lambda v: lax.psum_scatter(v, "i"), -jnp.zeros([8, 8]))))
+print(A(pm(lambda v: lax.psum_scatter(v, "i", tiled=True), -jnp.zeros([8, 16]))))
+print(A(jnp.min(1.0 / pm(lambda v: lax.psum(v, "i"), -jnp.zeros([8, 5000])))))
+print(A(jnp.min(1.0 / pm(lambda v: lax.psum(v, "i"), -jnp.zeros([8, 600000])))))
+print(A(jnp.min(1.0 / pm(lambda v: lax.pmean(v, "i"), -jnp.zeros([8, 600000])))))
+print(A(jnp.min(1.0 / pm(lambda v: lax.psum_scatter(v, "i", tiled=True), -jnp.zeros([8, 4096])))))
+print(T(nest(lambda w: (lax.psum(w, "j"), lax.psum(w, "i"), lax.psum(w, ("i", "j")), lax.pmean(w, "j")), -jnp.zeros([4, 2]))))
+print(T(nest(lambda w: (lax.psum(w, "j"), lax.pmax(w / 0.0, "j"), lax.psum(w, ("i", "j"))), -jnp.zeros([8, 1]), shape=(8, 1))))
+print(T(pm(jax.vmap(lambda w: (lax.psum(w, "b"), lax.psum(w, ("i", "b")), lax.pmean(w, "b")), axis_name="b"), -jnp.zeros([8, 2]))))
+print(A(pm(jax.vmap(lambda w: lax.psum(w, "b"), axis_name="b"), -jnp.zeros([8, 1]))))
+print(T(jax.vmap(lambda w: (lax.psum(w, "b"), lax.pmean(w, "b")), axis_name="b")(-jnp.zeros([4]))))
+print(T(pm(lambda v: (lax.psum(v, "i"), lax.pmean(v, "i")), -jnp.zeros([1]))))
+z = pm(lambda v: v, -jnp.zeros([8, 3]))
+print(A(jnp.sum(z)), A(jnp.sum(z, axis=0)))
