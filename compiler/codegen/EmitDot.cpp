@@ -451,8 +451,6 @@ void LlvmEmitter::emitDot(const ir::Eqn &e) {
   Type *t = regTy(d);
   loop(B * M * N, [&](Value *i) { store(d, constOf(d, 0), C, i); });
   const int64_t NB = 256;
-  FastMathFlags fm;
-  fm.setAllowContract();
   auto tileRange = [&](Value *lo, int64_t step, int64_t hi) {
     return b.CreateIntrinsic(Intrinsic::smin, {i64()}, {b.CreateAdd(lo, c64(step)), c64(hi)});
   };
@@ -481,14 +479,14 @@ void LlvmEmitter::emitDot(const ir::Eqn &e) {
             Value *av = load(d, A, b.CreateAdd(arow, k));
             Value *bp = b.CreateInBoundsGEP(t, Bm, b.CreateAdd(b0, b.CreateMul(k, c64(N))));
             loopRange(*this, jlo, jhi, [&](Value *j) {
-              IRBuilder<>::FastMathFlagGuard g(b);
-              b.setFastMathFlags(fm);
               Value *cj = b.CreateInBoundsGEP(t, cp, j);
               Value *bv = b.CreateLoad(t, b.CreateInBoundsGEP(t, bp, j));
-              Value *prod = fl ? b.CreateFMul(av, bv) : b.CreateMul(av, bv);
               Value *cv = b.CreateLoad(t, cj);
-              // (Bools accumulate with or, as XLA's dot of preds: binaryOp's Add.)
-              b.CreateStore(fl ? b.CreateFAdd(cv, prod) : binaryOp(Op::Add, d, cv, prod), cj);
+              // Note [Explicit contraction]. (Bools accumulate with or, as XLA's dot of
+              // preds: binaryOp's Add.)
+              b.CreateStore(fl ? b.CreateIntrinsic(Intrinsic::fmuladd, {t}, {av, bv, cv})
+                               : binaryOp(Op::Add, d, cv, b.CreateMul(av, bv)),
+                            cj);
             });
           });
           if (fl)

@@ -403,6 +403,35 @@ static void defineOnFirstCall(Function &f) {
     b.CreateRet(r);
 }
 
+// Note [Host code compiled quickly]: the host program (spmd_main: everything outside the
+// pmap bodies, and the loops around them) is optimised by the IR pipeline like the rest,
+// then compiled to machine code as LLVM's -O0 does (`optnone`, set after the pipeline:
+// FastISel, and no machine-level optimisation), the pmap bodies and kernels at the
+// requested level. It mostly runs once: setting up, slicing, printing, launching; the
+// work is in the pmap bodies. In spec train_mlp its machine code took as long as the
+// training step's (-O2: 80 to 120 ms CPU under load, -O0 about half), and with 2 cores it
+// shares one with the accuracy pmap, so that core finished no sooner than the training
+// step's. What -O2's code generation would change besides speed is FMA contraction,
+// which the DAG combiner does only when optimising: so no float multiply and add are left
+// for the backend to contract (Note [Explicit contraction]). A program that computes a
+// lot in host code (a host `vmap` over a million elements) runs that part slower: spec
+// pool_map's run phase (bench/notes.md, 2026-11-25, compile15).
+//
+// Note [Explicit contraction]: where spmdrun's code wants a multiply and add fused (the
+// dot products' loops, the elementwise chains of Note [FMA contraction], Note
+// [Contracted sums]) the IR says so, with llvm.fma or llvm.fmuladd (which becomes an FMA
+// at every codegen level on a CPU with FMA), never with `contract` flags on an fmul and
+// an fadd, which only an optimising backend fuses: so the bits do not depend on the
+// codegen level (Note [Host code compiled quickly]).
+/// Marks the host program of part `mod`, optimised, to be compiled to machine code quickly
+/// (Note [Host code compiled quickly]).
+static void quickHostCode(Module &mod) {
+  if (Function *f = mod.getFunction("spmd_main"); f && !f->isDeclaration()) {
+    f->addFnAttr(Attribute::OptimizeNone);
+    f->addFnAttr(Attribute::NoInline);
+  }
+}
+
 /// Optimises `mod` and (unless `irOnly`) emits its machine code; `slowApart`: `mod` is a
 /// part of a split compile, whose trig slow paths `claim` is given once optimised (Note
 /// [Slow paths apart]).
@@ -411,6 +440,7 @@ static PartOut finishPart(Module &mod, TargetMachine &tm, int optLevel, bool irO
   double c0 = threadCpuSeconds();
   optimize(mod, &tm, optLevel, true, claim != nullptr);
   if (claim) claim(mod);
+  if (!irOnly && optLevel > 0) quickHostCode(mod);
   return finishObject(mod, tm, irOnly, c0);
 }
 

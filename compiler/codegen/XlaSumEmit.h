@@ -358,6 +358,13 @@ struct Emit {
   }
   Value *at(Value *base, Value *i) { return b.CreateInBoundsGEP(f, base, i); }
 
+  // Note [Rolled windows]: a window's 32 additions are a loop of the emitted code, not 32
+  // copies of the element and its range test: the additions and their order are the
+  // same, so are the bits, and LLVM does not unroll host loops (Note [Rolled loops] in
+  // Jit.cpp). When no window is padded (n a multiple of 32) the range test is left out,
+  // as it is always true. Unrolled, each level of windows (a sum of more than 32 elements)
+  // was about 500 lines of IR; spec train_mlp's training step has three (sums over its 64
+  // rows), 40% of that pmap body's IR (bench/notes.md, 2026-11-25, compile15).
   /// The 1-D fold of XLA's loop emitter: windows of 32 while longer than 32, then in order.
   Value *tree1(Value *init, int64_t n, const std::function<Value *(Value *)> &elem,
                std::vector<Value *> &heap) {
@@ -368,11 +375,13 @@ struct Emit {
       // elements max(0, 32j - lo) .. min(n, 32j - lo + 32)
       Value *first = b.CreateSub(b.CreateMul(j, L.c64(kWindow)), L.c64(lo));
       Value *acc = slot(f, init);
-      for (int64_t q = 0; q < kWindow; ++q) {
-        Value *i = b.CreateAdd(first, L.c64(q));
-        Value *in = b.CreateAnd(b.CreateICmpSGE(i, L.c64(0)), b.CreateICmpSLT(i, L.c64(n)));
-        ifThen(in, [&] { b.CreateStore(op(ld(f, acc), elem(i)), acc); });
-      }
+      // Note [Rolled windows]
+      loop(0, kWindow, [&](Value *q) {
+        Value *i = b.CreateAdd(first, q);
+        auto add = [&] { b.CreateStore(op(ld(f, acc), elem(i)), acc); };
+        if (n % kWindow == 0) return add();  // no padding: every element is in range
+        ifThen(b.CreateAnd(b.CreateICmpSGE(i, L.c64(0)), b.CreateICmpSLT(i, L.c64(n))), add);
+      });
       b.CreateStore(ld(f, acc), at(w, j));
     });
     return tree1(init, out, [&](Value *j) { return ld(f, at(w, j)); }, heap);

@@ -170,3 +170,39 @@ TEST_CASE("a reshape takes over the buffer of an operand that dies at it", "[cod
     near(numbers(run(p.m)), want);
   }
 }
+
+TEST_CASE("a host dot's multiply-adds are explicit in the IR", "[codegen][emit]") {
+  // Note [Explicit contraction]: spmd_main's machine code is made as -O0 makes it (Note
+  // [Host code compiled quickly]), which fuses no `contract` fmul + fadd; a [3, 5] @ [5, 7]
+  // (too small for the micro-kernel) is the dot's scalar loop.
+  Prog p;
+  Var a = p.constant(DType::F32, {3, 5}, iotaVals(15, 0.1));
+  Var c = p.constant(DType::F32, {5, 7}, iotaVals(35, 0.3));
+  Params dn{
+      {"dimension_numbers", Param::tuple({Param::tuple({Param::ints({1}), Param::ints({0})}),
+                                          Param::tuple({Param::ints({}), Param::ints({})})})}};
+  p.print(p.b.emit1(Op::DotGeneral, {a, c}, dn));
+  spmd::codegen::Options o0;
+  o0.optLevel = 0;
+  std::string ir = spmd::codegen::emitLLVM(p.m, o0);
+  INFO(ir);
+  CHECK(ir.find("llvm.fmuladd.f32") != std::string::npos);
+  CHECK(ir.find(" contract ") == std::string::npos);
+}
+
+TEST_CASE("a sum's windows of 32 are a loop", "[codegen][emit]") {
+  // Note [Rolled windows]: a sum of 64 is two windows of 32, each a loop of additions in
+  // order (unrolled, it was 32 range tests and 32 additions per window).
+  Prog p;
+  Var x = p.b.emit1(Op::Iota, {},
+                    {{"dtype", Param::ofDType(DType::F32)},
+                     {"shape", Param::ints({64})},
+                     {"dimension", Param::of(0)}});
+  p.print(p.b.reduce(Op::ReduceSum, p.b.unary(Op::Exp, x), {0}));
+  spmd::codegen::Options o0;
+  o0.optLevel = 0;
+  std::string ir = spmd::codegen::emitLLVM(p.m, o0);
+  INFO(ir);
+  CHECK(count(ir, "fadd float") < 8);
+  CHECK(count(ir, "icmp sge") == 0);  // 64 = 2 x 32: no window is padded
+}
