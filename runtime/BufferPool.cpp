@@ -298,7 +298,13 @@ void BufferPool::free(void *p) {
   POOL_POISON(p, size);
   free_[size].push_back(p);
   cached_ += size;
-  shrinkTo(limit_);
+  // Blocks taken ahead for the run (Note [Pre-faulting]) are not the cache's to give
+  // back: a 4 GiB result planned under a 4 GiB limit would go at the first small free.
+  int64_t keep = limit_;
+  if (!ahead_.empty())
+    for (auto &[bytes, blocks] : free_)
+      for (void *b : blocks) keep += ahead_.count(b) ? bytes : 0;
+  shrinkTo(keep);
 }
 
 void BufferPool::shrinkTo(int64_t limit) {

@@ -209,6 +209,14 @@ TEST_CASE("prefault takes nothing past the cache limit or for a plan of small bu
   // Blocks already cached serve the plan first: nothing new is taken for them.
   pool.free(pool.alloc(mb4));
   CHECK(pool.prefault({{mb4, 1}}) == 0);
+  // A free that brings the cache past its limit keeps the blocks taken ahead for the run.
+  BufferPool tight(mb4);
+  CHECK(tight.prefault({{mb4, 1}}) == 1);
+  tight.free(tight.alloc(1000));
+  void *t = tight.alloc(mb4);
+  CHECK(tight.stats().aheadTaken == 1);
+  CHECK(tight.stats().osAllocs == 1);  // the small block only
+  tight.free(t);
   // Blocks taken ahead and never used go back at trim().
   CHECK(pool.prefault({{mb4, 2}, {mb4, 2}}) == 1);
   pool.trim();
