@@ -94,6 +94,10 @@ int runScript(SourceManager &sm, int file, const Config &cfg) {
     if (cfg.dumps.count("ptx")) std::cout << codegen::emitPTX(m, co) << std::flush;
     if (cfg.noRun) return 0;
     if (!cfg.noCache) co.cacheDir = codegen::ObjectCache::defaultDir();
+    rt::Host *host = cfg.host.get();
+    internal_assert(host != nullptr, "runScript needs the devices");
+    // The first launches' outputs are faulted in while LLVM runs (Note [Pre-faulting]).
+    host->expectBuffers(codegen::planHostBuffers(m, co));
     double t0 = now();
     std::unique_ptr<codegen::Executable> exe;
     {
@@ -101,8 +105,6 @@ int runScript(SourceManager &sm, int file, const Config &cfg) {
       exe = codegen::compile(m, co);
     }
     secs["codegen + jit"] += now() - t0;
-    rt::Host *host = cfg.host.get();
-    internal_assert(host != nullptr, "runScript needs the devices");
     try {
       t0 = now();
       if (!exe->ptx().empty()) host->loadKernels(exe->ptx());

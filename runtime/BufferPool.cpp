@@ -1,5 +1,6 @@
 // ===- BufferPool.cpp - a caching allocator for host and CPU-device buffers ---===//
 #include "BufferPool.h"
+#include "Trace.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -9,6 +10,7 @@
 #include <iomanip>
 #include <new>
 #include <sstream>
+#include <system_error>
 
 #include <sys/mman.h>
 #include <sys/sysinfo.h>
@@ -36,6 +38,7 @@ namespace spmd::rt {
 BufferPool::BufferPool(int64_t cacheLimit) : limit_(std::max<int64_t>(cacheLimit, 0)) {}
 
 BufferPool::~BufferPool() {
+  stopFaulting();
   std::lock_guard<std::mutex> lock(mu_);
   shrinkTo(0);
   for (auto &[p, size] : live_) osFree(p, size);
@@ -221,6 +224,12 @@ void *BufferPool::osAlloc(int64_t size) {
 
 void BufferPool::osFree(void *p, int64_t size) {
   POOL_UNPOISON(p, size);
+  ahead_.erase(p);
+  toFault_.erase(p);
+  if (p == faulting_) {  // faultIn unmaps it after its madvise (Note [Pre-faulting])
+    faultingFreed_ = size;
+    return;
+  }
   if (size < kMapBytes)
     ::operator delete(p, std::align_val_t(kAlign));
   else
@@ -239,6 +248,7 @@ void *BufferPool::alloc(int64_t bytes) {
     if (it->second.empty()) free_.erase(it);
     cached_ -= size;
     POOL_UNPOISON(p, size);
+    if (!ahead_.empty() && ahead_.erase(p)) stats_.aheadTaken += 1;
   } else {
     // Note [Memory limits]: a request the system cannot give now is refused here, not
     // killed later; the cached blocks go back first, in case they are what is missing.
@@ -288,7 +298,13 @@ void BufferPool::free(void *p) {
   POOL_POISON(p, size);
   free_[size].push_back(p);
   cached_ += size;
-  shrinkTo(limit_);
+  // Blocks taken ahead for the run (Note [Pre-faulting]) are not the cache's to give
+  // back: a 4 GiB result planned under a 4 GiB limit would go at the first small free.
+  int64_t keep = limit_;
+  if (!ahead_.empty())
+    for (auto &[bytes, blocks] : free_)
+      for (void *b : blocks) keep += ahead_.count(b) ? bytes : 0;
+  shrinkTo(keep);
 }
 
 void BufferPool::shrinkTo(int64_t limit) {
@@ -305,8 +321,92 @@ void BufferPool::shrinkTo(int64_t limit) {
 }
 
 void BufferPool::trim() {
+  stopFaulting();
   std::lock_guard<std::mutex> lock(mu_);
   shrinkTo(0);
+}
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23  // Linux 5.14
+#endif
+
+int64_t BufferPool::prefault(const std::vector<spmd_buffer_hint> &plan) {
+  stopFaulting();  // a thread from an earlier plan
+  std::vector<std::pair<void *, int64_t>> taken;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    // Replay the plan against the cached blocks: which allocations find none of their class.
+    std::map<int64_t, int64_t> cached;
+    for (auto &[size, blocks] : free_) cached[size] = int64_t(blocks.size());
+    std::vector<std::vector<int64_t>> freedAt(plan.size() + 1);
+    std::vector<int64_t> fresh;
+    for (size_t i = 0; i < plan.size(); ++i) {
+      for (int64_t size : freedAt[i]) cached[size] += 1;
+      int64_t size = sizeClass(plan[i].bytes);
+      if (size < 0) break;
+      if (cached[size] > 0)
+        cached[size] -= 1;
+      else if (size >= kMapBytes)
+        fresh.push_back(size);
+      int64_t f = plan[i].freed_before;
+      if (f > int64_t(i) && f < int64_t(plan.size())) freedAt[size_t(f)].push_back(size);
+    }
+    // Take them as alloc() would, while they fit (Note [Memory limits]) and the cache
+    // can hold them; then cache them.
+    for (int64_t size : fresh) {
+      if (cached_ + size > limit_ || !fits(size)) break;
+      void *p = osAlloc(size);
+      if (!p) break;
+      stats_.ahead += 1;
+      stats_.held += size;
+      stats_.peakHeld = std::max(stats_.peakHeld, stats_.held);
+      POOL_POISON(p, size);
+      free_[size].push_back(p);
+      cached_ += size;
+      ahead_.insert(p);
+      toFault_.insert(p);
+      taken.emplace_back(p, size);
+    }
+  }
+  if (!taken.empty()) {
+    stopFault_.store(false);
+    try {
+      faulter_ = std::thread(&BufferPool::faultIn, this, taken);
+    } catch (const std::system_error &) {
+      // No thread: the blocks are still taken, and fault in at first touch as before.
+    }
+  }
+  return int64_t(taken.size());
+}
+
+void BufferPool::faultIn(std::vector<std::pair<void *, int64_t>> blocks) {
+  for (auto [p, size] : blocks) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!toFault_.count(p)) continue;  // given back to the OS already
+      faulting_ = p;
+    }
+    // On the host's row 1 of --trace: how much of the compile it overlapped.
+    trace::Span span("pre-fault " + humanBytes(size), "memory", trace::kHostPid, 1);
+    bool ok = true;
+    // 2 MiB at a time, so that trim() need not wait for a whole block.
+    for (int64_t at = 0; at < size && ok && !stopFault_.load(std::memory_order_relaxed);
+         at += kHugeBytes)
+      ok = madvise(static_cast<char *>(p) + at, size_t(std::min(kHugeBytes, size - at)),
+                   MADV_POPULATE_WRITE) == 0;
+    std::lock_guard<std::mutex> lock(mu_);
+    toFault_.erase(p);
+    faulting_ = nullptr;
+    if (faultingFreed_) munmap(p, size_t(faultingFreed_));
+    faultingFreed_ = 0;
+    if (!ok || stopFault_.load()) break;  // e.g. EINVAL: a kernel without it
+  }
+}
+
+void BufferPool::stopFaulting() {
+  if (!faulter_.joinable()) return;
+  stopFault_.store(true);
+  faulter_.join();
 }
 
 BufferPool::Stats BufferPool::stats() const {

@@ -39,7 +39,38 @@
 // beside other jobs: the program's buffers (global()), and apart from them the matrix
 // products' workspace (Note [GEMM workspace] in CpuGemm.cpp), which ends the process
 // with the message when refused, having no device to record an error on.
+//
+// Note [Pre-faulting]
+// ~~~~~~~~~~~~~~~~~~~
+// A program's first launches write fresh blocks, and the kernel clears each page at first
+// touch, inside the launch: 32 MB for random_matmul's product, 128 MiB for micro_psum's
+// first psum, 20 to 45 ms of clearing at best on this VM (bench/notes.md, perf11 and
+// mm14). While the host compiles (LLVM: tens of ms) the cores have nothing else to do, so
+// the driver hands prefault() the compiler's plan of the run's first host buffers
+// (spmd_buffer_hint, Note [Buffer plan] in compiler/codegen/BufferPlan.cpp), and the pool
+//  - replays the plan against its size classes and its cached blocks, to find the
+//    allocations that would take a new block from the OS, and of those the ones of
+//    kMapBytes or more (smaller ones are not worth a thread);
+//  - takes those blocks from the OS now, as alloc() would (the same classes, alignment
+//    and huge-page advice; Note [Memory limits]: each must fit, under SPMD_MEMORY_LIMIT
+//    too, and all of them under the cache limit, else it stops: a hint is never a
+//    reason to fail), and caches them, so that alloc() hands them out as reused blocks;
+//  - faults them in, in plan order, on a thread of its own, with
+//    madvise(MADV_POPULATE_WRITE), which maps every page writable as a write would but
+//    writes nothing: a block the run takes while it is being faulted in is safe to use
+//    at once (a page then faults in whichever thread touches it first, once). A block
+//    given back to the OS meanwhile is unmapped only after its madvise (faulting_).
+// This hides the clearing behind the compile; it does not remove it: the process does
+// the same work (task-clock), on a core that was idle. Where madvise does not know
+// MADV_POPULATE_WRITE (Linux before 5.14) the blocks are just taken early. --stats counts
+// the blocks taken ahead and how many of them the run took ("taken ahead").
 #pragma once
+
+#include "spmdrt.h"
+
+#include <atomic>
+#include <thread>
+#include <unordered_set>
 
 #include <cstdint>
 #include <map>
@@ -65,8 +96,11 @@ public:
   /// Gives back a block from alloc() (null is ignored); it is cached for reuse or, past
   /// the limit, freed.
   void free(void *p);
-  /// Frees every cached block.
+  /// Frees every cached block (after stopping prefault()'s thread).
   void trim();
+  /// Takes ahead the blocks that the allocations of `plan` would take from the OS, and
+  /// faults them in on a thread of its own (Note [Pre-faulting]). Returns how many.
+  int64_t prefault(const std::vector<spmd_buffer_hint> &plan);
 
   struct Stats {
     int64_t allocs = 0;     ///< alloc() calls that succeeded
@@ -76,6 +110,8 @@ public:
     int64_t peakInUse = 0;  ///< most bytes handed out at once
     int64_t held = 0;       ///< bytes taken from the OS now: in use + cached
     int64_t peakHeld = 0;   ///< most bytes taken from the OS at once
+    int64_t ahead = 0;      ///< blocks prefault() took from the OS (not in osAllocs)
+    int64_t aheadTaken = 0; ///< of those, how many alloc() handed out (counted as reused)
   };
   Stats stats() const;
   /// Zeroes the counts and starts the peaks again from what is held now.
@@ -117,6 +153,10 @@ private:
   bool fits(int64_t bytes) const;
   /// Frees cached blocks, largest first, until they total at most `limit`. Holds mu_.
   void shrinkTo(int64_t limit);
+  /// prefault()'s thread: faults `blocks` in, in order, until stopFault_.
+  void faultIn(std::vector<std::pair<void *, int64_t>> blocks);
+  /// Stops and joins prefault()'s thread. Without mu_.
+  void stopFaulting();
 
   int64_t limit_;
   mutable std::mutex mu_;
@@ -124,6 +164,13 @@ private:
   std::map<int64_t, std::vector<void *>> free_;  ///< cached, by class size
   int64_t cached_ = 0;                           ///< bytes in free_
   Stats stats_;
+  // Note [Pre-faulting]
+  std::unordered_set<void *> ahead_;    ///< taken by prefault(), not handed out yet
+  std::unordered_set<void *> toFault_;  ///< taken by prefault(), not faulted in yet
+  void *faulting_ = nullptr;            ///< the block faultIn is at (outside mu_)
+  int64_t faultingFreed_ = 0;           ///< its size when osFree came meanwhile, else 0
+  std::atomic<bool> stopFault_{false};
+  std::thread faulter_;
 };
 
 }  // namespace spmd::rt

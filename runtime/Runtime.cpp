@@ -65,6 +65,10 @@ Host::~Host() {
   pool.trim();
 }
 
+void Host::expectBuffers(const std::vector<spmd_buffer_hint> &plan) {
+  if (!plan.empty()) BufferPool::global().prefault(plan);
+}
+
 std::unique_ptr<Host> Host::create(const DeviceSpec &spec) {
   if (spec.kind == "cuda") {
     std::string why;
@@ -217,7 +221,10 @@ std::string Host::formatStats() const {
   // Note [Buffer pool]: host arrays and the CPU devices' scratch blocks.
   BufferPool::Stats m = BufferPool::global().stats();
   os << "memory: " << m.allocs << " allocations, " << m.osAllocs << " from the OS, "
-     << m.allocs - m.osAllocs << " reused   peak in use: " << humanBytes(m.peakInUse)
+     << m.allocs - m.osAllocs << " reused";
+  if (m.ahead > 0)  // Note [Pre-faulting]
+    os << " (" << m.aheadTaken << " of " << m.ahead << " blocks taken ahead)";
+  os << "   peak in use: " << humanBytes(m.peakInUse)
      << "   peak held: " << humanBytes(m.peakHeld) << "\n";
   return os.str();
 }

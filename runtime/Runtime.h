@@ -81,6 +81,11 @@ public:
   /// when a device program launches them (--split-kernels; Backend::loadHostKernels).
   void loadHostKernels(const std::vector<std::pair<std::string, void *>> &kernels);
 
+  /// Has the host memory make ready, while the caller compiles, the buffers that the run
+  /// will take first (`plan`, from the compiler: Note [Pre-faulting] in BufferPool.h).
+  /// A hint: it never fails, and a run that takes other buffers only runs as without it.
+  void expectBuffers(const std::vector<spmd_buffer_hint> &plan);
+
   int deviceCount() const;
   /// E.g. "8 CPU devices (threads)".
   std::string describe() const;

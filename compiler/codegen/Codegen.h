@@ -94,6 +94,12 @@ protected:
 /// own bugs (an IR the emitter does not support).
 std::unique_ptr<Executable> compile(const ir::Module &m, const Options &o);
 
+/// The host buffers that a run of `m` takes first for its launches' results, in the
+/// order it takes them (Note [Buffer plan] in BufferPlan.cpp), for the runtime to make
+/// ready while compile() runs. Empty for CUDA devices (their results live in device
+/// memory) and for programs that launch nothing before they branch.
+std::vector<spmd_buffer_hint> planHostBuffers(const ir::Module &m, const Options &o);
+
 /// One JIT for many modules (the REPL): each add() compiles a module into the same
 /// ORC LLJIT under its own ResourceTracker, and destroying the Executable it returns
 /// removes that module's code. Modules' symbols are renamed apart, so several may live

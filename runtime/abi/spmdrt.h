@@ -98,6 +98,18 @@ typedef enum spmd_gemm_order {
   SPMD_GEMM_PAIRS = 2
 } spmd_gemm_order;
 
+/* ---- a hint before the run: its first host buffers --------------------------------- */
+/* Not called by jitted code: what the compiler tells the runtime about a program before
+ * LLVM compiles it (Note [Pre-faulting] in runtime/BufferPool.h). A plan lists the host
+ * buffers the run allocates first, in the order it allocates them: `bytes` each, and
+ * `freed_before`, the index in the plan of the first buffer allocated after this one is
+ * freed (the plan's length or more: not freed before the plan ends). A hint: the run
+ * may take fewer; it never takes these in another order. */
+typedef struct spmd_buffer_hint {
+  int64_t bytes;
+  int64_t freed_before;
+} spmd_buffer_hint;
+
 /* ---- the codes and the entry points (spmdrt.def) ---------------------------------- */
 #define SPMD_RT_DTYPE(Cxx, C, code, bytes, text) SPMD_DTYPE_##C = code,
 typedef enum spmd_dtype {

@@ -64,7 +64,6 @@
 #include <cstring>
 #include <immintrin.h>
 #include <mutex>
-#include <new>
 #include <type_traits>
 
 namespace {

@@ -61,5 +61,25 @@ if [[ ${DEVICES:-cpu:8} == cpu:8 ]]; then
     sed -n 's/^memory: .*peak in use: \([0-9.]* [A-Za-z]*\).*/\1/p')
   [ "$got" == "40.0 MiB" ] || { echo "fused_sum.spmd: peak in use '$got' (want 40.0 MiB)"; fail=1; }
 fi
+# prefault.spmd: its first two launches' results (8 MiB each) are taken ahead, while the
+# program compiles, and the run takes both (Note [Pre-faulting] in runtime/BufferPool.h):
+# 2 blocks fewer from the OS. Only on CPU devices (a GPU's results are in its memory).
+if [[ ${DEVICES:-cpu:8} == cpu* ]]; then
+  got=$("$bin" --devices ${DEVICES:-cpu:8} --stats --no-cache "$dir/prefault.spmd" 2>&1 >/dev/null |
+    sed -n 's/^memory: .*reused (\([0-9]* of [0-9]*\) blocks taken ahead).*/\1/p')
+  [ "$got" == "2 of 2" ] || { echo "prefault.spmd: '$got' blocks taken ahead (want 2 of 2)"; fail=1; }
+  # donate.spmd: ys written over xs takes no block of its own, so only xs's is taken
+  # ahead; with xs kept alive, both. (More taken than used: 'N of M' with N < M.)
+  ahead() {  # KEEP -> "N of M"
+    "$bin" --devices ${DEVICES:-cpu:8} --stats --no-cache --arg keep=$1 "$dir/donate.spmd" 2>&1 >/dev/null |
+      sed -n 's/^memory: .*reused (\([0-9]* of [0-9]*\) blocks taken ahead).*/\1/p'
+  }
+  if [[ ${DEVICES:-cpu:8} != *split* ]]; then
+    a0=$(ahead 0); a1=$(ahead 1)
+    if [ "$a0" != "1 of 1" ] || [ "$a1" != "2 of 2" ]; then
+      echo "donate.spmd: blocks taken ahead '$a0' (want 1 of 1), with xs live '$a1' (want 2 of 2)"; fail=1
+    fi
+  fi
+fi
 [ $fail -eq 0 ] && echo ok
 exit $fail
