@@ -93,5 +93,16 @@ cp "$tmp/p.spmd" "$tmp/-dash.spmd"
 expectMsg 0 "42" bash -c 'cd "$1" && exec "$2" --devices cpu:2 -- -dash.spmd' _ "$tmp" "$(realpath "$bin")"
 printf '\x00\x01\x02' | "$bin" --devices cpu:2 - >/dev/null 2>&1; rc=$?
 [ $rc -eq 1 ] || { echo "binary on standard input: exit $rc, want 1"; fail=1; }
+# Line endings and the byte order mark (Note [Line endings and the byte order mark]): a
+# lone CR ends a line, as in Python; the mark is not part of line 1's columns or its shown
+# text, so the caret is under the name.
+printf 'let x = 1\rprint(x + 1)\r' > "$tmp/cr.spmd"
+expectMsg 0 "2" "$bin" --devices cpu:2 "$tmp/cr.spmd"
+printf 'let x = 1\r\rprint(x +)\r' > "$tmp/crerr.spmd"
+expectMsg 1 "crerr.spmd:3:10: error: expected an expression" "$bin" --devices cpu:2 "$tmp/crerr.spmd"
+printf '\xef\xbb\xbfprint(zz)\n' > "$tmp/bomerr.spmd"
+want=$(printf 'bomerr.spmd:1:7: error: unknown name '"'"'zz'"'"'\nprint(zz)\n      ^~')
+got=$("$bin" --devices cpu:2 "$tmp/bomerr.spmd" 2>&1 | head -3)
+[ "$got" = "${tmp}/$want" ] || { echo "a byte order mark before an error: got '$got'"; fail=1; }
 [ $fail -eq 0 ] && echo ok
 exit $fail
