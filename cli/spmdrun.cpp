@@ -173,10 +173,12 @@ int main(int argc, char **argv) {
   if (!file.empty()) ctrlC.emplace();
   // The script and the trace file: misuse (exit 2), found before any device starts.
   std::string text;
+  std::string why;
   if (file == "-") {
-    std::stringstream ss;
-    ss << std::cin.rdbuf();
-    text = ss.str();
+    if (!cli::readScript(std::cin, text, why)) {
+      std::cerr << "spmdrun: cannot read the script from standard input: " << why << "\n";
+      return 2;
+    }
   } else if (!file.empty()) {
     std::error_code ec;
     if (std::filesystem::is_directory(file, ec)) {
@@ -190,13 +192,10 @@ int main(int argc, char **argv) {
                 << (errno ? std::string(": ") + std::strerror(errno) : "") << "\n";
       return 2;
     }
-    std::stringstream ss;
-    ss << in.rdbuf();
-    if (in.bad()) {
-      std::cerr << "spmdrun: cannot read '" << file << "'\n";
+    if (!cli::readScript(in, text, why)) {
+      std::cerr << "spmdrun: cannot read '" << file << "': " << why << "\n";
       return 2;
     }
-    text = ss.str();
   }
   // MPI from here on: every return below finalizes it.
   struct MpiGuard {

@@ -567,6 +567,10 @@ ast::Program parseProgram(const SourceManager &sm, int file, std::vector<Diagnos
 
 bool inputIsIncomplete(const std::string &text) {
   std::vector<char> open;
+  return inputIsIncomplete(text, open);
+}
+
+bool inputIsIncomplete(std::string_view text, std::vector<char> &open) {
   for (size_t i = 0; i < text.size(); ++i) {
     char c = text[i];
     if (c == '#') {

@@ -93,6 +93,23 @@ cp "$tmp/p.spmd" "$tmp/-dash.spmd"
 expectMsg 0 "42" bash -c 'cd "$1" && exec "$2" --devices cpu:2 -- -dash.spmd' _ "$tmp" "$(realpath "$bin")"
 printf '\x00\x01\x02' | "$bin" --devices cpu:2 - >/dev/null 2>&1; rc=$?
 [ $rc -eq 1 ] || { echo "binary on standard input: exit $rc, want 1"; fail=1; }
+# Sources with no end (Note [Reading a script] in cli/Driver.cpp): reading stops at the
+# first NUL's line, and more than 8 MiB is refused, within seconds, never read until memory
+# runs out. The REPL bounds one input the same way (a line, or lines in an open bracket,
+# read in one scan however many).
+bounded() {  # bounded EXIT TEXT cmd...: expectMsg within 60 s
+  local want=$1 text=$2; shift 2
+  local out; out=$(timeout 60 "$@" 2>&1); local got=$?
+  if [ $got -ne $want ] || ! grep -qF -- "$text" <<<"$out"; then
+    echo "exit $got (want $want), want '$text' in: $(head -c 300 <<<"$out"): $*"; fail=1
+  fi
+}
+bounded 1 "/dev/zero:1:1: error: unexpected NUL byte" "$bin" --devices cpu:2 /dev/zero
+bounded 1 "<stdin>:1:1: error: unexpected NUL byte" bash -c '"$1" --devices cpu:2 - </dev/zero' _ "$bin"
+bounded 1 "/dev/zero:1:1: error: unexpected NUL byte" bash -c 'printf ":load /dev/zero\n" | "$1" --devices cpu:2' _ "$bin"
+bounded 2 "cannot read the script from standard input: larger than 8 MiB" bash -c 'yes "print(1)" | "$1" --devices cpu:2 -' _ "$bin"
+bounded 1 "error: <stdin>: an input larger than 8 MiB" bash -c '"$1" --devices cpu:2 </dev/zero' _ "$bin"
+bounded 1 "error: <stdin>: an input larger than 8 MiB" bash -c '{ echo "(1,"; yes ""; } | "$1" --devices cpu:2' _ "$bin"
 # Line endings and the byte order mark (Note [Line endings and the byte order mark]): a
 # lone CR ends a line, as in Python; the mark is not part of line 1's columns or its shown
 # text, so the caret is under the name.
