@@ -262,12 +262,22 @@ int main(int argc, char **argv) {
   cfg.devices = spec.kind + (spec.count > 0 ? ":" + std::to_string(spec.count) : "");
 
   // Writes the trace (when asked for) after the run; a trace that cannot be written is
-  // reported but does not change the run's exit code unless the run succeeded.
+  // reported but does not change the run's exit code unless the run succeeded. So for
+  // standard output that could not be written (Note [Output that cannot be written] in
+  // runtime/HostIO.cpp: a failed print already failed the run; dumps, --stats and the
+  // REPL's replies are checked here).
   auto finish = [&](int rc) {
     std::string err;
     if (!rt::trace::finish(&err)) {
       std::cerr << "spmdrun: " << err << "\n";
-      return rc == 0 ? 1 : rc;
+      rc = rc == 0 ? 1 : rc;
+    }
+    std::cout.flush();
+    errno = 0;
+    if ((std::fflush(stdout) != 0 || std::ferror(stdout)) && rc == 0) {
+      std::cerr << "spmdrun: cannot write to standard output"
+                << (errno ? std::string(": ") + std::strerror(errno) : "") << "\n";
+      rc = 1;
     }
     return rc;
   };

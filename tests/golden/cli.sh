@@ -121,5 +121,15 @@ printf '\xef\xbb\xbfprint(zz)\n' > "$tmp/bomerr.spmd"
 want=$(printf 'bomerr.spmd:1:7: error: unknown name '"'"'zz'"'"'\nprint(zz)\n      ^~')
 got=$("$bin" --devices cpu:2 "$tmp/bomerr.spmd" 2>&1 | head -3)
 [ "$got" = "${tmp}/$want" ] || { echo "a byte order mark before an error: got '$got'"; fail=1; }
+# Output that cannot be written (Note [Output that cannot be written] in runtime/HostIO.cpp):
+# a message and exit 1, never exit 0 with the output lost; a print into a pipe whose reader
+# left (SIGPIPE ignored) stops the run at once.
+printf 'for t in 0..100000000 { print(t) }\n' > "$tmp/forever.spmd"
+expectMsg 1 "error: cannot write to standard output: No space left on device" bash -c '"$1" --devices cpu:2 "$2" >/dev/full' _ "$bin" "$tmp/p.spmd"
+expectMsg 1 "error: cannot write to standard output: Bad file descriptor" bash -c '"$1" --devices cpu:2 "$2" >&-' _ "$bin" "$tmp/p.spmd"
+bounded 1 "error: cannot write to standard output: Broken pipe" bash -c 'trap "" PIPE; "$1" --devices cpu:2 "$2" | head -1 >/dev/null; exit ${PIPESTATUS[0]}' _ "$bin" "$tmp/forever.spmd"
+expectMsg 1 "spmdrun: cannot write to standard output" bash -c '"$1" --devices cpu:2 --no-run --dump=ir "$2" >/dev/full' _ "$bin" "$tmp/p.spmd"
+expectMsg 1 "error: cannot write to standard output: No space left on device" bash -c 'echo "1 + 1" | "$1" --devices cpu:2 >/dev/full' _ "$bin"
+expectMsg 1 "spmdrun: cannot write the trace file '/dev/full': No space left on device" "$bin" --devices cpu:2 --trace /dev/full "$tmp/p.spmd"
 [ $fail -eq 0 ] && echo ok
 exit $fail
