@@ -19,7 +19,9 @@
 #include "mpi/Mpi.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <cstdlib>
 #include <iostream>
 
@@ -79,6 +81,53 @@ ir::Module compileToIR(SourceManager &sm, int file, const Config &cfg, DiagEngin
 static codegen::Backend backendOf(const Config &cfg) {
   if (cfg.devices.rfind("cuda", 0) == 0) return codegen::Backend::Cuda;
   return cfg.splitKernels ? codegen::Backend::CpuSplit : codegen::Backend::Cpu;
+}
+
+// Note [Reading a script]
+// ~~~~~~~~~~~~~~~~~~~~~~~
+// A script is read whole before the front end checks that it is text (parseProgram), so a
+// source with no end was read until memory ran out: `spmdrun /dev/zero`, `spmdrun - <
+// /dev/urandom`, `:load /dev/zero` in the REPL, `yes | spmdrun -`. Two bounds:
+//  - reading stops at the end of the line of the first NUL byte (at most 4 KiB past it):
+//    the check refuses the text at its first NUL or earlier, so nothing after it can
+//    change the message, and the shown line keeps its caret;
+//  - a script over kMaxScriptBytes (8 MiB, ten times the longest program the tests
+//    generate: 300,000 blank lines, 30,000 statements) is refused unread, as misuse. The
+//    front end needs about 400 bytes of memory per byte of a dense script (ANTLR's
+//    tokens, the AST; 4.7 GB and 76 s to reject 1,000,000 statements in 11 MB), so a
+//    larger bound would let a pipe that never ends exhaust the machine first.
+//  The REPL bounds each input (a line, or lines inside an open bracket) the same way.
+bool readScript(std::istream &in, std::string &text, std::string &why) {
+  text.clear();
+  errno = 0;
+  std::string chunk(size_t(1) << 16, '\0');
+  size_t nul = std::string::npos;
+  while (in) {
+    in.read(chunk.data(), std::streamsize(chunk.size()));
+    size_t got = size_t(in.gcount());
+    if (got == 0) break;
+    size_t from = text.size();
+    text.append(chunk.data(), got);
+    if (nul == std::string::npos) nul = text.find('\0', from);
+    if (nul != std::string::npos) {
+      size_t end = std::min(text.find('\n', nul), nul + 4096);
+      if (end < text.size()) {
+        text.resize(end);
+        return true;
+      }
+    }
+    if (text.size() > kMaxScriptBytes) {
+      text.clear();
+      why = "larger than " + std::to_string(kMaxScriptBytes >> 20) + " MiB, too long for a script";
+      return false;
+    }
+  }
+  if (in.bad()) {
+    text.clear();
+    why = errno ? std::strerror(errno) : "read error";
+    return false;
+  }
+  return true;
 }
 
 int runScript(SourceManager &sm, int file, const Config &cfg) {

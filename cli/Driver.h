@@ -4,6 +4,7 @@
 #include "diag/Diagnostics.h"
 #include "ir/IR.h"
 
+#include <istream>
 #include <map>
 #include <memory>
 #include <ostream>
@@ -42,6 +43,12 @@ struct ErrorsReported {};
 /// the program, ErrorsReported after reporting several through `diags`, InternalError for bugs.
 ir::Module compileToIR(SourceManager &sm, int file, const Config &cfg, DiagEngine &diags,
                        std::ostream &out, std::map<std::string, double> *passSeconds = nullptr);
+
+/// Reads a script from `in` into `text`, stopping early at a NUL byte and refusing one
+/// larger than kMaxScriptBytes (Note [Reading a script] in Driver.cpp). False, with the
+/// reason in `why` ("larger than 8 MiB ..."), when it is refused or cannot be read.
+bool readScript(std::istream &in, std::string &text, std::string &why);
+constexpr size_t kMaxScriptBytes = size_t(8) << 20;
 
 /// Runs a whole script: compile, dumps, JIT, run. Returns the process exit code.
 int runScript(SourceManager &sm, int file, const Config &cfg);

@@ -54,8 +54,17 @@ LineReader::~LineReader() {
   if (impl_->el) el_end(impl_->el);
 }
 
-bool LineReader::read(const std::string &prompt, std::string &line) {
-  if (!impl_->interactive) return static_cast<bool>(std::getline(std::cin, line));
+bool LineReader::read(const std::string &prompt, std::string &line, size_t maxBytes) {
+  if (!impl_->interactive) {
+    line.clear();
+    std::streambuf *in = std::cin.rdbuf();
+    for (int c; (c = in->sbumpc()) != EOF;) {
+      if (c == '\n') return true;
+      line += char(c);
+      if (line.size() >= maxBytes) return true;
+    }
+    return !line.empty();
+  }
   impl_->prompt = prompt;
   impl_->interrupted = false;
   // Ctrl-C while reading abandons the line (no SA_RESTART: el_gets returns); while an

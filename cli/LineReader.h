@@ -22,7 +22,9 @@ public:
 
   /// Reads one line without its newline, showing `prompt` when interactive. False at
   /// the end of the input, or when Ctrl-C interrupted the line (then interrupted()).
-  bool read(const std::string &prompt, std::string &line);
+  /// From a pipe or a file, a line stops after `maxBytes` bytes (the rest is the next
+  /// line): input with no newline, such as /dev/zero, is not read without end.
+  bool read(const std::string &prompt, std::string &line, size_t maxBytes);
   /// Whether the last read() ended with Ctrl-C (the REPL then drops the pending input).
   bool interrupted() const;
   /// Adds a line to the history and saves the history file.

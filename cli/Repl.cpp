@@ -88,18 +88,19 @@ bool command(ReplSession &s, const std::string &text, bool &ok) {
       errno = 0;
       std::ifstream in;
       if (!std::filesystem::is_directory(arg, ec)) in.open(arg, std::ios::binary);
-      std::stringstream ss;
-      if (in) ss << in.rdbuf();
-      if (!in.is_open() || in.bad()) {
+      int openErrno = errno;
+      std::string text, why;
+      if (!in.is_open() || !readScript(in, text, why)) {
         std::cout << std::flush;
         std::cerr << "error: cannot " << (in.is_open() ? "read" : "open") << " '" << arg << "'"
                   << (std::filesystem::is_directory(arg, ec) ? ": is a directory"
-                      : errno                               ? std::string(": ") + std::strerror(errno)
-                                                            : "")
+                      : in.is_open()                        ? ": " + why
+                      : openErrno ? std::string(": ") + std::strerror(openErrno)
+                                  : "")
                   << "\n";
         ok = false;
       } else {
-        ok &= s.run(ss.str(), arg, false) || s.interrupted();
+        ok &= s.run(text, arg, false) || s.interrupted();
       }
     }
   } else {
@@ -126,17 +127,32 @@ int runRepl(const Config &cfg) {
               << ". :help for help, :quit to leave.\n";
   LineReader reader(tty, tty ? defaultHistoryPath() : "");
   std::string pending, line;
+  std::vector<char> open;  // the brackets `pending` leaves open
   bool allOk = true;
   for (;;) {
-    if (!reader.read(pending.empty() ? ">>> " : "... ", line)) {
+    if (!reader.read(pending.empty() ? ">>> " : "... ", line, kMaxScriptBytes + 1)) {
       if (!reader.interrupted()) break;
       pending.clear();  // Ctrl-C drops the input being typed
       continue;
     }
     reader.remember(line);
     if (pending.empty() && trim(line).empty()) continue;
+    // One input is bounded as a script is (Note [Reading a script]): an open bracket
+    // followed by endless lines, or a line with no end, cannot be run; what follows it
+    // would be read out of step, so the session ends.
+    if (pending.size() + line.size() + 1 > kMaxScriptBytes) {
+      std::cout << std::flush;
+      std::cerr << "error: <stdin>: an input larger than " << (kMaxScriptBytes >> 20)
+                << " MiB, too long for a script; the session ends\n";
+      allOk = false;
+      pending.clear();
+      break;
+    }
+    if (pending.empty()) open.clear();
     pending += line + "\n";
-    if (inputIsIncomplete(pending)) continue;
+    if (inputIsIncomplete(std::string_view(pending).substr(pending.size() - line.size() - 1),
+                          open))
+      continue;
     std::string input;
     input.swap(pending);
     if (trim(input)[0] == ':') {

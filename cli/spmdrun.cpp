@@ -173,10 +173,12 @@ int main(int argc, char **argv) {
   if (!file.empty()) ctrlC.emplace();
   // The script and the trace file: misuse (exit 2), found before any device starts.
   std::string text;
+  std::string why;
   if (file == "-") {
-    std::stringstream ss;
-    ss << std::cin.rdbuf();
-    text = ss.str();
+    if (!cli::readScript(std::cin, text, why)) {
+      std::cerr << "spmdrun: cannot read the script from standard input: " << why << "\n";
+      return 2;
+    }
   } else if (!file.empty()) {
     std::error_code ec;
     if (std::filesystem::is_directory(file, ec)) {
@@ -190,13 +192,10 @@ int main(int argc, char **argv) {
                 << (errno ? std::string(": ") + std::strerror(errno) : "") << "\n";
       return 2;
     }
-    std::stringstream ss;
-    ss << in.rdbuf();
-    if (in.bad()) {
-      std::cerr << "spmdrun: cannot read '" << file << "'\n";
+    if (!cli::readScript(in, text, why)) {
+      std::cerr << "spmdrun: cannot read '" << file << "': " << why << "\n";
       return 2;
     }
-    text = ss.str();
   }
   // MPI from here on: every return below finalizes it.
   struct MpiGuard {
@@ -263,12 +262,22 @@ int main(int argc, char **argv) {
   cfg.devices = spec.kind + (spec.count > 0 ? ":" + std::to_string(spec.count) : "");
 
   // Writes the trace (when asked for) after the run; a trace that cannot be written is
-  // reported but does not change the run's exit code unless the run succeeded.
+  // reported but does not change the run's exit code unless the run succeeded. So for
+  // standard output that could not be written (Note [Output that cannot be written] in
+  // runtime/HostIO.cpp: a failed print already failed the run; dumps, --stats and the
+  // REPL's replies are checked here).
   auto finish = [&](int rc) {
     std::string err;
     if (!rt::trace::finish(&err)) {
       std::cerr << "spmdrun: " << err << "\n";
-      return rc == 0 ? 1 : rc;
+      rc = rc == 0 ? 1 : rc;
+    }
+    std::cout.flush();
+    errno = 0;
+    if ((std::fflush(stdout) != 0 || std::ferror(stdout)) && rc == 0) {
+      std::cerr << "spmdrun: cannot write to standard output"
+                << (errno ? std::string(": ") + std::strerror(errno) : "") << "\n";
+      rc = 1;
     }
     return rc;
   };

@@ -8,6 +8,7 @@
 #include "Format.h"
 #include "HostState.h"
 
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -73,16 +74,36 @@ std::string closeFailure(const void *a, const void *b, int32_t dtype, int64_t n,
   return os.str();
 }
 
-void writeLine(spmd_host *h) {
+// Note [Output that cannot be written]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// A print whose line cannot be written (standard output closed, a full disk, a pipe whose
+// reader left while SIGPIPE is ignored, as Python's subprocess and many services leave it)
+// fails the run with the reason, as a failed assert_close does: the program stops there
+// instead of computing for hours into a sink that is gone, and the exit code is 1, not 0
+// with the output lost (coreutils do the same: "seq: write error: Broken pipe"). With
+// SIGPIPE at its default the kernel ends the process at the first such write, as for any
+// tool in a pipeline (`spmdrun prog.spmd | head -1`: exit 141 in a shell, nothing
+// printed). Output written outside a run (dumps, the REPL's own text) is checked once, at
+// the end, by the command line (cli/spmdrun.cpp).
+
+/// Writes the line out; false (with errno's reason in `why`) when it could not be.
+bool writeLine(spmd_host *h, char *why, size_t size) {
   h->line += '\n';
+  bool ok;
+  errno = 0;
   if (h->out) {
     *h->out << h->line;
     h->out->flush();
+    ok = static_cast<bool>(*h->out);
   } else {
-    std::fwrite(h->line.data(), 1, h->line.size(), stdout);
-    std::fflush(stdout);
+    ok = std::fwrite(h->line.data(), 1, h->line.size(), stdout) == h->line.size() &&
+         std::fflush(stdout) == 0;
   }
   h->line.clear();
+  if (!ok)
+    std::snprintf(why, size, "cannot write to standard output: %s",
+                  errno ? std::strerror(errno) : "write error");
+  return ok;
 }
 
 }  // namespace
@@ -111,7 +132,10 @@ void spmd_print_render(spmd_host *h, const uint8_t *data, int64_t n, const char 
   }
 }
 
-void spmd_print_end(spmd_host *h) { writeLine(h); }
+void spmd_print_end(spmd_host *h) {
+  char why[160];  // failHost longjmps: no destructor may be pending
+  if (!writeLine(h, why, sizeof why)) failHost(h, why);
+}
 
 void spmd_assert_close(spmd_host *h, const void *a, const void *b, int32_t dtype, int64_t n,
                        double rtol, double atol, const char *where) {

@@ -160,8 +160,14 @@ bool finish(std::string *error) {
   }
   out << "\n]}\n";
   s.events.clear();
+  // Most of the text is still in the stream's buffer: a full disk shows only when it is
+  // written out, at close.
+  errno = 0;
+  out.close();
   if (!out) {
-    if (error) *error = "cannot write the trace file '" + s.path + "'";
+    if (error)
+      *error = "cannot write the trace file '" + s.path + "'" +
+               (errno ? std::string(": ") + std::strerror(errno) : "");
     return false;
   }
   return true;

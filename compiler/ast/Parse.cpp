@@ -47,9 +47,8 @@ class ByteStream : public antlr4::ANTLRInputStream {
 public:
   explicit ByteStream(const std::string &text) {
     _data.reserve(text.size());
+    // (A byte order mark is gone already: Note [Line endings and the byte order mark].)
     for (unsigned char c : text) _data.push_back(char32_t(c));
-    // A UTF-8 byte order mark (some editors write one) is white space.
-    if (text.rfind("\xEF\xBB\xBF", 0) == 0) _data[0] = _data[1] = _data[2] = U' ';
   }
 };
 
@@ -568,6 +567,10 @@ ast::Program parseProgram(const SourceManager &sm, int file, std::vector<Diagnos
 
 bool inputIsIncomplete(const std::string &text) {
   std::vector<char> open;
+  return inputIsIncomplete(text, open);
+}
+
+bool inputIsIncomplete(std::string_view text, std::vector<char> &open) {
   for (size_t i = 0; i < text.size(); ++i) {
     char c = text[i];
     if (c == '#') {

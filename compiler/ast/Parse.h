@@ -11,6 +11,7 @@
 #include "diag/Diagnostics.h"
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace spmd {
@@ -25,5 +26,9 @@ ast::Program parseProgram(const SourceManager &sm, int file, std::vector<Diagnos
 /// A string literal cannot span lines, so an unterminated string (or a stray closing
 /// bracket) is not "incomplete": parsing it reports the error at once.
 bool inputIsIncomplete(const std::string &text);
+/// The same, line by line: `open` holds the brackets that the input's earlier lines left
+/// open (empty for a new input) and is updated with `lines` (whole lines), so that a
+/// long input costs one scan, not one per line read.
+bool inputIsIncomplete(std::string_view lines, std::vector<char> &open);
 
 }  // namespace spmd

@@ -121,9 +121,18 @@ std::string ObjectCache::pathOf(const std::string &key) const {
 
 std::optional<CompiledProgram> ObjectCache::load(const std::string &key) const {
   std::string path = pathOf(key);
+  // Only a regular file can be an entry: a directory in its place made the read throw
+  // through main (abort, exit 134), and a FIFO or a link to /dev/zero never ended.
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) return std::nullopt;
   std::ifstream in(path, std::ios::binary);
   if (!in) return std::nullopt;
-  std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string data;
+  try {  // libstdc++'s stream buffer throws on a failed read(2) (EIO)
+    data.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  } catch (const std::exception &) {
+    return std::nullopt;
+  }
   if (in.bad() || data.size() < kMagicLen + 64 || data.compare(0, kMagicLen, kMagic) != 0)
     return std::nullopt;
   std::string_view body(data.data(), data.size() - 32);
@@ -142,7 +151,6 @@ std::optional<CompiledProgram> ObjectCache::load(const std::string &key) const {
     if (!r.str(p.kernelNames.emplace_back())) return std::nullopt;
   }
   if (!r.done()) return std::nullopt;
-  std::error_code ec;
   fs::last_write_time(path, fs::file_time_type::clock::now(), ec);  // recently used
   return p;
 }

@@ -8,7 +8,20 @@
 
 namespace spmd {
 
+// Note [Line endings and the byte order mark]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// A buffer is read as Python reads a .py file, in one place, here, before anything
+// counts lines or columns: a UTF-8 byte order mark at the start is dropped, and a
+// carriage return not followed by a newline (old Mac line endings) ends a line as '\n'
+// does ("\r\n" stays: the lexer and lineText take it as one line end). Before, a lone
+// CR was white space, so a whole file of them was one line ("unexpected 'print': a
+// statement ends with a newline", under a line with '?' for each CR), and the mark
+// counted in every column of line 1 (3 bytes no editor shows) and sat, invisible, before
+// the caret. Columns stay byte offsets of the kept text.
 int SourceManager::add(std::string name, std::string text) {
+  if (text.rfind("\xEF\xBB\xBF", 0) == 0) text.erase(0, 3);
+  for (size_t i = text.find('\r'); i != std::string::npos; i = text.find('\r', i + 1))
+    if (i + 1 == text.size() || text[i + 1] != '\n') text[i] = '\n';
   File f{std::move(name), std::move(text), {0}};
   for (size_t i = 0; i < f.text.size(); ++i)
     if (f.text[i] == '\n') f.lineStarts.push_back(i + 1);

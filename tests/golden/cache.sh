@@ -12,7 +12,7 @@ err() { echo "$*"; fail=1; }
 # run NAME WANT-CACHE-USE ARGS...: runs spmdrun --stats, keeps stdout in $tmp/NAME.out.
 run() {
   local name=$1 want=$2; shift 2
-  "$bin" --stats "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
+  timeout 120 "$bin" --stats "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
   local use; use=$(sed -n 's/^object cache: \([a-z]*\).*/\1/p' "$tmp/$name.err")
   [ "$use" = "$want" ] || err "$name: object cache '$use', want '$want': $(head -c 400 "$tmp/$name.err")"
 }
@@ -48,6 +48,17 @@ run repaired hit --devices cpu:2 "$tmp/p.spmd"
 for f in $(find "$SPMDRUN_CACHE_DIR" -name '*.obj'); do truncate -s 100 "$f"; done
 run truncated miss --devices cpu:2 "$tmp/p.spmd"
 cmp -s "$tmp/first.out" "$tmp/truncated.out" || err "after a truncated entry the program printed differently"
+# Something other than a file in an entry's place is a miss too: a directory made the read
+# throw through main (abort, exit 134), a FIFO or a link to /dev/zero was read forever.
+for kind in dir fifo zero; do
+  for f in $(find "$SPMDRUN_CACHE_DIR" -name '*.obj'); do
+    rm -rf "$f"
+    case $kind in dir) mkdir "$f" ;; fifo) mkfifo "$f" ;; zero) ln -s /dev/zero "$f" ;; esac
+  done
+  run "entry_$kind" miss --devices cpu:2 "$tmp/p.spmd"
+  cmp -s "$tmp/first.out" "$tmp/entry_$kind.out" || err "with a $kind in an entry's place the program printed differently"
+done
+run replaced hit --devices cpu:2 "$tmp/p.spmd"  # the link was replaced by the entry
 
 # A different program, argument or optimisation level is a different entry. (The device
 # count is not part of the key: the code of a program that does not ask for it is the

@@ -93,5 +93,43 @@ cp "$tmp/p.spmd" "$tmp/-dash.spmd"
 expectMsg 0 "42" bash -c 'cd "$1" && exec "$2" --devices cpu:2 -- -dash.spmd' _ "$tmp" "$(realpath "$bin")"
 printf '\x00\x01\x02' | "$bin" --devices cpu:2 - >/dev/null 2>&1; rc=$?
 [ $rc -eq 1 ] || { echo "binary on standard input: exit $rc, want 1"; fail=1; }
+# Sources with no end (Note [Reading a script] in cli/Driver.cpp): reading stops at the
+# first NUL's line, and more than 8 MiB is refused, within seconds, never read until memory
+# runs out. The REPL bounds one input the same way (a line, or lines in an open bracket,
+# read in one scan however many).
+bounded() {  # bounded EXIT TEXT cmd...: expectMsg within 60 s
+  local want=$1 text=$2; shift 2
+  local out; out=$(timeout 60 "$@" 2>&1); local got=$?
+  if [ $got -ne $want ] || ! grep -qF -- "$text" <<<"$out"; then
+    echo "exit $got (want $want), want '$text' in: $(head -c 300 <<<"$out"): $*"; fail=1
+  fi
+}
+bounded 1 "/dev/zero:1:1: error: unexpected NUL byte" "$bin" --devices cpu:2 /dev/zero
+bounded 1 "<stdin>:1:1: error: unexpected NUL byte" bash -c '"$1" --devices cpu:2 - </dev/zero' _ "$bin"
+bounded 1 "/dev/zero:1:1: error: unexpected NUL byte" bash -c 'printf ":load /dev/zero\n" | "$1" --devices cpu:2' _ "$bin"
+bounded 2 "cannot read the script from standard input: larger than 8 MiB" bash -c 'yes "print(1)" | "$1" --devices cpu:2 -' _ "$bin"
+bounded 1 "error: <stdin>: an input larger than 8 MiB" bash -c '"$1" --devices cpu:2 </dev/zero' _ "$bin"
+bounded 1 "error: <stdin>: an input larger than 8 MiB" bash -c '{ echo "(1,"; yes ""; } | "$1" --devices cpu:2' _ "$bin"
+# Line endings and the byte order mark (Note [Line endings and the byte order mark]): a
+# lone CR ends a line, as in Python; the mark is not part of line 1's columns or its shown
+# text, so the caret is under the name.
+printf 'let x = 1\rprint(x + 1)\r' > "$tmp/cr.spmd"
+expectMsg 0 "2" "$bin" --devices cpu:2 "$tmp/cr.spmd"
+printf 'let x = 1\r\rprint(x +)\r' > "$tmp/crerr.spmd"
+expectMsg 1 "crerr.spmd:3:10: error: expected an expression" "$bin" --devices cpu:2 "$tmp/crerr.spmd"
+printf '\xef\xbb\xbfprint(zz)\n' > "$tmp/bomerr.spmd"
+want=$(printf 'bomerr.spmd:1:7: error: unknown name '"'"'zz'"'"'\nprint(zz)\n      ^~')
+got=$("$bin" --devices cpu:2 "$tmp/bomerr.spmd" 2>&1 | head -3)
+[ "$got" = "${tmp}/$want" ] || { echo "a byte order mark before an error: got '$got'"; fail=1; }
+# Output that cannot be written (Note [Output that cannot be written] in runtime/HostIO.cpp):
+# a message and exit 1, never exit 0 with the output lost; a print into a pipe whose reader
+# left (SIGPIPE ignored) stops the run at once.
+printf 'for t in 0..100000000 { print(t) }\n' > "$tmp/forever.spmd"
+expectMsg 1 "error: cannot write to standard output: No space left on device" bash -c '"$1" --devices cpu:2 "$2" >/dev/full' _ "$bin" "$tmp/p.spmd"
+expectMsg 1 "error: cannot write to standard output: Bad file descriptor" bash -c '"$1" --devices cpu:2 "$2" >&-' _ "$bin" "$tmp/p.spmd"
+bounded 1 "error: cannot write to standard output: Broken pipe" bash -c 'trap "" PIPE; "$1" --devices cpu:2 "$2" | head -1 >/dev/null; exit ${PIPESTATUS[0]}' _ "$bin" "$tmp/forever.spmd"
+expectMsg 1 "spmdrun: cannot write to standard output" bash -c '"$1" --devices cpu:2 --no-run --dump=ir "$2" >/dev/full' _ "$bin" "$tmp/p.spmd"
+expectMsg 1 "error: cannot write to standard output: No space left on device" bash -c 'echo "1 + 1" | "$1" --devices cpu:2 >/dev/full' _ "$bin"
+expectMsg 1 "spmdrun: cannot write the trace file '/dev/full': No space left on device" "$bin" --devices cpu:2 --trace /dev/full "$tmp/p.spmd"
 [ $fail -eq 0 ] && echo ok
 exit $fail

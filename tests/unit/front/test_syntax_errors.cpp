@@ -184,6 +184,14 @@ TEST_CASE("inputIsIncomplete: open brackets ask the REPL for more", "[repl]") {
   CHECK(!inputIsIncomplete("print(\"abc"));  // strings do not span lines
   CHECK(!inputIsIncomplete("# (\n"));
   CHECK(!inputIsIncomplete(""));
+  // Line by line, as the REPL reads: the same answers, one scan in all.
+  std::vector<char> open;
+  CHECK(inputIsIncomplete("let y = pmap i (x in xs) {\n", open));
+  CHECK(inputIsIncomplete("  let z = [1, \"]\" # ]\n", open));
+  CHECK(inputIsIncomplete("\n", open));
+  CHECK(inputIsIncomplete("  2]\n", open));
+  CHECK(!inputIsIncomplete("  z }\n", open));
+  CHECK(open.empty());
 }
 
 TEST_CASE("an internal error is reported as spmdrun's bug, after the program's output", "[diag]") {
