@@ -301,6 +301,12 @@ void dotPairsNT(LlvmEmitter &L, Value *A, Value *Bt, Value *C, int64_t M, int64_
 // `a @ b` with K <= 256, M, N <= 300, 130 of 130 bit for bit where max(M, N, K) >= 8
 // (one chain alone: 58 of 130); K > 256 with N >= 143 splits k (not matched). For `a @
 // b.T` (B transposed, always packed) the same model gives the N mod 16 rule above.
+// Below that size (XLA's DotThunk, not YNNPACK's graph) `a @ b` follows the model of `a.T @
+// b` above (dotTransposedLhsTails: rows in blocks of 6, columns in blocks of 16, tails in
+// pairs) when K >= 4 and M or N is above 3, else one chain (tests/conformance/dot15/
+// tiny_dots.py: 150 of 150 random M, K, N in 2..7 bit for bit, seeds 1 to 3; the same
+// bounds as `a.T @ b`'s tiny exceptions 3x4x2, 2x12x3, 9x3x4), per batch as well (host14's
+// `vmap (r in z) { r @ transpose(r) }` of [4, 4]s).
 enum class YnnOrder { Chain, Pairs, Unfused };
 
 /// YNNPACK's order for `a @ b` (B not transposed) of M x K x N on an AVX2 + FMA host
@@ -529,6 +535,11 @@ void LlvmEmitter::emitDot(const ir::Eqn &e) {
     }
     // An unfused kernel's product of BLIS's size stays in BLIS, one chain (not matched).
   }
+  // A smaller `a @ b` (all of M, N, K below 8; XLA's DotThunk): the rows and columns of
+  // `a.T @ b`'s tails, Note [YNNPACK kernel choice], over the one chain summed below.
+  const bool tinyTails = xlaOneChain(target, d, K) && M > 1 && N > 1 &&
+                         std::max({M, N, K}) < 8 && K >= 4 && (M > 3 || N > 3) && isId(lp) &&
+                         isId(rp) && !foldedT && !foldedLhs && !swappedOut;
   // The length of the slices of k whose sums are added: K for XLA's (YNNPACK's) one chain
   // over k for f32 on the host (Note [XLA dot order]), else 256 (Note [Dot]).
   const int64_t KB = xlaOneChain(target, d, K) ? K : 256;
@@ -709,6 +720,14 @@ void LlvmEmitter::emitDot(const ir::Eqn &e) {
     scalarPart(a0, b0, c0, 0, Mf, Nf, N);
   });
   emitLhsTails(C);
+  if (tinyTails)
+    loop(B, [&](Value *bi) {
+      Type *f = b.getFloatTy();
+      dotTransposedLhsTails(*this, b.CreateInBoundsGEP(f, A, b.CreateMul(bi, c64(M * K))),
+                            b.CreateInBoundsGEP(f, Bm, b.CreateMul(bi, c64(K * N))),
+                            b.CreateInBoundsGEP(f, C, b.CreateMul(bi, c64(M * N))),
+                            DotStrides{K, 1, N, 1, N, 1}, M, N, K);
+    });
   if (ownA) freeBuffer(A);
   if (ownB) freeBuffer(Bm);
 }
