@@ -278,6 +278,115 @@ void dotPairsNT(LlvmEmitter &L, Value *A, Value *Bt, Value *C, int64_t M, int64_
   dotPairs(L, A, Bt, C, DotStrides{K, 1, kn ? N : 1, kn ? 1 : K, N, 1}, 0, M, 0, N, K, true, false);
 }
 
+// Note [YNNPACK kernel choice]: a plain `a @ b` (lhs [B, M, K] and rhs [B, K, N], both
+// row-major, batched or not) goes from XLA to YNNPACK when M > 1, N > 1 and one of M, N,
+// K is at least 8 (XLA's IsDotSupportedByYnn; below that XLA's DotThunk sums it
+// otherwise, not modelled). YNNPACK picks one micro-kernel for the whole product by its
+// cost model (google/XNNPACK ynnpack/kernels/dot/dot.cc estimate_dot_cost; kernel
+// selection in ynnpack/subgraph/dot.cc), over the fp32 kernels that jaxlib 0.10.2 has
+// for an AVX2 + FMA host (libjax_common.so's symbols, in kernels.inc's order, the first
+// of equal costs winning):
+//   fma3 (tile 1x8x1, unaligned B): one FMA chain over k per output;
+//   avx2_fma3 (tile 1x4x2): pairs, even-k and odd-k FMA chains added (the avx2 kernels
+//     without FMA, same blocks and costs, come later and never win);
+//   avx (tile 1x8x1, unaligned B) and sse2 (tile 1x4x1): one chain, each product rounded
+//     and added (mul then add, no FMA).
+// The choice, for B not transposed: a first kernel for the shape with M taken as 2048
+// (the graph is built before M is known); B is packed when that kernel needs it (tile_k
+// 2 or no unaligned-B flag), when the best unpacked kernel (tile_k 1, unaligned B) costs
+// more than twice as much, or when A has more than 10 blocks of that kernel's rows; the
+// kernel run is then the cheapest for the real M, N, K compatible with the packing (the
+// first kernel's tile_k, block_n = N rounded up to its tile_n) or, unpacked, among
+// tile_k 1 unaligned-B kernels. Measured (tests/conformance/dot15/nn_model.py): random
+// `a @ b` with K <= 256, M, N <= 300, 130 of 130 bit for bit where max(M, N, K) >= 8
+// (one chain alone: 58 of 130); K > 256 with N >= 143 splits k (not matched). For `a @
+// b.T` (B transposed, always packed) the same model gives the N mod 16 rule above.
+// Below that size (XLA's DotThunk, not YNNPACK's graph) `a @ b` follows the model of `a.T @
+// b` above (dotTransposedLhsTails: rows in blocks of 6, columns in blocks of 16, tails in
+// pairs) when K >= 4 and M or N is above 3, else one chain (tests/conformance/dot15/
+// tiny_dots.py: 150 of 150 random M, K, N in 2..7 bit for bit, seeds 1 to 3; the same
+// bounds as `a.T @ b`'s tiny exceptions 3x4x2, 2x12x3, 9x3x4), per batch as well (host14's
+// `vmap (r in z) { r @ transpose(r) }` of [4, 4]s).
+enum class YnnOrder { Chain, Pairs, Unfused };
+
+/// YNNPACK's order for `a @ b` (B not transposed) of M x K x N on an AVX2 + FMA host
+/// (Note [YNNPACK kernel choice]).
+YnnOrder ynnOrderNN(int64_t M, int64_t N, int64_t K) {
+  struct Kernel {
+    int bm, bn, bk, tn, tk;
+    bool unalignedB;
+    YnnOrder order;
+  };
+  static const std::vector<Kernel> kernels = [] {
+    std::vector<Kernel> v;
+    const int fma3[][2] = {{1, 32}, {2, 32}, {1, 16}, {2, 16}, {3, 16}, {4, 16}, {5, 16}, {6, 16}, {8, 8}};
+    const int k2[][2] = {{1, 16}, {2, 16}, {1, 8}, {3, 8}, {4, 8}, {5, 8}, {6, 8}, {4, 4}, {5, 4}, {6, 4}, {8, 4}};
+    const int avx[][2] = {{1, 32}, {2, 32}, {1, 16}, {2, 16}, {3, 16}, {4, 16}, {4, 8}, {6, 8}, {8, 8}};
+    const int sse2[][2] = {{1, 16}, {2, 16}, {3, 16}, {1, 8}, {2, 8}, {3, 8}, {4, 8}, {4, 4}, {6, 4}, {8, 4}};
+    for (auto &b : fma3) v.push_back({b[0], b[1], 1, 8, 1, true, YnnOrder::Chain});
+    for (auto &b : k2) v.push_back({b[0], b[1], 2, 4, 2, false, YnnOrder::Pairs});
+    for (auto &b : avx) v.push_back({b[0], b[1], 1, 8, 1, true, YnnOrder::Unfused});
+    for (auto &b : sse2) v.push_back({b[0], b[1], 1, 4, 1, false, YnnOrder::Unfused});
+    return v;
+  }();
+  struct Pick {
+    const Kernel *k = nullptr;
+    float cost = 0;
+  };
+  // estimate_dot_cost, in YNNPACK's float arithmetic (tile_m is 1 for every kernel here).
+  auto cost = [](int64_t m, int64_t n, int64_t k, const Kernel &q) {
+    auto cdiv = [](int64_t x, int64_t y) { return float((x + y - 1) / y); };
+    const int64_t loadsA = int64_t(q.bm) * q.bk / q.tk, loadsB = int64_t(q.bn) * q.bk / (q.tn * q.tk);
+    const float block = float(loadsA * 5 + loadsB * 11 + 9) + float(q.tn * q.tk) * 1e-4f;
+    return cdiv(m, q.bm) * cdiv(n, q.bn) * cdiv(k, q.bk) * block;
+  };
+  auto best = [&](int64_t m, int64_t n, int64_t k, int reqTk, int64_t reqBn, bool reqUnaligned) {
+    Pick p;
+    for (const Kernel &q : kernels) {
+      if ((reqUnaligned && !q.unalignedB) || (reqTk && q.tk != reqTk) ||
+          (!q.unalignedB && reqBn % q.tn != 0))
+        continue;
+      float c = cost(m, n, k, q);
+      if (!p.k || c < p.cost) p = {&q, c};
+    }
+    return p;
+  };
+  constexpr int64_t kUnknownM = 2048;  // YNNPACK's unknown_dot_extent
+  const Pick first = best(kUnknownM, N, K, 0, 0, false);
+  const Pick unpacked = first.k->tk == 1 ? first : best(kUnknownM, N, K, 1, 0, true);
+  const bool pack = !unpacked.k->unalignedB || unpacked.cost > first.cost * 2.0f ||
+                    (M + unpacked.k->bm - 1) / unpacked.k->bm > 10;
+  const int tn = first.k->tn;
+  const Pick run = pack ? best(M, N, K, first.k->tk, (N + tn - 1) / tn * tn, false)
+                        : best(M, N, K, 1, N, true);
+  return run.k->order;
+}
+
+/// C[b] = A[b] B[b] (A [M, K], B [K, N], row-major, per batch) with each product rounded
+/// and added in k order from +0: YNNPACK's avx and sse2 kernels (Note [YNNPACK kernel
+/// choice]). The j loop is innermost (no reassociation: each element's sum stays in k
+/// order).
+void dotUnfused(LlvmEmitter &L, Value *A, Value *Bm, Value *C, int64_t B, int64_t M, int64_t N,
+                int64_t K) {
+  auto &b = L.b;
+  Type *f = b.getFloatTy();
+  L.loop(B * M * N, [&](Value *i) { L.store(DType::F32, ConstantFP::get(f, 0.0), C, i); });
+  L.loop(B * M, [&](Value *bm) {
+    Value *arow = b.CreateMul(bm, L.c64(K)), *crow = b.CreateMul(bm, L.c64(N));
+    Value *b0 = b.CreateMul(b.CreateUDiv(bm, L.c64(M)), L.c64(K * N));
+    L.loop(K, [&](Value *k) {
+      Value *av = L.load(DType::F32, A, b.CreateAdd(arow, k));
+      Value *brow = b.CreateAdd(b0, b.CreateMul(k, L.c64(N)));
+      L.loop(N, [&](Value *j) {
+        Value *ci = b.CreateAdd(crow, j);
+        // No contraction flags: the product rounds, then the sum.
+        Value *p = b.CreateFMul(av, L.load(DType::F32, Bm, b.CreateAdd(brow, j)));
+        L.store(DType::F32, b.CreateFAdd(L.load(DType::F32, C, ci), p), C, ci);
+      });
+    });
+  });
+}
+
 /// The parts of `a.T @ b` (lhs contracting dimension 0) that YNNPACK sums otherwise than
 /// in one chain on an AVX2 host (Note [XLA dot order]), written over a product already
 /// summed in one chain: rows in blocks of 6, the last M mod 6 rows in pairs (without FMA
@@ -393,6 +502,44 @@ void LlvmEmitter::emitDot(const ir::Eqn &e) {
       dotPairsNT(*this, A, Bm, C, M, N, K, foldedT);
     return;
   }
+  // `a @ b` (both operands row-major, batched or not) in the kernel YNNPACK picks (Note
+  // [YNNPACK kernel choice]): pairs or products rounded where its cost model says so, else
+  // one chain (below). Not a product whose lhs or result transpose XLA folds into it.
+  auto isId = [](const std::vector<int64_t> &p) {
+    for (size_t k = 0; k < p.size(); ++k)
+      if (p[k] != int64_t(k)) return false;
+    return true;
+  };
+  const bool swappedOut = fs->kernel && fs->transposedDot.count(e.out[0].id);
+  const bool foldedLhs = fs->kernel && lp == id2 && !e.in[0].isLit &&
+                         fs->transposed2d.count(e.in[0].var.id);
+  if (xlaOneChain(target, d, K) && M > 1 && N > 1 && std::max({M, N, K}) >= 8 && isId(lp) &&
+      isId(rp) && !foldedT && !foldedLhs && !swappedOut) {
+    const YnnOrder o = ynnOrderNN(M, N, K);
+    if (o == YnnOrder::Pairs || (o == YnnOrder::Unfused && !blas)) {
+      Value *A = bufferOf(e.in[0]), *Bm = bufferOf(e.in[1]), *C = defBuffer(e.out[0]);
+      if (o == YnnOrder::Unfused)
+        dotUnfused(*this, A, Bm, C, B, M, N, K);
+      else if (blas)
+        b.CreateCall(rt("spmd_cpu_gemm"), {c32(dtypeCode(d)), c64(B), c64(M), c64(N), c64(K),
+                                           c32(SPMD_GEMM_PAIRS), A, c32(0), Bm, c32(0), C});
+      else
+        loop(B, [&](Value *bi) {
+          Type *f = b.getFloatTy();
+          dotPairs(*this, b.CreateInBoundsGEP(f, A, b.CreateMul(bi, c64(M * K))),
+                   b.CreateInBoundsGEP(f, Bm, b.CreateMul(bi, c64(K * N))),
+                   b.CreateInBoundsGEP(f, C, b.CreateMul(bi, c64(M * N))),
+                   DotStrides{K, 1, N, 1, N, 1}, 0, M, 0, N, K, true, false);
+        });
+      return;
+    }
+    // An unfused kernel's product of BLIS's size stays in BLIS, one chain (not matched).
+  }
+  // A smaller `a @ b` (all of M, N, K below 8; XLA's DotThunk): the rows and columns of
+  // `a.T @ b`'s tails, Note [YNNPACK kernel choice], over the one chain summed below.
+  const bool tinyTails = xlaOneChain(target, d, K) && M > 1 && N > 1 &&
+                         std::max({M, N, K}) < 8 && K >= 4 && (M > 3 || N > 3) && isId(lp) &&
+                         isId(rp) && !foldedT && !foldedLhs && !swappedOut;
   // The length of the slices of k whose sums are added: K for XLA's (YNNPACK's) one chain
   // over k for f32 on the host (Note [XLA dot order]), else 256 (Note [Dot]).
   const int64_t KB = xlaOneChain(target, d, K) ? K : 256;
@@ -571,6 +718,14 @@ void LlvmEmitter::emitDot(const ir::Eqn &e) {
     scalarPart(a0, b0, c0, 0, Mf, Nf, N);
   });
   emitLhsTails(C);
+  if (tinyTails)
+    loop(B, [&](Value *bi) {
+      Type *f = b.getFloatTy();
+      dotTransposedLhsTails(*this, b.CreateInBoundsGEP(f, A, b.CreateMul(bi, c64(M * K))),
+                            b.CreateInBoundsGEP(f, Bm, b.CreateMul(bi, c64(K * N))),
+                            b.CreateInBoundsGEP(f, C, b.CreateMul(bi, c64(M * N))),
+                            DotStrides{K, 1, N, 1, N, 1}, M, N, K);
+    });
   if (ownA) freeBuffer(A);
   if (ownB) freeBuffer(Bm);
 }

@@ -152,6 +152,26 @@ TEST_CASE("spmd_cpu_gemm in pairs gives dotPairsNT's bits, -0s of both chains ke
     }
 }
 
+// A batched `a @ b` in pairs (Note [YNNPACK kernel choice] in EmitDot.cpp): each batch's
+// product as the loop nest's.
+TEST_CASE("spmd_cpu_gemm in pairs per batch gives dotPairs' bits", "[gemm]") {
+  const int64_t batch = 3, m = 62, n = 20, k = 65;
+  std::mt19937 rng(7);
+  std::normal_distribution<double> normal;
+  std::vector<float> a(size_t(batch * m * k)), b(size_t(batch * k * n)),
+      c(size_t(batch * m * n), 12345.0f);
+  for (float &x : a) x = float(normal(rng));
+  for (float &x : b) x = float(normal(rng));
+  spmd_cpu_gemm(kF32, batch, m, n, k, SPMD_GEMM_PAIRS, a.data(), 0, b.data(), 0, c.data());
+  for (int64_t i = 0; i < batch; ++i) {
+    INFO("batch " << i);
+    std::vector<float> ai(a.begin() + i * m * k, a.begin() + (i + 1) * m * k),
+        bi(b.begin() + i * k * n, b.begin() + (i + 1) * k * n),
+        ci(c.begin() + i * m * n, c.begin() + (i + 1) * m * n);
+    CHECK(sameBits(ci, pairsNest(m, n, k, ai, bi, false)));
+  }
+}
+
 // Note [GEMM workspace]: BLIS's packing blocks and the pairs' second chain come from
 // gemmWorkspace(), the latter grown without clearing.
 TEST_CASE("BLIS packs into the GEMM workspace", "[gemm]") {
