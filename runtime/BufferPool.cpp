@@ -330,6 +330,24 @@ void BufferPool::trim() {
 #define MADV_POPULATE_WRITE 23  // Linux 5.14
 #endif
 
+// Note [Pre-faulting]: faults in [p, p + bytes) as a write to every page would, without
+// changing a byte: on x86-64 a locked `or` of 0 into one word per 4 KiB page (a write
+// access, hence a write fault, that stores back what it read atomically, so a launch
+// writing the block meanwhile loses nothing). A page fault takes only its mapping's own
+// lock (Linux 6.4 on), where madvise(MADV_POPULATE_WRITE) holds the process's mmap lock
+// for the whole range: LLVM's mmap and mprotect calls then waited behind each 2 MiB
+// cleared (bench/notes.md, 2026-11-25, "pre-faulting without the mmap lock"). Elsewhere,
+// the madvise.
+static bool faultInRange(char *p, int64_t bytes) {
+#if defined(__x86_64__)
+  for (int64_t at = 0; at < bytes; at += 4096)
+    asm volatile("lock orq $0, %0" : "+m"(*reinterpret_cast<uint64_t *>(p + at)) : : "memory");
+  return true;
+#else
+  return madvise(p, size_t(bytes), MADV_POPULATE_WRITE) == 0;
+#endif
+}
+
 int64_t BufferPool::prefault(const std::vector<spmd_buffer_hint> &plan) {
   stopFaulting();  // a thread from an earlier plan
   std::vector<std::pair<void *, int64_t>> taken;
@@ -392,8 +410,7 @@ void BufferPool::faultIn(std::vector<std::pair<void *, int64_t>> blocks) {
     // 2 MiB at a time, so that trim() need not wait for a whole block.
     for (int64_t at = 0; at < size && ok && !stopFault_.load(std::memory_order_relaxed);
          at += kHugeBytes)
-      ok = madvise(static_cast<char *>(p) + at, size_t(std::min(kHugeBytes, size - at)),
-                   MADV_POPULATE_WRITE) == 0;
+      ok = faultInRange(static_cast<char *>(p) + at, std::min(kHugeBytes, size - at));
     std::lock_guard<std::mutex> lock(mu_);
     toFault_.erase(p);
     faulting_ = nullptr;

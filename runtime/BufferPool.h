@@ -55,15 +55,17 @@
 //    and huge-page advice; Note [Memory limits]: each must fit, under SPMD_MEMORY_LIMIT
 //    too, and all of them under the cache limit, else it stops: a hint is never a
 //    reason to fail), and caches them, so that alloc() hands them out as reused blocks;
-//  - faults them in, in plan order, on a thread of its own, with
-//    madvise(MADV_POPULATE_WRITE), which maps every page writable as a write would but
-//    writes nothing: a block the run takes while it is being faulted in is safe to use
-//    at once (a page then faults in whichever thread touches it first, once). A block
-//    given back to the OS meanwhile is unmapped only after its madvise (faulting_).
+//  - faults them in, in plan order, on a thread of its own, with a write access to every
+//    page that stores back what it read (faultInRange in BufferPool.cpp): a block the run
+//    takes while it is being faulted in is safe to use at once (a page then faults in
+//    whichever thread touches it first, once). Not madvise(MADV_POPULATE_WRITE), which
+//    holds the process's mmap lock (shared) while the kernel clears the pages, so that
+//    LLVM's mmap and mprotect calls (which need it exclusive) waited: micro_psum's
+//    compile took 140 ms of wall time for 30 ms of CPU. A block given back to the OS meanwhile
+//    is unmapped only after its range is done (faulting_).
 // This hides the clearing behind the compile; it does not remove it: the process does
-// the same work (task-clock), on a core that was idle. Where madvise does not know
-// MADV_POPULATE_WRITE (Linux before 5.14) the blocks are just taken early. --stats counts
-// the blocks taken ahead and how many of them the run took ("taken ahead").
+// the same work (task-clock), on a core that was idle. --stats counts the blocks taken
+// ahead and how many of them the run took ("taken ahead").
 #pragma once
 
 #include "spmdrt.h"
