@@ -44,6 +44,10 @@ for f in "$src"/tests/spec/*.spmd "$src"/tests/golden/*.spmd "$src"/examples/*.s
   # A program whose CPU output is meant to differ on a GPU (CPU devices flush denormals,
   # as XLA's CPU code does; GPUs do not) says so on a '# not on gpu:' line.
   [ "$mode" != split ] && grep -q '^# not on gpu: ' "$f" && continue
+  # A program whose last bits depend on the order of a sum that cancels (the split
+  # kernels and the GPU sum in another order than the CPU devices' fused code) says so
+  # on a '# not split: ' line: a tolerance cannot compare values that are rounding noise.
+  if grep -q '^# not split: ' "$f"; then echo "SKIP $(basename "$f"): $(sed -n 's/^# not split: //p' "$f" | head -1)"; continue; fi
   programs+=("$f")
 done
 for f in "${programs[@]}"; do
