@@ -166,10 +166,29 @@ void fixNegativeZeros(dim_t m, dim_t n, dim_t k, T *alpha, T *a, T *b, T *beta, 
 
 constexpr dim_t kOneChainMC = 24;  ///< MC of the one-slice context (24 x 1200 f32 = 115 KiB)
 
-/// BLIS's context for this CPU with KC pinned to `kcPin` (Note [BLIS order]), MC set
-/// unless 0, and with `wrap` the micro-kernels wrapped by fixNegativeZeros.
+// Note [BLIS on newer CPUs]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~
+// BLIS 0.9 picks its configuration from the CPU's vendor, family and model, and knows
+// none newer than Zen 3 and Skylake-X: on an AMD EPYC of family 26 (Zen 5) it returns
+// `generic`, whose micro-kernel is portable C compiled for baseline x86-64: no FMA (so
+// other bits than the loop nest's, Note [BLIS order]: tests/unit/runtime/test_gemm.cpp
+// failed 4 of its 6 cases there) and ~10x slower (random_matmul's product: 71% of the
+// process's samples in bli_sgemm_generic_ref; bench/notes.md, 2026-12-02 perf16). A CPU
+// that BLIS does not know but that has AVX2 and FMA gets the zen3 configuration, the one
+// this project's bits and blockings were checked with (its haswell 6 x 16 micro-kernel
+// needs nothing more).
+cntx_t *baseContext() {
+  arch_t id = bli_arch_query_id();
+  if (id == BLIS_ARCH_GENERIC && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+    if (cntx_t *zen3 = bli_gks_lookup_nat_cntx(BLIS_ARCH_ZEN3)) return zen3;
+  return bli_gks_query_cntx();
+}
+
+/// BLIS's context for this CPU (baseContext) with KC pinned to `kcPin` (Note [BLIS
+/// order]), MC set unless 0, and with `wrap` the micro-kernels wrapped by
+/// fixNegativeZeros.
 void makeContext(cntx_t &ctx, dim_t kcPin, dim_t mc, bool wrap) {
-  ctx = *bli_gks_query_cntx();
+  ctx = *baseContext();
   blksz_t *kc = bli_cntx_get_blksz(BLIS_KC, &ctx);
   for (num_t dt : {BLIS_FLOAT, BLIS_DOUBLE}) {
     bli_blksz_set_def(kcPin, dt, kc);
