@@ -177,12 +177,15 @@ constexpr dim_t kOneChainMC = 24;  ///< MC of the one-slice context (24 x 1200 f
 // that BLIS does not know but that has AVX2 and FMA gets the zen3 configuration, the one
 // this project's bits and blockings were checked with (its haswell 6 x 16 micro-kernel
 // needs nothing more).
-cntx_t *baseContext() {
+arch_t configuration() {
   arch_t id = bli_arch_query_id();
-  if (id == BLIS_ARCH_GENERIC && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-    if (cntx_t *zen3 = bli_gks_lookup_nat_cntx(BLIS_ARCH_ZEN3)) return zen3;
-  return bli_gks_query_cntx();
+  if (id == BLIS_ARCH_GENERIC && __builtin_cpu_supports("avx2") &&
+      __builtin_cpu_supports("fma") && bli_gks_lookup_nat_cntx(BLIS_ARCH_ZEN3))
+    return BLIS_ARCH_ZEN3;
+  return id;
 }
+
+cntx_t *baseContext() { return bli_gks_lookup_nat_cntx(configuration()); }
 
 /// BLIS's context for this CPU (baseContext) with KC pinned to `kcPin` (Note [BLIS
 /// order]), MC set unless 0, and with `wrap` the micro-kernels wrapped by
@@ -377,6 +380,11 @@ void gemm(int64_t batch, int64_t m, int64_t n, int64_t k, int32_t order, const T
 namespace spmd::rt {
 
 void warmCpuGemm() { contexts(); }
+
+const char *cpuGemmConfiguration() {
+  contexts();  // bli_init
+  return bli_arch_string(configuration());
+}
 
 BufferPool &gemmWorkspace() {
   // Never destroyed: BLIS's pools and threads' buffers may give blocks back during exit.
