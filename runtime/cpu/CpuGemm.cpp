@@ -164,7 +164,8 @@ void fixNegativeZeros(dim_t m, dim_t n, dim_t k, T *alpha, T *a, T *b, T *beta, 
       for (dim_t j = 0; j < n; ++j) clearNegativeZeros(c + i * rs + j * cs, 1);
 }
 
-constexpr dim_t kOneChainMC = 24;  ///< MC of the one-slice context (24 x 1200 f32 = 115 KiB)
+/// MC of the one-slice context (24 x 1200 f32 = 115 KiB), rounded up to a multiple of MR.
+constexpr dim_t kOneChainMC = 24;
 
 // Note [BLIS on newer CPUs]
 // ~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -174,13 +175,22 @@ constexpr dim_t kOneChainMC = 24;  ///< MC of the one-slice context (24 x 1200 f
 // other bits than the loop nest's, Note [BLIS order]: tests/unit/runtime/test_gemm.cpp
 // failed 4 of its 6 cases there) and ~10x slower (random_matmul's product: 71% of the
 // process's samples in bli_sgemm_generic_ref; bench/notes.md, 2026-12-02 perf16). A CPU
-// that BLIS does not know but that has AVX2 and FMA gets the zen3 configuration, the one
-// this project's bits and blockings were checked with (its haswell 6 x 16 micro-kernel
-// needs nothing more).
+// that BLIS does not know gets the configuration its instruction set runs best: skx's
+// (AVX-512 micro-kernels, 32 x 12 f32) with AVX-512 F, DQ, BW and VL, as BLIS's own skx
+// test asks; else zen3's (the haswell 6 x 16 micro-kernel, AVX2 and FMA), the one this
+// project's bits were first checked with. Every x86 micro-kernel of BLIS 0.9 keeps one
+// accumulator per element of C and folds k in order with FMAs, so with KC pinned the
+// bits are the same in both (test_gemm passes with either); MC of the one-slice
+// contexts is rounded up to a multiple of the micro-kernel's MR (kOneChainMC).
 arch_t configuration() {
   arch_t id = bli_arch_query_id();
-  if (id == BLIS_ARCH_GENERIC && __builtin_cpu_supports("avx2") &&
-      __builtin_cpu_supports("fma") && bli_gks_lookup_nat_cntx(BLIS_ARCH_ZEN3))
+  if (id != BLIS_ARCH_GENERIC) return id;
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+      __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+      bli_gks_lookup_nat_cntx(BLIS_ARCH_SKX))
+    return BLIS_ARCH_SKX;
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+      bli_gks_lookup_nat_cntx(BLIS_ARCH_ZEN3))
     return BLIS_ARCH_ZEN3;
   return id;
 }
@@ -200,8 +210,11 @@ void makeContext(cntx_t &ctx, dim_t kcPin, dim_t mc, bool wrap) {
   if (mc > 0) {
     blksz_t *mcs = bli_cntx_get_blksz(BLIS_MC, &ctx);
     for (num_t dt : {BLIS_FLOAT, BLIS_DOUBLE}) {
-      bli_blksz_set_def(mc, dt, mcs);
-      bli_blksz_set_max(mc, dt, mcs);
+      // A multiple of MR (6 in zen3's f32 kernel, 32 in skx's): no padded micro-panels.
+      dim_t mr = bli_cntx_get_blksz_def_dt(dt, BLIS_MR, &ctx);
+      dim_t m = (mc + mr - 1) / mr * mr;
+      bli_blksz_set_def(m, dt, mcs);
+      bli_blksz_set_max(m, dt, mcs);
     }
   }
   if (wrap) {

@@ -176,7 +176,8 @@ TEST_CASE("spmd_cpu_gemm in pairs per batch gives dotPairs' bits", "[gemm]") {
 // Note [GEMM workspace]: BLIS's packing blocks and the pairs' second chain come from
 // gemmWorkspace(), the latter grown without clearing.
 // Note [BLIS on newer CPUs]: BLIS 0.9 calls a CPU it does not know (AMD family 26)
-// `generic`, a reference micro-kernel without FMA; one with AVX2 and FMA gets zen3's.
+// `generic`, a reference micro-kernel without FMA; one with AVX2 and FMA gets zen3's or,
+// with AVX-512, skx's.
 TEST_CASE("an AVX2 + FMA CPU gets an FMA micro-kernel, not BLIS's generic one", "[gemm]") {
   std::string conf = spmd::rt::cpuGemmConfiguration();
   INFO("BLIS configuration: " << conf);
