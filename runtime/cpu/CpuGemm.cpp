@@ -164,12 +164,44 @@ void fixNegativeZeros(dim_t m, dim_t n, dim_t k, T *alpha, T *a, T *b, T *beta, 
       for (dim_t j = 0; j < n; ++j) clearNegativeZeros(c + i * rs + j * cs, 1);
 }
 
-constexpr dim_t kOneChainMC = 24;  ///< MC of the one-slice context (24 x 1200 f32 = 115 KiB)
+/// MC of the one-slice context (24 x 1200 f32 = 115 KiB), rounded up to a multiple of MR.
+constexpr dim_t kOneChainMC = 24;
 
-/// BLIS's context for this CPU with KC pinned to `kcPin` (Note [BLIS order]), MC set
-/// unless 0, and with `wrap` the micro-kernels wrapped by fixNegativeZeros.
+// Note [BLIS on newer CPUs]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~
+// BLIS 0.9 picks its configuration from the CPU's vendor, family and model, and knows
+// none newer than Zen 3 and Skylake-X: on an AMD EPYC of family 26 (Zen 5) it returns
+// `generic`, whose micro-kernel is portable C compiled for baseline x86-64: no FMA (so
+// other bits than the loop nest's, Note [BLIS order]: tests/unit/runtime/test_gemm.cpp
+// failed 4 of its 6 cases there) and ~10x slower (random_matmul's product: 71% of the
+// process's samples in bli_sgemm_generic_ref; bench/notes.md, 2026-12-02 perf16). A CPU
+// that BLIS does not know gets the configuration its instruction set runs best: skx's
+// (AVX-512 micro-kernels, 32 x 12 f32) with AVX-512 F, DQ, BW and VL, as BLIS's own skx
+// test asks; else zen3's (the haswell 6 x 16 micro-kernel, AVX2 and FMA), the one this
+// project's bits were first checked with. Every x86 micro-kernel of BLIS 0.9 keeps one
+// accumulator per element of C and folds k in order with FMAs, so with KC pinned the
+// bits are the same in both (test_gemm passes with either); MC of the one-slice
+// contexts is rounded up to a multiple of the micro-kernel's MR (kOneChainMC).
+arch_t configuration() {
+  arch_t id = bli_arch_query_id();
+  if (id != BLIS_ARCH_GENERIC) return id;
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+      __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+      bli_gks_lookup_nat_cntx(BLIS_ARCH_SKX))
+    return BLIS_ARCH_SKX;
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+      bli_gks_lookup_nat_cntx(BLIS_ARCH_ZEN3))
+    return BLIS_ARCH_ZEN3;
+  return id;
+}
+
+cntx_t *baseContext() { return bli_gks_lookup_nat_cntx(configuration()); }
+
+/// BLIS's context for this CPU (baseContext) with KC pinned to `kcPin` (Note [BLIS
+/// order]), MC set unless 0, and with `wrap` the micro-kernels wrapped by
+/// fixNegativeZeros.
 void makeContext(cntx_t &ctx, dim_t kcPin, dim_t mc, bool wrap) {
-  ctx = *bli_gks_query_cntx();
+  ctx = *baseContext();
   blksz_t *kc = bli_cntx_get_blksz(BLIS_KC, &ctx);
   for (num_t dt : {BLIS_FLOAT, BLIS_DOUBLE}) {
     bli_blksz_set_def(kcPin, dt, kc);
@@ -178,8 +210,11 @@ void makeContext(cntx_t &ctx, dim_t kcPin, dim_t mc, bool wrap) {
   if (mc > 0) {
     blksz_t *mcs = bli_cntx_get_blksz(BLIS_MC, &ctx);
     for (num_t dt : {BLIS_FLOAT, BLIS_DOUBLE}) {
-      bli_blksz_set_def(mc, dt, mcs);
-      bli_blksz_set_max(mc, dt, mcs);
+      // A multiple of MR (6 in zen3's f32 kernel, 32 in skx's): no padded micro-panels.
+      dim_t mr = bli_cntx_get_blksz_def_dt(dt, BLIS_MR, &ctx);
+      dim_t m = (mc + mr - 1) / mr * mr;
+      bli_blksz_set_def(m, dt, mcs);
+      bli_blksz_set_max(m, dt, mcs);
     }
   }
   if (wrap) {
@@ -358,6 +393,11 @@ void gemm(int64_t batch, int64_t m, int64_t n, int64_t k, int32_t order, const T
 namespace spmd::rt {
 
 void warmCpuGemm() { contexts(); }
+
+const char *cpuGemmConfiguration() {
+  contexts();  // bli_init
+  return bli_arch_string(configuration());
+}
 
 BufferPool &gemmWorkspace() {
   // Never destroyed: BLIS's pools and threads' buffers may give blocks back during exit.

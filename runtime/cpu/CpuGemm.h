@@ -19,4 +19,8 @@ void warmCpuGemm();
 /// BufferPool::global(), whose counts are the program's buffers (--stats).
 BufferPool &gemmWorkspace();
 
+/// The name of the BLIS configuration whose kernels spmd_cpu_gemm uses ("zen3",
+/// "haswell", "generic", ...; Note [BLIS on newer CPUs] in CpuGemm.cpp).
+const char *cpuGemmConfiguration();
+
 }  // namespace spmd::rt

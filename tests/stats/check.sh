@@ -74,6 +74,18 @@ if [[ ${DEVICES:-cpu:8} == cpu* ]]; then
     "$bin" --devices ${DEVICES:-cpu:8} --stats --no-cache --arg keep=$1 "$dir/donate.spmd" 2>&1 >/dev/null |
       sed -n 's/^memory: .*reused (\([0-9]* of [0-9]*\) blocks taken ahead).*/\1/p'
   }
+  # plan_slice.spmd: xs dies at a host slice, which may be fused: the plan ends there
+  # and takes only xs ahead, not a block for ys, which reuses xs's (was 1 of 2).
+  got=$("$bin" --devices ${DEVICES:-cpu:8} --stats --no-cache "$dir/plan_slice.spmd" 2>&1 >/dev/null |
+    sed -n 's/^memory: .*reused (\([0-9]* of [0-9]*\) blocks taken ahead).*/\1/p')
+  [ "$got" == "1 of 1" ] || { echo "plan_slice.spmd: '$got' blocks taken ahead (want 1 of 1)"; fail=1; }
+  # plan_carry.spmd: xs0, the loop's carry and the first step's psum: 3 blocks of 8 MiB,
+  # all taken ahead, and nothing more from the OS for them (was 2 of 2, 4 from the OS).
+  got=$("$bin" --devices ${DEVICES:-cpu:8} --stats --no-cache "$dir/plan_carry.spmd" 2>&1 >/dev/null |
+    sed -n 's/^memory: .* \([0-9]*\) from the OS, .*reused (\([0-9]* of [0-9]*\) blocks taken ahead).*/\1: \2/p')
+  want="3: 3 of 3"  # --split-kernels takes more from the OS (the kernels' own buffers)
+  [[ ${DEVICES:-} == *split* ]] && { got=${got#*: }; want="3 of 3"; }
+  [ "$got" == "$want" ] || { echo "plan_carry.spmd: '$got' (want '$want': from the OS: taken ahead)"; fail=1; }
   if [[ ${DEVICES:-cpu:8} != *split* ]]; then
     a0=$(ahead 0); a1=$(ahead 1)
     if [ "$a0" != "1 of 1" ] || [ "$a1" != "2 of 2" ]; then

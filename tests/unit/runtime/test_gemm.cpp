@@ -14,6 +14,7 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -174,6 +175,15 @@ TEST_CASE("spmd_cpu_gemm in pairs per batch gives dotPairs' bits", "[gemm]") {
 
 // Note [GEMM workspace]: BLIS's packing blocks and the pairs' second chain come from
 // gemmWorkspace(), the latter grown without clearing.
+// Note [BLIS on newer CPUs]: BLIS 0.9 calls a CPU it does not know (AMD family 26)
+// `generic`, a reference micro-kernel without FMA; one with AVX2 and FMA gets zen3's or,
+// with AVX-512, skx's.
+TEST_CASE("an AVX2 + FMA CPU gets an FMA micro-kernel, not BLIS's generic one", "[gemm]") {
+  std::string conf = spmd::rt::cpuGemmConfiguration();
+  INFO("BLIS configuration: " << conf);
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) CHECK(conf != "generic");
+}
+
 TEST_CASE("BLIS packs into the GEMM workspace", "[gemm]") {
   spmd::rt::warmCpuGemm();
   // Packed B of this product: 256 x 2000 f32, 2 MB; the other tests here hold less than
