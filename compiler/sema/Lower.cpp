@@ -497,6 +497,23 @@ ValueP AstLowering::callValue(ValueP f, std::vector<ArgV> args, const std::vecto
   return nullptr;
 }
 
+/// A type annotation as written: `f32[n, 2]`, `f32`.
+static std::string annText(const TypeAnn &t) {
+  std::string s = t.dtype.name;
+  if (!t.hasShape) return s;
+  s += "[";
+  for (size_t d = 0; d < t.dims.size(); ++d)
+    s += (d ? ", " : "") + (t.dims[d].isName ? t.dims[d].name.name : std::to_string(t.dims[d].value));
+  return s + "]";
+}
+
+/// An array, a static number or bool, or a static list (an array literal): what a typed
+/// parameter or result can be.
+static bool isArrayLike(const Value &v) {
+  return v.kind == Value::Array || v.kind == Value::Int || v.kind == Value::Float ||
+         v.kind == Value::Bool || (v.kind == Value::Tuple && v.isList);
+}
+
 ValueP AstLowering::callClosure(const Value &f, std::vector<ArgV> args,
                                 const std::vector<AxisP> &axes, SrcRange loc) {
   const LambdaExpr &l = *f.lambda;
@@ -541,6 +558,11 @@ ValueP AstLowering::callClosure(const Value &f, std::vector<ArgV> args,
     if (p.type) {
       const TypeAnn &t = *p.type;
       ValueP v = args[k].value;
+      if (!isArrayLike(*v))
+        userError(args[k].loc,
+                  "argument '" + p.name.name + "' of " + fname + " must be " + annText(t) +
+                      " but is " + typeText(*v),
+                  {{t.loc, "declared here"}});
       if (v->kind != Value::Array) v = toArray(v, args[k].loc);
       ir::Type ty = v->type();
       if (std::string(ir::name(ty.dtype)) != t.dtype.name)
@@ -598,6 +620,9 @@ ValueP AstLowering::callClosure(const Value &f, std::vector<ArgV> args,
   scope = saved;
   callStack.pop_back();
   if (l.result) {
+    if (!isArrayLike(*r))
+      userError(loc, fname + " returns " + typeText(*r) + ", not " + annText(*l.result),
+                {{l.result->loc, "declared here"}});
     ValueP v = r->kind == Value::Array ? r : toArray(r, l.body->loc);
     const TypeAnn &t = *l.result;
     ir::Type ty = v->type();
