@@ -41,8 +41,14 @@ def _typed_fn(p, dt):
              "jnp.sum(x, axis=1) + jnp.arange(n).astype(x.dtype)"),
             ("{ var s = x[0]\n  for t in 1..n { s = s + x[t] }\n  s }",
              None),
-            ("concat([x, x[:, :1]], axis=1)[:, m - 1:]", "jnp.concatenate([x, x[:, :1]], axis=1)[:, m - 1:]")])
-        if body[1] is None:
+            ("concat([x, x[:, :1]], axis=1)[:, m - 1:]", "jnp.concatenate([x, x[:, :1]], axis=1)[:, m - 1:]"),
+            # a loop over a static list: r is static (a slice bound), unrolled
+            ("{ var s = x[:1] * 0\n  for r in [n - 1, 0, n // 2] { s = s * 2 + x[r:r + 1, m - 1:] }\n  s }",
+             "STATIC")])
+        if body[1] == "STATIC":
+            pj = ("def f(x):\n    n, m = x.shape\n    s = x[:1] * 0\n    for r in [n - 1, 0, n // 2]:\n"
+                  "        s = s * 2 + x[r:r + 1, m - 1:]\n    return s")
+        elif body[1] is None:
             body = (body[0], "s = x[0]\n    for t in range(1, n):\n        s = s + x[t]\n    return s")
             pj = "def f(x):\n    n, m = x.shape\n    %s" % body[1]
         else:
