@@ -502,8 +502,10 @@ static std::string annText(const TypeAnn &t) {
   std::string s = t.dtype.name;
   if (!t.hasShape) return s;
   s += "[";
-  for (size_t d = 0; d < t.dims.size(); ++d)
-    s += (d ? ", " : "") + (t.dims[d].isName ? t.dims[d].name.name : std::to_string(t.dims[d].value));
+  for (size_t d = 0; d < t.dims.size(); ++d) {
+    const TypeAnn::Dim &dim = t.dims[d];
+    s += (d ? ", " : "") + (dim.isName ? dim.name.name : std::to_string(dim.value));
+  }
   return s + "]";
 }
 
@@ -588,8 +590,7 @@ ValueP AstLowering::callClosure(const Value &f, std::vector<ArgV> args,
           } else if (checkSizeName(dim); sizes.count(dim.name.name)) {
             if (sizes[dim.name.name] != ty.shape[d])
               userError(args[k].loc,
-                        "size '" + dim.name.name + "' is " +
-                            std::to_string(sizes[dim.name.name]) +
+                        "size '" + dim.name.name + "' is " + std::to_string(sizes[dim.name.name]) +
                             " from an earlier argument but " + std::to_string(ty.shape[d]) +
                             " here",
                         {{t.loc, "declared here"}});
@@ -634,16 +635,15 @@ ValueP AstLowering::callClosure(const Value &f, std::vector<ArgV> args,
     if (t.hasShape) {
       // The result's shape is checked as the arguments' are; its size names must be bound
       // by the parameters' types.
-      if (int(t.dims.size()) != ty.rank())
-        wrong("not of rank " + std::to_string(t.dims.size()));
+      if (int(t.dims.size()) != ty.rank()) wrong("not of rank " + std::to_string(t.dims.size()));
       for (size_t d = 0; d < t.dims.size(); ++d) {
         auto &dim = t.dims[d];
         int64_t want = dim.value;
         if (dim.isName) {
           auto it = sizes.find(dim.name.name);
           if (it == sizes.end())
-            userError(dim.name.loc, "size '" + dim.name.name + "' in the result type of " +
-                                        fname + " is not bound by a parameter's type");
+            userError(dim.name.loc, "size '" + dim.name.name + "' in the result type of " + fname +
+                                        " is not bound by a parameter's type");
           want = it->second;
         }
         if (want != ty.shape[d])
