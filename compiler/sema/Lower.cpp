@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <set>
 
 namespace spmd::sema {
@@ -496,6 +497,25 @@ ValueP AstLowering::callValue(ValueP f, std::vector<ArgV> args, const std::vecto
   return nullptr;
 }
 
+/// A type annotation as written: `f32[n, 2]`, `f32`.
+static std::string annText(const TypeAnn &t) {
+  std::string s = t.dtype.name;
+  if (!t.hasShape) return s;
+  s += "[";
+  for (size_t d = 0; d < t.dims.size(); ++d) {
+    const TypeAnn::Dim &dim = t.dims[d];
+    s += (d ? ", " : "") + (dim.isName ? dim.name.name : std::to_string(dim.value));
+  }
+  return s + "]";
+}
+
+/// An array, a static number or bool, or a static list (an array literal): what a typed
+/// parameter or result can be.
+static bool isArrayLike(const Value &v) {
+  return v.kind == Value::Array || v.kind == Value::Int || v.kind == Value::Float ||
+         v.kind == Value::Bool || (v.kind == Value::Tuple && v.isList);
+}
+
 ValueP AstLowering::callClosure(const Value &f, std::vector<ArgV> args,
                                 const std::vector<AxisP> &axes, SrcRange loc) {
   const LambdaExpr &l = *f.lambda;
@@ -526,11 +546,25 @@ ValueP AstLowering::callClosure(const Value &f, std::vector<ArgV> args,
   sc->parent = f.env;
   sc->isFunctionBoundary = true;
   for (size_t k = 0; k < axes.size(); ++k) sc->axes[l.axisParams[k].name] = axes[k];
+  // The sizes the parameters' types bind (`fn f(w: f32[n, m])`): names of their own, not
+  // parameters (`fn f(n, x: f32[n])` would read the parameter as a size).
+  std::map<std::string, int64_t> sizes;
+  auto checkSizeName = [&](const TypeAnn::Dim &dim) {
+    for (const ast::Param &q : l.params)
+      if (q.name.name == dim.name.name)
+        userError(dim.name.loc, "size '" + dim.name.name + "' has the name of a parameter of " +
+                                    fname + "; a size needs a name of its own");
+  };
   for (size_t k = 0; k < args.size(); ++k) {
     const ast::Param &p = l.params[k];
     if (p.type) {
       const TypeAnn &t = *p.type;
       ValueP v = args[k].value;
+      if (!isArrayLike(*v))
+        userError(args[k].loc,
+                  "argument '" + p.name.name + "' of " + fname + " must be " + annText(t) +
+                      " but is " + typeText(*v),
+                  {{t.loc, "declared here"}});
       if (v->kind != Value::Array) v = toArray(v, args[k].loc);
       ir::Type ty = v->type();
       if (std::string(ir::name(ty.dtype)) != t.dtype.name)
@@ -553,14 +587,15 @@ ValueP AstLowering::callClosure(const Value &f, std::vector<ArgV> args,
                             std::to_string(ty.shape[d]) + " in dimension " + std::to_string(d) +
                             " but " + std::to_string(dim.value) + " is declared",
                         {{t.loc, "declared here"}});
-          } else if (auto it = sc->vars.find(dim.name.name); it != sc->vars.end()) {
-            if (it->second.value->i != ty.shape[d])
+          } else if (checkSizeName(dim); sizes.count(dim.name.name)) {
+            if (sizes[dim.name.name] != ty.shape[d])
               userError(args[k].loc,
-                        "size '" + dim.name.name + "' is " + std::to_string(it->second.value->i) +
+                        "size '" + dim.name.name + "' is " + std::to_string(sizes[dim.name.name]) +
                             " from an earlier argument but " + std::to_string(ty.shape[d]) +
                             " here",
                         {{t.loc, "declared here"}});
           } else {
+            sizes[dim.name.name] = ty.shape[d];
             sc->vars[dim.name.name] =
                 Scope::Binding{Value::integer(ty.shape[d]), false, dim.name.loc};
           }
@@ -586,10 +621,37 @@ ValueP AstLowering::callClosure(const Value &f, std::vector<ArgV> args,
   scope = saved;
   callStack.pop_back();
   if (l.result) {
+    if (!isArrayLike(*r))
+      userError(loc, fname + " returns " + typeText(*r) + ", not " + annText(*l.result),
+                {{l.result->loc, "declared here"}});
     ValueP v = r->kind == Value::Array ? r : toArray(r, l.body->loc);
-    if (std::string(ir::name(v->type().dtype)) != l.result->dtype.name)
-      userError(l.result->loc,
-                fname + " returns " + v->type().str() + ", not " + l.result->dtype.name);
+    const TypeAnn &t = *l.result;
+    ir::Type ty = v->type();
+    auto wrong = [&](const std::string &why) {
+      userError(loc, fname + " returns " + ty.str() + ", " + why, {{t.loc, "declared here"}});
+    };
+    if (std::string(ir::name(ty.dtype)) != t.dtype.name)
+      userError(t.loc, fname + " returns " + ty.str() + ", not " + t.dtype.name);
+    if (t.hasShape) {
+      // The result's shape is checked as the arguments' are; its size names must be bound
+      // by the parameters' types.
+      if (int(t.dims.size()) != ty.rank()) wrong("not of rank " + std::to_string(t.dims.size()));
+      for (size_t d = 0; d < t.dims.size(); ++d) {
+        auto &dim = t.dims[d];
+        int64_t want = dim.value;
+        if (dim.isName) {
+          auto it = sizes.find(dim.name.name);
+          if (it == sizes.end())
+            userError(dim.name.loc, "size '" + dim.name.name + "' in the result type of " + fname +
+                                        " is not bound by a parameter's type");
+          want = it->second;
+        }
+        if (want != ty.shape[d])
+          wrong("which has size " + std::to_string(ty.shape[d]) + " in dimension " +
+                std::to_string(d) + " where the declared type has " +
+                (dim.isName ? "'" + dim.name.name + "' = " : "") + std::to_string(want));
+      }
+    }
   }
   return r;
 }

@@ -332,6 +332,13 @@ def make_program(seed, only=None):
     for attempt in range(50):
         rng = random.Random(seed * 1000 + attempt)
         cands = [c for c in CLASSES if only is None or c[0] in only]
+        new = [c for c in CLASSES16 if only is None or c[0] in only]
+        # The classes of gen16.py are drawn by a second generator, so that a seed whose
+        # draw does not pick one of them gives the program it gave before they existed.
+        w_old, w_new = sum(c[1] for c in cands), sum(c[1] for c in new)
+        if new and (not cands or random.Random(seed * 1000 + attempt + 7 * 10**12).random()
+                    < w_new / (w_old + w_new)):
+            cands = new
         name, _, fn = rng.choices(cands, weights=[c[1] for c in cands])[0]
         p = Prog(rng, name)
         try:
@@ -351,3 +358,7 @@ CLASSES += [
     ("loop", 6, gen_loop), ("mapax", 6, gen_mapax), ("shard", 5, gen_shard),
     ("tree", 4, gen_tree), ("builtin", 6, gen_builtin),
 ]
+
+from gen16 import gen_typedfn, gen_shard2, gen_nestmap  # noqa: E402
+
+CLASSES16 = [("typedfn", 6, gen_typedfn), ("shard2", 6, gen_shard2), ("nestmap", 6, gen_nestmap)]

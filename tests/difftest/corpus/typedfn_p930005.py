@@ -1,0 +1,34 @@
+import os
+os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=8")
+import numpy as np, jax, jax.numpy as jnp
+jax.config.update("jax_enable_x64", False)
+def fmt(x):
+    if isinstance(x, tuple):
+        return "(" + ", ".join(fmt(e) for e in x) + ("," if len(x) == 1 else "") + ")"
+    if isinstance(x, (bool, int, str)):
+        return str(x)
+    if hasattr(x, "dtype") and jnp.issubdtype(x.dtype, jax.dtypes.prng_key):
+        return str(x)
+    return str(np.asarray(jnp.asarray(x)))
+def P(*xs):
+    print(*[fmt(x) for x in xs])
+def pmap2(f, xs, r, c):
+    # nested pmaps over axes i (size r) and j (size c): a shard_map over an r x c mesh of
+    # devices (JAX 0.10's pmap is built on shard_map and does not nest)
+    from jax.sharding import PartitionSpec as PS, NamedSharding
+    mesh = jax.make_mesh((r, c), ("i", "j"), devices=jax.devices()[:r * c])
+    xs = jax.device_put(xs, NamedSharding(mesh, PS("i", "j")))
+    g = lambda b: jax.tree.map(lambda y: y[None, None], f(b[0, 0]))
+    return jax.shard_map(g, mesh=mesh, in_specs=PS("i", "j"), out_specs=PS("i", "j"),
+                         check_vma=False)(xs)
+def f(x):
+    n, m = x.shape
+    s = x[:1] * 0
+    for r in [n - 1, 0, n // 2]:
+        s = s * 2 + x[r:r + 1, m - 1:]
+    return s
+v0 = jnp.asarray(np.array([-3.2139641547556392e-18, 4.800000190734863, -3.0, -9938.79296875, 0.7653162479400635, 2.149461229613718e+19, -2.4059998989105225, -6.0, -2.700000047683716, 0.7776374220848083, 0.6218665838241577, -0.2671373784542084], dtype=np.float32)).reshape((4, 3))
+v1 = f(v0)
+P((v1).shape)
+P(v1)
+P(jnp.sum((v1) * 0 - 1))
