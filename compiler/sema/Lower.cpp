@@ -412,17 +412,39 @@ AxisP AstLowering::axis(const std::string &name, SrcRange loc) {
   return a;
 }
 
+// Note [Repeated collective axes]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// A collective's axes name each axis once: `psum(x, (i, i))` is a ValueError in JAX
+// ("repeated axis in `source` argument" under pmap, "duplicate value in 'axes'" under
+// vmap), and spmdrun summed over i once. An error at the second mention, which also
+// catches an axis passed twice under two names (`f[i, i]` of `fn f[a, b]` whose body
+// sums over `(a, b)`): the note then says which axis it is.
 std::vector<AxisP> AstLowering::axesOf(const Expr &e) {
-  if (auto *n = e.as<NameExpr>()) return {axis(n->name, n->loc)};
   std::vector<AxisP> r;
-  const std::vector<ExprP> *elems = nullptr;
-  if (auto *t = e.as<TupleLitExpr>())
-    elems = &t->elems;
-  else if (auto *t = e.as<ArrayLitExpr>())
-    elems = &t->elems;
-  if (!elems) userError(e.loc, "expected an axis name or a tuple of axis names");
-  for (auto &x : *elems)
-    for (auto &a : axesOf(*x)) r.push_back(a);
+  std::vector<const NameExpr *> at;
+  std::function<void(const Expr &)> collect = [&](const Expr &x) {
+    if (auto *n = x.as<NameExpr>()) {
+      AxisP a = axis(n->name, n->loc);
+      for (size_t k = 0; k < r.size(); ++k)
+        if (r[k] == a)
+          userError(n->loc, "axis '" + a->name + "' is named twice in this collective's axes",
+                    {{at[k]->loc, at[k]->name == n->name
+                                      ? "first named here"
+                                      : "first named here: '" + at[k]->name + "' and '" +
+                                            n->name + "' are both axis '" + a->name + "'"}});
+      r.push_back(a);
+      at.push_back(n);
+      return;
+    }
+    const std::vector<ExprP> *elems = nullptr;
+    if (auto *t = x.as<TupleLitExpr>())
+      elems = &t->elems;
+    else if (auto *t = x.as<ArrayLitExpr>())
+      elems = &t->elems;
+    if (!elems) userError(x.loc, "expected an axis name or a tuple of axis names");
+    for (auto &y : *elems) collect(*y);
+  };
+  collect(e);
   return r;
 }
 
