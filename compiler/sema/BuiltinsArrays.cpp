@@ -399,6 +399,18 @@ void addArrayBuiltins(Table &m) {
           if (d < int(idx.size())) {
             ValueP iv = idx[d];
             int64_t n = t.shape[d];
+            // As jnp's x.at[i]: a float index is a TypeError, a bool a mask (Note [Bool
+            // indices] in LowerIndex.cpp); spmdrun cast both to i32.
+            if (iv->kind == Value::Bool)
+              boolIndex(a[1].loc, std::string("set(x, ") + (iv->i ? "true" : "false") + ", v)");
+            if (iv->kind == Value::Array && iv->type().dtype == DType::Bool)
+              boolIndex(a[1].loc, "set(x, " + iv->type().str() + ", v)");
+            if (iv->kind == Value::Float ||
+                (iv->kind == Value::Array && !ir::isInt(iv->type().dtype)))
+              userError(a[1].loc, "set() needs integer indices, not " +
+                                      (iv->kind == Value::Float ? std::string("a static float")
+                                                                : iv->type().str()) +
+                                      ", as x.at[i] in JAX");
             if (iv->kind == Value::Int) {
               int64_t k = iv->i < 0 ? iv->i + n : iv->i;
               if (k < 0 || k >= n)

@@ -16,12 +16,25 @@ def gather_alias():  # golden err_collective_axis_alias: g[j, j] of fn g[a, b]
     return jax.vmap(lambda v: g(v, 'j', 'j'), axis_name='j')(jnp.ones(8))
 
 
-CASES = [psum_ii, gather_alias]
+def index_true():  # golden err_index_bool: JAX accepts (a mask), spmdrun rejects on purpose
+    return jnp.arange(8.0).reshape(2, 4)[1 > 0]
+
+
+def set_true():  # golden err_set_bool_index: JAX accepts (sets every element)
+    return jnp.arange(4.0).at[True].set(9.0)
+
+
+def set_float():  # golden err_set_float_index
+    x = jnp.arange(4.0)
+    return x.at[x[1] * 1.7].set(9.0)
+
+
+CASES = [psum_ii, gather_alias, index_true, set_true, set_float]
 
 if __name__ == "__main__":
     for f in CASES:
         try:
             r = f()
-            print(f"{f.__name__}: accepted (shape {r.shape})")
+            print(f"{f.__name__}: accepted: shape {r.shape} {r.tolist()}")
         except Exception as e:
             print(f"{f.__name__}: {type(e).__name__}: {str(e).splitlines()[0]}")
