@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <set>
 
 namespace spmd::sema {
@@ -547,6 +548,7 @@ ValueP AstLowering::callClosure(const Value &f, std::vector<ArgV> args,
   auto sc = makeScope();
   sc->parent = f.env;
   sc->isFunctionBoundary = true;
+  std::map<std::string, int64_t> sizes;  // the size names the arguments' types bound
   for (size_t k = 0; k < axes.size(); ++k) sc->axes[l.axisParams[k].name] = axes[k];
   for (size_t k = 0; k < args.size(); ++k) {
     const ast::Param &p = l.params[k];
@@ -585,6 +587,7 @@ ValueP AstLowering::callClosure(const Value &f, std::vector<ArgV> args,
           } else {
             sc->vars[dim.name.name] =
                 Scope::Binding{Value::integer(ty.shape[d]), false, dim.name.loc};
+            sizes[dim.name.name] = ty.shape[d];
           }
         }
       }
@@ -609,9 +612,38 @@ ValueP AstLowering::callClosure(const Value &f, std::vector<ArgV> args,
   callStack.pop_back();
   if (l.result) {
     ValueP v = r->kind == Value::Array ? r : toArray(r, l.body->loc);
-    if (std::string(ir::name(v->type().dtype)) != l.result->dtype.name)
-      userError(l.result->loc,
-                fname + " returns " + v->type().str() + ", not " + l.result->dtype.name);
+    const TypeAnn &t = *l.result;
+    ir::Type ty = v->type();
+    if (std::string(ir::name(ty.dtype)) != t.dtype.name)
+      userError(t.loc, fname + " returns " + ty.str() + ", not " + t.dtype.name);
+    // Note [Declared result shapes]: the shape is checked as the arguments' are, a size
+    // name against the size an argument bound to it (a name no argument binds matches
+    // any size). Only the dtype was checked: `-> f32[n, n]` of an f32[3] passed.
+    if (t.hasShape) {
+      bool ok = int(t.dims.size()) == ty.rank();
+      for (size_t d = 0; ok && d < t.dims.size(); ++d) {
+        auto &dim = t.dims[d];
+        if (!dim.isName)
+          ok = dim.value == ty.shape[d];
+        else if (auto it = sizes.find(dim.name.name); it != sizes.end())
+          ok = it->second == ty.shape[d];
+        else
+          sizes[dim.name.name] = ty.shape[d];
+      }
+      if (!ok) {
+        std::string want = t.dtype.name + "[";
+        for (size_t d = 0; d < t.dims.size(); ++d) {
+          auto &dim = t.dims[d];
+          std::string n = dim.isName ? dim.name.name : std::to_string(dim.value);
+          if (dim.isName)
+            if (auto it = sizes.find(n); it != sizes.end())
+              n += " = " + std::to_string(it->second);
+          want += (d ? ", " : "") + n;
+        }
+        userError(t.loc, fname + " returns " + ty.str() + ", not " + want + "]",
+                  {{loc, "in this call"}});
+      }
+    }
   }
   return r;
 }
