@@ -29,12 +29,21 @@ def set_float():  # golden err_set_float_index
     return x.at[x[1] * 1.7].set(9.0)
 
 
-CASES = [psum_ii, gather_alias, index_true, set_true, set_float]
+def positional_after_keyword():  # golden err_positional_after_keyword
+    compile("jnp.sum(x, keepdims=True, 1)", "f.py", "eval")
+
+
+def duplicate_argument():  # golden err_duplicate_param
+    compile("def loss(w, x, w): return jnp.sum((x @ w) ** 2)", "f.py", "exec")
+
+
+CASES = [psum_ii, gather_alias, index_true, set_true, set_float, positional_after_keyword,
+         duplicate_argument]
 
 if __name__ == "__main__":
     for f in CASES:
         try:
             r = f()
-            print(f"{f.__name__}: accepted: shape {r.shape} {r.tolist()}")
+            print(f"{f.__name__}: accepted" + ("" if r is None else f": shape {r.shape} {r.tolist()}"))
         except Exception as e:
             print(f"{f.__name__}: {type(e).__name__}: {str(e).splitlines()[0]}")
