@@ -284,8 +284,15 @@ void addArrayBuiltins(Table &m) {
           int r = arrs[0]->type().rank() + (stack ? 1 : 0);
           int64_t ax = a.has(1) ? L.staticInt(a[1].value, a[1].loc, "an axis") : 0;
           if (ax < 0) ax += r;
-          if (ax < 0 || ax >= r || (!stack && r == 0))
-            userError(a.has(1) ? a[1].loc : loc, "axis out of range");
+          if (!stack && r == 0)
+            userError(a[0].loc, "concat() cannot join scalars (" + arrs[0]->type().str() +
+                                    "); stack() makes a new axis");
+          if (ax < 0 || ax >= r)
+            userError(a.has(1) ? a[1].loc : loc,
+                      "axis " + std::to_string(a.has(1) ? L.staticInt(a[1].value, a[1].loc, "an axis") : 0) +
+                          " is out of range for " + (stack ? "stacking arrays of rank "
+                                                           : "joining arrays of rank ") +
+                          std::to_string(stack ? r - 1 : r));
           std::vector<Atom> parts;
           for (auto &x : arrs) {
             Atom p = L.castTo(x->atom, d);
@@ -307,9 +314,14 @@ void addArrayBuiltins(Table &m) {
               userError(a[0].loc, "arrays of different ranks cannot be joined: " +
                                       parts[0].type().str() + " and " + p.type().str());
             for (size_t k = 0; k < s.size(); ++k)
-              if (int64_t(k) != ax && s[k] != s0[k])
+              if (int64_t(k) != ax && s[k] != s0[k]) {
+                // stack's message names the arrays as written, not their reshaped parts.
+                if (stack)
+                  userError(a[0].loc, "stack() needs arrays of the same shape: " +
+                                          arrs[0]->type().str() + " and " + x->type().str());
                 userError(a[0].loc, "arrays to join must agree except along the axis: " +
                                         parts[0].type().str() + " and " + p.type().str());
+              }
             parts.push_back(p);
           }
           if (parts.size() == 1) return Value::array(parts[0], weak);
@@ -339,7 +351,11 @@ void addArrayBuiltins(Table &m) {
                         int64_t ax = L.staticInt(a[1].value, a[1].loc, "an axis");
                         int r = int(s.size()) + 1;
                         if (ax < 0) ax += r;
-                        if (ax < 0 || ax >= r) userError(a[1].loc, "axis out of range");
+                        if (ax < 0 || ax >= r)
+                          userError(a[1].loc, "axis " + std::to_string(ax < 0 ? ax - r : ax) +
+                                                  " is out of range for expand_dims of " +
+                                                  v->type().str() + " (a result of rank " +
+                                                  std::to_string(r) + ")");
                         s.insert(s.begin() + ax, 1);
                         Atom x = v->atom.isLit ? L.broadcast(v->atom, {}) : v->atom;
                         return Value::array(

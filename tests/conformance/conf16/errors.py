@@ -37,7 +37,11 @@ def duplicate_argument():  # golden err_duplicate_param
     compile("def loss(w, x, w): return jnp.sum((x @ w) ** 2)", "f.py", "exec")
 
 
-CASES = [psum_ii, gather_alias, index_true, set_true, set_float, positional_after_keyword,
+def stack_shapes():  # golden err_stack_shapes
+    return jnp.stack([jnp.ones(2), jnp.ones(3)])
+
+
+CASES = [stack_shapes, psum_ii, gather_alias, index_true, set_true, set_float, positional_after_keyword,
          duplicate_argument]
 
 if __name__ == "__main__":
