@@ -526,9 +526,46 @@ ValueP AstLowering::callClosure(const Value &f, std::vector<ArgV> args,
   if (std::find(callStack.begin(), callStack.end(), &l) != callStack.end())
     userError(loc, "recursive call of " + fname + ": functions may not call themselves");
   checkStack(loc, "function calls");  // Note [Stack guard]
-  for (auto &a : args)
-    if (!a.keyword.empty())
-      userError(a.keywordLoc, "keyword arguments are not supported in calls of user functions");
+  // Note [Keyword arguments of user functions]: as in Python, `f(3.0, y=1.0)` and
+  // `f(y=1.0, x=3.0)` bind by parameter name after the positional arguments (a
+  // positional one after a keyword is an error, as Python's SyntaxError); a name that is
+  // no parameter, one given twice and one left out are errors with Python's words.
+  if (std::any_of(args.begin(), args.end(), [](const ArgV &a) { return !a.keyword.empty(); })) {
+    std::vector<ArgV> byParam(l.params.size());
+    for (size_t k = 1; k < args.size(); ++k)
+      if (args[k].keyword.empty() && !args[k - 1].keyword.empty())
+        userError(args[k].loc, "positional argument follows keyword argument",
+                  {{args[k - 1].keywordLoc, "the keyword argument"}});
+    size_t pos = 0;
+    for (size_t k = 0; k < args.size(); ++k) {
+      ArgV &a = args[k];
+      if (a.keyword.empty()) {
+        if (pos >= l.params.size()) break;  // too many: the count below says so
+        byParam[pos++] = std::move(a);
+        continue;
+      }
+      size_t p = 0;
+      while (p < l.params.size() && l.params[p].name.name != a.keyword) ++p;
+      if (p == l.params.size() || a.keyword == "_") {
+        std::string ps;
+        for (auto &q : l.params) ps += (ps.empty() ? "" : ", ") + q.name.name;
+        userError(a.keywordLoc, fname + " has no parameter named '" + a.keyword + "'",
+                  {{l.loc, "its parameters are: " + (ps.empty() ? "none" : ps)}});
+      }
+      if (byParam[p].value)
+        userError(a.keywordLoc,
+                  fname + " got multiple values for argument '" + a.keyword + "'");
+      byParam[p] = std::move(a);
+      byParam[p].keyword.clear();
+    }
+    if (pos + std::count_if(byParam.begin() + pos, byParam.end(),
+                            [](const ArgV &a) { return bool(a.value); }) ==
+        args.size())
+      for (size_t p = 0; p < byParam.size(); ++p)
+        if (!byParam[p].value)
+          userError(loc, fname + " is missing its argument '" + l.params[p].name.name + "'");
+    if (byParam.size() == args.size()) args = std::move(byParam);
+  }
   if (args.size() != l.params.size())
     userError(loc, fname + " takes " + std::to_string(l.params.size()) + " argument" +
                        (l.params.size() == 1 ? "" : "s") + " but " + std::to_string(args.size()) +

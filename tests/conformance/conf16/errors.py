@@ -41,7 +41,12 @@ def stack_shapes():  # golden err_stack_shapes
     return jnp.stack([jnp.ones(2), jnp.ones(3)])
 
 
-CASES = [stack_shapes, psum_ii, gather_alias, index_true, set_true, set_float, positional_after_keyword,
+def keyword_twice():  # golden err_user_fn_keyword_twice
+    mse = lambda pred, target: jnp.mean((pred - target) ** 2)
+    return mse(jnp.ones(3), pred=jnp.arange(3.0))
+
+
+CASES = [keyword_twice, stack_shapes, psum_ii, gather_alias, index_true, set_true, set_float, positional_after_keyword,
          duplicate_argument]
 
 if __name__ == "__main__":
