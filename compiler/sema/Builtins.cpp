@@ -50,6 +50,7 @@ const std::map<std::pair<std::string, std::string>, std::string> &keywordAliases
     a[{"split", "n"}] = "num";
     for (const char *f : {"uniform", "randint"}) a[{f, "minval"}] = "lo", a[{f, "maxval"}] = "hi";
     a[{"transpose", "perm"}] = "axes";  // the spec's transpose(x, perm), jnp's axes=
+    a[{"clip", "min"}] = "lo", a[{"clip", "max"}] = "hi";  // jnp.clip(x, min=, max=)
     return a;
   }();
   return m;

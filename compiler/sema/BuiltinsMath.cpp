@@ -255,12 +255,21 @@ void addMathBuiltins(Table &m) {
                        {{"shape", Param::ints(full)}, {"broadcast_dimensions", Param::tuple({})}});
         return Value::array(L.emit1(Op::Select, {cc, f, t}), weak);
       }};
+  // As jnp.clip(arr, min=None, max=None): either bound may be left out (clip(x, 0.0),
+  // clip(x, hi=1.0), JAX's max=1.0), and the result promotes x with the bounds given.
   m["clip"] = {
-      {"x", "lo", "hi"}, 3, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
+      {"x", "lo", "hi"}, 1, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
+        if (!a.has(1) && !a.has(2)) return arr(L, a[0]);  // jnp.clip(x) is x
         DType d;
         bool weak;
-        auto xs = L.unify({a[0].value, a[1].value, a[2].value}, loc, &d, &weak, "clip");
-        return Value::array(L.emit1(Op::Min, {L.emit1(Op::Max, {xs[0], xs[1]}), xs[2]}), weak);
+        std::vector<ValueP> in{a[0].value};
+        for (int k : {1, 2})
+          if (a.has(k)) in.push_back(a[k].value);
+        auto xs = L.unify(in, loc, &d, &weak, "clip");
+        Atom r = xs[0];
+        if (a.has(1)) r = L.emit1(Op::Max, {r, xs[1]});
+        if (a.has(2)) r = L.emit1(Op::Min, {r, xs.back()});
+        return Value::array(r, weak);
       }};
   for (auto [nm, d] : std::vector<std::pair<const char *, DType>>{{"f32", DType::F32},
                                                                   {"i32", DType::I32},
