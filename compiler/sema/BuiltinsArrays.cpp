@@ -174,7 +174,9 @@ void addArrayBuiltins(Table &m) {
         if (pts < n) data[n - 1] = double(fhi);
         return Value::array(L.constant(data, DType::F32, {n}));
       }};
-  m["eye"] = {{"n", "m", "dtype"}, 1, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
+  // jnp.eye(N, M, k, dtype): k= shifts the diagonal (keyword only here: the spec's third
+  // positional argument is the dtype).
+  m["eye"] = {{"n", "m", "dtype", "k"}, 1, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
                 int64_t n = L.staticInt(a[0].value, a[0].loc, "eye() size");
                 if (n < 0)
                   userError(a[0].loc, "eye() needs a non-negative size, not " + std::to_string(n));
@@ -190,7 +192,14 @@ void addArrayBuiltins(Table &m) {
                                        {"dimension", Param::of(dim)},
                                        {"sharding", Param::none()}}));
                 };
-                return Value::array(L.castTo(L.emit1(Op::Eq, {io(0), io(1)}), d));
+                int64_t k = a.has(3) ? L.staticInt(a[3].value, a[3].loc, "eye()'s k") : 0;
+                Atom rows = io(0);
+                if (k != 0) {
+                  // Past every column either way: no diagonal, and no i32 overflow.
+                  k = std::clamp<int64_t>(k, -n - 1, mm + 1);
+                  rows = L.emit1(Op::Add, {rows, L.b().lit(DType::I32, double(k))});
+                }
+                return Value::array(L.castTo(L.emit1(Op::Eq, {rows, io(1)}), d));
               }};
   // -- shapes --
   m["reshape"] = {
@@ -345,9 +354,35 @@ void addArrayBuiltins(Table &m) {
                                               Param::ints(s).str());
                          return Value::array(L.broadcast(v->atom, s), v->weak);
                        }};
+  // As jnp.expand_dims, axis may be a tuple: each is a position in the result
+  // (expand_dims(x, (0, 2)) of f32[2, 3] is f32[1, 2, 1, 3]).
   m["expand_dims"] = {{"x", "axis"}, 2, [](AstLowering &L, Bound &a, auto &, SrcRange) {
                         ValueP v = arr(L, a[0]);
                         ir::Shape s = v->type().shape;
+                        if (a[1].value->kind == Value::Tuple) {
+                          auto axes = L.staticInts(a[1], "an axis");
+                          int64_t r = int64_t(s.size() + axes.size());
+                          std::vector<bool> isNew(size_t(r), false);
+                          for (int64_t ax : axes) {
+                            int64_t k = ax < 0 ? ax + r : ax;
+                            if (k < 0 || k >= r)
+                              userError(a[1].loc, "axis " + std::to_string(ax) +
+                                                      " is out of range for expand_dims of " +
+                                                      v->type().str() + " (a result of rank " +
+                                                      std::to_string(r) + ")");
+                            if (isNew[size_t(k)])
+                              userError(a[1].loc, "repeated axis " + std::to_string(ax));
+                            isNew[size_t(k)] = true;
+                          }
+                          ir::Shape out;
+                          size_t j = 0;
+                          for (int64_t k = 0; k < r; ++k) out.push_back(isNew[size_t(k)] ? 1 : s[j++]);
+                          Atom x = v->atom.isLit ? L.broadcast(v->atom, {}) : v->atom;
+                          return Value::array(
+                              L.emit1(Op::Reshape, {x},
+                                      {{"new_sizes", Param::ints(out)}, {"dimensions", Param::none()}}),
+                              v->weak);
+                        }
                         int64_t ax = L.staticInt(a[1].value, a[1].loc, "an axis");
                         int r = int(s.size()) + 1;
                         if (ax < 0) ax += r;
