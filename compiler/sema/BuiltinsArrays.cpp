@@ -70,7 +70,17 @@ void addArrayBuiltins(Table &m) {
                    v = L.castTo(v, d);
                  }
                  ir::Shape s = L.staticShape(a[0], v.type().dtype);
-                 if (v.type().rank() != 0) userError(a[1].loc, "full() needs a scalar value");
+                 // As jnp.full, an array value broadcasts to the shape (NumPy's rules).
+                 if (v.type().rank() != 0) {
+                   ir::Shape vs = v.type().shape;
+                   bool ok = vs.size() <= s.size();
+                   for (size_t k = 0; ok && k < vs.size(); ++k)
+                     ok = vs[k] == 1 || vs[k] == s[s.size() - vs.size() + k];
+                   if (!ok)
+                     userError(a[1].loc, "full() cannot broadcast a value of type " +
+                                             v.type().str() + " to shape " +
+                                             Param::ints(s).str());
+                 }
                  // Weakly typed as its value without a dtype, as jnp.full.
                  return Value::array(L.broadcast(v, s), weak && !a.has(2));
                }};

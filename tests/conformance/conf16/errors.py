@@ -46,7 +46,11 @@ def keyword_twice():  # golden err_user_fn_keyword_twice
     return mse(jnp.ones(3), pred=jnp.arange(3.0))
 
 
-CASES = [keyword_twice, stack_shapes, psum_ii, gather_alias, index_true, set_true, set_float, positional_after_keyword,
+def full_broadcast():  # golden err_full_broadcast
+    return jnp.full([2, 3], jnp.array([1.0, 2.0]))
+
+
+CASES = [full_broadcast, keyword_twice, stack_shapes, psum_ii, gather_alias, index_true, set_true, set_float, positional_after_keyword,
          duplicate_argument]
 
 if __name__ == "__main__":
