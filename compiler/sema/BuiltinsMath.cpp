@@ -5,14 +5,19 @@
 #include "sema/BuiltinTable.h"
 
 #include <cmath>
+#include <optional>
 
 namespace spmd::sema::builtins {
 
 enum class Red { Sum, Max, Min, Prod, All, Any, Mean, Argmax, Argmin, LogSumExp };
 
 BuiltinDef reduction(Red kind, const char *name) {
+  // sum, prod and mean take jnp's dtype= (Note [Reduction dtype]); the others do not.
+  bool withDtype = kind == Red::Sum || kind == Red::Prod || kind == Red::Mean;
+  std::vector<std::string> params{"x", "axis", "keepdims"};
+  if (withDtype) params.push_back("dtype");
   return {
-      {"x", "axis", "keepdims"},
+      params,
       1,
       [kind, name](AstLowering &L, Bound &a, auto &, SrcRange loc) -> ValueP {
         ValueP v = arr(L, a[0]);
@@ -22,6 +27,26 @@ BuiltinDef reduction(Red kind, const char *name) {
           x = L.broadcast(x, {}),
           x = L.emit1(Op::Reshape, {x},
                       {{"new_sizes", Param::tuple({})}, {"dimensions", Param::none()}});
+        // Note [Reduction dtype]
+        // ~~~~~~~~~~~~~~~~~~~~~~
+        // jnp.sum(x, dtype=d) (and prod, mean) converts x to d first, then reduces in d
+        // (its jaxpr: convert_element_type, reduce_sum): sum([1.7, 1.7], dtype=i32) is
+        // 2. A mean in an integer dtype divides the integer sum by the count, truncating
+        // (lax.div); a bool sum or product is computed in i32 and converted back, as
+        // NumPy's (True where any / all are nonzero).
+        std::optional<DType> outDtype;
+        if (a.args.size() > 3 && a.has(3)) {
+          DType d = L.dtypeFrom(a[3].value, a[3].loc);
+          if (d == DType::Key) userError(a[3].loc, std::string(name) + "() cannot make keys");
+          if (kind == Red::Mean && d == DType::Bool)
+            userError(a[3].loc, "mean() with dtype=bool has no meaning; sum() or any()");
+          if (d == DType::Bool) {
+            x = L.castTo(x, DType::I32);
+            outDtype = DType::Bool;
+          } else {
+            x = L.castTo(x, d);
+          }
+        }
         ir::Type t = x.type();
         auto axes = axesArg(L, a[1], t.rank());
         bool keep = boolArg(L, a[2], false);
@@ -59,7 +84,7 @@ BuiltinDef reduction(Red kind, const char *name) {
           r = L.emit1(Op::ReduceOr, {L.castTo(x, DType::Bool)}, reduceParams(axes));
           break;
         case Red::Mean: {
-          if (!ir::isFloat(d)) x = L.castTo(x, DType::F32);
+          if (!ir::isFloat(d) && !(a.args.size() > 3 && a.has(3))) x = L.castTo(x, DType::F32);
           int64_t n = 1;
           for (auto k : axes) n *= t.shape[k];
           Atom s = L.emit1(Op::ReduceSum, {x}, reduceParams(axes));
@@ -114,7 +139,9 @@ BuiltinDef reduction(Red kind, const char *name) {
         }
         }
         if (keep) r = keepDims(L, r, t.shape, axes);
-        return Value::array(r, v->weak && kind != Red::Argmax && kind != Red::Argmin);
+        if (outDtype) r = L.castTo(r, *outDtype);
+        bool given = a.args.size() > 3 && a.has(3);  // a dtype= result is not weak
+        return Value::array(r, v->weak && !given && kind != Red::Argmax && kind != Red::Argmin);
       }};
 }
 

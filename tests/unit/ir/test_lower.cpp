@@ -34,7 +34,7 @@ TEST_CASE("wrong number of arguments", "[lower][calls]") {
 TEST_CASE("keyword arguments", "[lower][calls]") {
   Compiled c = compile("let a = sum(zeros([3]), axes=0)");
   CHECK(c.error() == "1:25: sum() has no argument named 'axes'");
-  CHECK(c.notes() == "its arguments are: x, axis, keepdims");
+  CHECK(c.notes() == "its arguments are: x, axis, keepdims, dtype");
   CHECK(err("let a = sum(zeros([3]), axis=0, axis=0)") == "1:33: sum() got argument 'axis' twice");
   CHECK(err("fn f(x) = x\nlet a = f(x=1.0)") == "OK");
   CHECK(err("fn f(x) = x\nlet a = f(y=1.0)") == "2:11: 'f' has no parameter named 'y'");
