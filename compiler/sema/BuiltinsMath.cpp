@@ -32,7 +32,7 @@ BuiltinDef reduction(Red kind, const char *name) {
         // jnp.sum(x, dtype=d) (and prod, mean) converts x to d first, then reduces in d
         // (its jaxpr: convert_element_type, reduce_sum): sum([1.7, 1.7], dtype=i32) is
         // 2. A mean in an integer dtype divides the integer sum by the count, truncating
-        // (lax.div); a bool sum or product is computed in i32 and converted back, as
+        // (lax.div); a bool sum or product converts x to bool, then counts in i32 and converts back, as
         // NumPy's (True where any / all are nonzero).
         std::optional<DType> outDtype;
         if (a.args.size() > 3 && a.has(3)) {
@@ -41,7 +41,7 @@ BuiltinDef reduction(Red kind, const char *name) {
           if (kind == Red::Mean && d == DType::Bool)
             userError(a[3].loc, "mean() with dtype=bool has no meaning; sum() or any()");
           if (d == DType::Bool) {
-            x = L.castTo(x, DType::I32);
+            x = L.castTo(L.castTo(x, DType::Bool), DType::I32);
             outDtype = DType::Bool;
           } else {
             x = L.castTo(x, d);
