@@ -191,11 +191,29 @@ private:
                                      P::ParamListContext *params, P::TypeAnnContext *result,
                                      P::FnBodyContext *body, const SrcRange &range) {
     auto l = node<LambdaExpr>(at(fn), range);
+    // Each name once, as Python's "duplicate argument 'x' in function definition" (`fn
+    // f(x, x)` bound the last x); `_` may repeat, as it discards.
+    auto once = [](const std::vector<Ident> &seen, const Ident &n, const char *what) {
+      if (n.name == "_") return;
+      for (auto &o : seen)
+        if (o.name == n.name)
+          userError(n.loc, std::string("duplicate ") + what + " '" + n.name +
+                               "' in function definition",
+                    {{o.loc, "first declared here"}});
+    };
+    std::vector<Ident> seen;
     if (axes)
-      for (auto *a : axes->NAME()) l->axisParams.push_back(ident(a));
+      for (auto *a : axes->NAME()) {
+        l->axisParams.push_back(ident(a));
+        once(seen, l->axisParams.back(), "axis parameter");
+        seen.push_back(l->axisParams.back());
+      }
+    seen.clear();
     for (auto *p : params->param()) {
       Param param;
       param.name = ident(p->NAME());
+      once(seen, param.name, "argument");
+      seen.push_back(param.name);
       if (p->typeAnn()) param.type = typeAnn(p->typeAnn());
       l->params.push_back(std::move(param));
     }

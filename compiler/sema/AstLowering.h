@@ -199,4 +199,8 @@ public:
   ValueP gradCall(const Value &g, std::vector<ArgV> args, SrcRange loc);
 };
 
+/// The error for a bool indexing an array, which NumPy and JAX read as a mask (`what`
+/// shows the use, "x[True]"): Note [Bool indices] in LowerIndex.cpp.
+[[noreturn]] void boolIndex(SrcRange loc, const std::string &what);
+
 }  // namespace spmd::sema

@@ -50,6 +50,7 @@ const std::map<std::pair<std::string, std::string>, std::string> &keywordAliases
     a[{"split", "n"}] = "num";
     for (const char *f : {"uniform", "randint"}) a[{f, "minval"}] = "lo", a[{f, "maxval"}] = "hi";
     a[{"transpose", "perm"}] = "axes";  // the spec's transpose(x, perm), jnp's axes=
+    a[{"clip", "min"}] = "lo", a[{"clip", "max"}] = "hi";  // jnp.clip(x, min=, max=)
     return a;
   }();
   return m;
@@ -90,6 +91,12 @@ ValueP AstLowering::builtin(const std::string &name, std::vector<ArgV> &args,
   Bound bound;
   bound.args.resize(np);
   size_t pos = 0;
+  for (size_t k = 1; k < args.size(); ++k)
+    // As Python's SyntaxError: `sum(x, axis=0, 1)` bound the 1 to axis, over the 0.
+    // (User functions take no keywords; mesh() above says how it is called.)
+    if (args[k].keyword.empty() && !args[k - 1].keyword.empty())
+      userError(args[k].loc, "positional argument follows keyword argument",
+                {{args[k - 1].keywordLoc, "the keyword argument"}});
   for (auto &a : args) {
     if (a.keyword.empty()) {
       if (pos < np)

@@ -70,7 +70,17 @@ void addArrayBuiltins(Table &m) {
                    v = L.castTo(v, d);
                  }
                  ir::Shape s = L.staticShape(a[0], v.type().dtype);
-                 if (v.type().rank() != 0) userError(a[1].loc, "full() needs a scalar value");
+                 // As jnp.full, an array value broadcasts to the shape (NumPy's rules).
+                 if (v.type().rank() != 0) {
+                   ir::Shape vs = v.type().shape;
+                   bool ok = vs.size() <= s.size();
+                   for (size_t k = 0; ok && k < vs.size(); ++k)
+                     ok = vs[k] == 1 || vs[k] == s[s.size() - vs.size() + k];
+                   if (!ok)
+                     userError(a[1].loc, "full() cannot broadcast a value of type " +
+                                             v.type().str() + " to shape " +
+                                             Param::ints(s).str());
+                 }
                  // Weakly typed as its value without a dtype, as jnp.full.
                  return Value::array(L.broadcast(v, s), weak && !a.has(2));
                }};
@@ -174,7 +184,9 @@ void addArrayBuiltins(Table &m) {
         if (pts < n) data[n - 1] = double(fhi);
         return Value::array(L.constant(data, DType::F32, {n}));
       }};
-  m["eye"] = {{"n", "m", "dtype"}, 1, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
+  // jnp.eye(N, M, k, dtype): k= shifts the diagonal (keyword only here: the spec's third
+  // positional argument is the dtype).
+  m["eye"] = {{"n", "m", "dtype", "k"}, 1, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
                 int64_t n = L.staticInt(a[0].value, a[0].loc, "eye() size");
                 if (n < 0)
                   userError(a[0].loc, "eye() needs a non-negative size, not " + std::to_string(n));
@@ -190,7 +202,14 @@ void addArrayBuiltins(Table &m) {
                                        {"dimension", Param::of(dim)},
                                        {"sharding", Param::none()}}));
                 };
-                return Value::array(L.castTo(L.emit1(Op::Eq, {io(0), io(1)}), d));
+                int64_t k = a.has(3) ? L.staticInt(a[3].value, a[3].loc, "eye()'s k") : 0;
+                Atom rows = io(0);
+                if (k != 0) {
+                  // Past every column either way: no diagonal, and no i32 overflow.
+                  k = std::clamp<int64_t>(k, -n - 1, mm + 1);
+                  rows = L.emit1(Op::Add, {rows, L.b().lit(DType::I32, double(k))});
+                }
+                return Value::array(L.castTo(L.emit1(Op::Eq, {rows, io(1)}), d));
               }};
   // -- shapes --
   m["reshape"] = {
@@ -284,8 +303,15 @@ void addArrayBuiltins(Table &m) {
           int r = arrs[0]->type().rank() + (stack ? 1 : 0);
           int64_t ax = a.has(1) ? L.staticInt(a[1].value, a[1].loc, "an axis") : 0;
           if (ax < 0) ax += r;
-          if (ax < 0 || ax >= r || (!stack && r == 0))
-            userError(a.has(1) ? a[1].loc : loc, "axis out of range");
+          if (!stack && r == 0)
+            userError(a[0].loc, "concat() cannot join scalars (" + arrs[0]->type().str() +
+                                    "); stack() makes a new axis");
+          if (ax < 0 || ax >= r)
+            userError(a.has(1) ? a[1].loc : loc,
+                      "axis " + std::to_string(a.has(1) ? L.staticInt(a[1].value, a[1].loc, "an axis") : 0) +
+                          " is out of range for " + (stack ? "stacking arrays of rank "
+                                                           : "joining arrays of rank ") +
+                          std::to_string(stack ? r - 1 : r));
           std::vector<Atom> parts;
           for (auto &x : arrs) {
             Atom p = L.castTo(x->atom, d);
@@ -307,9 +333,14 @@ void addArrayBuiltins(Table &m) {
               userError(a[0].loc, "arrays of different ranks cannot be joined: " +
                                       parts[0].type().str() + " and " + p.type().str());
             for (size_t k = 0; k < s.size(); ++k)
-              if (int64_t(k) != ax && s[k] != s0[k])
+              if (int64_t(k) != ax && s[k] != s0[k]) {
+                // stack's message names the arrays as written, not their reshaped parts.
+                if (stack)
+                  userError(a[0].loc, "stack() needs arrays of the same shape: " +
+                                          arrs[0]->type().str() + " and " + x->type().str());
                 userError(a[0].loc, "arrays to join must agree except along the axis: " +
                                         parts[0].type().str() + " and " + p.type().str());
+              }
             parts.push_back(p);
           }
           if (parts.size() == 1) return Value::array(parts[0], weak);
@@ -333,13 +364,43 @@ void addArrayBuiltins(Table &m) {
                                               Param::ints(s).str());
                          return Value::array(L.broadcast(v->atom, s), v->weak);
                        }};
+  // As jnp.expand_dims, axis may be a tuple: each is a position in the result
+  // (expand_dims(x, (0, 2)) of f32[2, 3] is f32[1, 2, 1, 3]).
   m["expand_dims"] = {{"x", "axis"}, 2, [](AstLowering &L, Bound &a, auto &, SrcRange) {
                         ValueP v = arr(L, a[0]);
                         ir::Shape s = v->type().shape;
+                        if (a[1].value->kind == Value::Tuple) {
+                          auto axes = L.staticInts(a[1], "an axis");
+                          int64_t r = int64_t(s.size() + axes.size());
+                          std::vector<bool> isNew(size_t(r), false);
+                          for (int64_t ax : axes) {
+                            int64_t k = ax < 0 ? ax + r : ax;
+                            if (k < 0 || k >= r)
+                              userError(a[1].loc, "axis " + std::to_string(ax) +
+                                                      " is out of range for expand_dims of " +
+                                                      v->type().str() + " (a result of rank " +
+                                                      std::to_string(r) + ")");
+                            if (isNew[size_t(k)])
+                              userError(a[1].loc, "repeated axis " + std::to_string(ax));
+                            isNew[size_t(k)] = true;
+                          }
+                          ir::Shape out;
+                          size_t j = 0;
+                          for (int64_t k = 0; k < r; ++k) out.push_back(isNew[size_t(k)] ? 1 : s[j++]);
+                          Atom x = v->atom.isLit ? L.broadcast(v->atom, {}) : v->atom;
+                          return Value::array(
+                              L.emit1(Op::Reshape, {x},
+                                      {{"new_sizes", Param::ints(out)}, {"dimensions", Param::none()}}),
+                              v->weak);
+                        }
                         int64_t ax = L.staticInt(a[1].value, a[1].loc, "an axis");
                         int r = int(s.size()) + 1;
                         if (ax < 0) ax += r;
-                        if (ax < 0 || ax >= r) userError(a[1].loc, "axis out of range");
+                        if (ax < 0 || ax >= r)
+                          userError(a[1].loc, "axis " + std::to_string(ax < 0 ? ax - r : ax) +
+                                                  " is out of range for expand_dims of " +
+                                                  v->type().str() + " (a result of rank " +
+                                                  std::to_string(r) + ")");
                         s.insert(s.begin() + ax, 1);
                         Atom x = v->atom.isLit ? L.broadcast(v->atom, {}) : v->atom;
                         return Value::array(
@@ -399,6 +460,18 @@ void addArrayBuiltins(Table &m) {
           if (d < int(idx.size())) {
             ValueP iv = idx[d];
             int64_t n = t.shape[d];
+            // As jnp's x.at[i]: a float index is a TypeError, a bool a mask (Note [Bool
+            // indices] in LowerIndex.cpp); spmdrun cast both to i32.
+            if (iv->kind == Value::Bool)
+              boolIndex(a[1].loc, std::string("set(x, ") + (iv->i ? "true" : "false") + ", v)");
+            if (iv->kind == Value::Array && iv->type().dtype == DType::Bool)
+              boolIndex(a[1].loc, "set(x, " + iv->type().str() + ", v)");
+            if (iv->kind == Value::Float ||
+                (iv->kind == Value::Array && !ir::isInt(iv->type().dtype)))
+              userError(a[1].loc, "set() needs integer indices, not " +
+                                      (iv->kind == Value::Float ? std::string("a static float")
+                                                                : iv->type().str()) +
+                                      ", as x.at[i] in JAX");
             if (iv->kind == Value::Int) {
               int64_t k = iv->i < 0 ? iv->i + n : iv->i;
               if (k < 0 || k >= n)

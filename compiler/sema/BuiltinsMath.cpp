@@ -5,14 +5,19 @@
 #include "sema/BuiltinTable.h"
 
 #include <cmath>
+#include <optional>
 
 namespace spmd::sema::builtins {
 
 enum class Red { Sum, Max, Min, Prod, All, Any, Mean, Argmax, Argmin, LogSumExp };
 
 BuiltinDef reduction(Red kind, const char *name) {
+  // sum, prod and mean take jnp's dtype= (Note [Reduction dtype]); the others do not.
+  bool withDtype = kind == Red::Sum || kind == Red::Prod || kind == Red::Mean;
+  std::vector<std::string> params{"x", "axis", "keepdims"};
+  if (withDtype) params.push_back("dtype");
   return {
-      {"x", "axis", "keepdims"},
+      params,
       1,
       [kind, name](AstLowering &L, Bound &a, auto &, SrcRange loc) -> ValueP {
         ValueP v = arr(L, a[0]);
@@ -22,6 +27,26 @@ BuiltinDef reduction(Red kind, const char *name) {
           x = L.broadcast(x, {}),
           x = L.emit1(Op::Reshape, {x},
                       {{"new_sizes", Param::tuple({})}, {"dimensions", Param::none()}});
+        // Note [Reduction dtype]
+        // ~~~~~~~~~~~~~~~~~~~~~~
+        // jnp.sum(x, dtype=d) (and prod, mean) converts x to d first, then reduces in d
+        // (its jaxpr: convert_element_type, reduce_sum): sum([1.7, 1.7], dtype=i32) is
+        // 2. A mean in an integer dtype divides the integer sum by the count, truncating
+        // (lax.div); a bool sum or product converts x to bool, then counts in i32 and converts back, as
+        // NumPy's (True where any / all are nonzero).
+        std::optional<DType> outDtype;
+        if (a.args.size() > 3 && a.has(3)) {
+          DType d = L.dtypeFrom(a[3].value, a[3].loc);
+          if (d == DType::Key) userError(a[3].loc, std::string(name) + "() cannot make keys");
+          if (kind == Red::Mean && d == DType::Bool)
+            userError(a[3].loc, "mean() with dtype=bool has no meaning; sum() or any()");
+          if (d == DType::Bool) {
+            x = L.castTo(L.castTo(x, DType::Bool), DType::I32);
+            outDtype = DType::Bool;
+          } else {
+            x = L.castTo(x, d);
+          }
+        }
         ir::Type t = x.type();
         auto axes = axesArg(L, a[1], t.rank());
         bool keep = boolArg(L, a[2], false);
@@ -59,7 +84,7 @@ BuiltinDef reduction(Red kind, const char *name) {
           r = L.emit1(Op::ReduceOr, {L.castTo(x, DType::Bool)}, reduceParams(axes));
           break;
         case Red::Mean: {
-          if (!ir::isFloat(d)) x = L.castTo(x, DType::F32);
+          if (!ir::isFloat(d) && !(a.args.size() > 3 && a.has(3))) x = L.castTo(x, DType::F32);
           int64_t n = 1;
           for (auto k : axes) n *= t.shape[k];
           Atom s = L.emit1(Op::ReduceSum, {x}, reduceParams(axes));
@@ -114,7 +139,9 @@ BuiltinDef reduction(Red kind, const char *name) {
         }
         }
         if (keep) r = keepDims(L, r, t.shape, axes);
-        return Value::array(r, v->weak && kind != Red::Argmax && kind != Red::Argmin);
+        if (outDtype) r = L.castTo(r, *outDtype);
+        bool given = a.args.size() > 3 && a.has(3);  // a dtype= result is not weak
+        return Value::array(r, v->weak && !given && kind != Red::Argmax && kind != Red::Argmin);
       }};
 }
 
@@ -255,12 +282,21 @@ void addMathBuiltins(Table &m) {
                        {{"shape", Param::ints(full)}, {"broadcast_dimensions", Param::tuple({})}});
         return Value::array(L.emit1(Op::Select, {cc, f, t}), weak);
       }};
+  // As jnp.clip(arr, min=None, max=None): either bound may be left out (clip(x, 0.0),
+  // clip(x, hi=1.0), JAX's max=1.0), and the result promotes x with the bounds given.
   m["clip"] = {
-      {"x", "lo", "hi"}, 3, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
+      {"x", "lo", "hi"}, 1, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
+        if (!a.has(1) && !a.has(2)) return arr(L, a[0]);  // jnp.clip(x) is x
         DType d;
         bool weak;
-        auto xs = L.unify({a[0].value, a[1].value, a[2].value}, loc, &d, &weak, "clip");
-        return Value::array(L.emit1(Op::Min, {L.emit1(Op::Max, {xs[0], xs[1]}), xs[2]}), weak);
+        std::vector<ValueP> in{a[0].value};
+        for (int k : {1, 2})
+          if (a.has(k)) in.push_back(a[k].value);
+        auto xs = L.unify(in, loc, &d, &weak, "clip");
+        Atom r = xs[0];
+        if (a.has(1)) r = L.emit1(Op::Max, {r, xs[1]});
+        if (a.has(2)) r = L.emit1(Op::Min, {r, xs.back()});
+        return Value::array(r, weak);
       }};
   for (auto [nm, d] : std::vector<std::pair<const char *, DType>>{{"f32", DType::F32},
                                                                   {"i32", DType::I32},

@@ -281,7 +281,7 @@ void addRandomBuiltins(Table &m) {
         return Value::array(L.emit1(Op::Add, {off, L.b().lit(DType::I32, double(lo))}));
       }};
   m["one_hot"] = {
-      {"labels", "n"}, 2, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
+      {"labels", "n", "dtype"}, 2, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
         ValueP v = arr(L, a[0]);
         L.rejectKeys(*v, a[0].loc, "one_hot()");
         int64_t n = L.staticInt(a[1].value, a[1].loc, "the number of classes");
@@ -290,7 +290,10 @@ void addRandomBuiltins(Table &m) {
                     "one_hot() needs a non-negative number of classes, not " + std::to_string(n));
         ir::Shape s = v->type().shape;
         s.push_back(n);
-        L.checkedShape(s, DType::F32, loc);
+        // jax.nn.one_hot's dtype= (f32 by default): one_hot(y, 10, dtype=i32).
+        DType od = a.has(2) ? L.dtypeFrom(a[2].value, a[2].loc) : DType::F32;
+        if (od == DType::Key) userError(a[2].loc, "one_hot() cannot make keys");
+        L.checkedShape(s, od, loc);
         // As jax.nn.one_hot: labels == iota in the labels' dtype (1.5 matches no
         // class), bools as i32.
         DType ld = ir::isFloat(v->type().dtype) ? v->type().dtype : DType::I32;
@@ -304,7 +307,7 @@ void addRandomBuiltins(Table &m) {
                            {"shape", Param::ints(s)},
                            {"dimension", Param::of(int64_t(s.size()) - 1)},
                            {"sharding", Param::none()}});
-        return Value::array(L.castTo(L.emit1(Op::Eq, {lb, io}), DType::F32));
+        return Value::array(L.castTo(L.emit1(Op::Eq, {lb, io}), od));
       }};
 }
 

@@ -15,6 +15,12 @@ using ir::Atom;
 using ir::DType;
 
 ValueP AstLowering::gradCall(const Value &g, std::vector<ArgV> args, SrcRange loc) {
+  // argnums count positional arguments, as in JAX (where keyword arguments pass through
+  // undifferentiated); spmdrun takes positional ones only.
+  for (auto &a : args)
+    if (!a.keyword.empty())
+      userError(a.keywordLoc, g.fname + "(f)(...) takes positional arguments only",
+                {{SrcRange{}, "argnums number the positional arguments"}});
   for (int k : g.argnums)
     if (k < 0 || k >= int(args.size()))
       userError(loc, g.fname + "(): argnums " + std::to_string(k) +

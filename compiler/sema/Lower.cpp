@@ -413,17 +413,39 @@ AxisP AstLowering::axis(const std::string &name, SrcRange loc) {
   return a;
 }
 
+// Note [Repeated collective axes]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// A collective's axes name each axis once: `psum(x, (i, i))` is a ValueError in JAX
+// ("repeated axis in `source` argument" under pmap, "duplicate value in 'axes'" under
+// vmap), and spmdrun summed over i once. An error at the second mention, which also
+// catches an axis passed twice under two names (`f[i, i]` of `fn f[a, b]` whose body
+// sums over `(a, b)`): the note then says which axis it is.
 std::vector<AxisP> AstLowering::axesOf(const Expr &e) {
-  if (auto *n = e.as<NameExpr>()) return {axis(n->name, n->loc)};
   std::vector<AxisP> r;
-  const std::vector<ExprP> *elems = nullptr;
-  if (auto *t = e.as<TupleLitExpr>())
-    elems = &t->elems;
-  else if (auto *t = e.as<ArrayLitExpr>())
-    elems = &t->elems;
-  if (!elems) userError(e.loc, "expected an axis name or a tuple of axis names");
-  for (auto &x : *elems)
-    for (auto &a : axesOf(*x)) r.push_back(a);
+  std::vector<const NameExpr *> at;
+  std::function<void(const Expr &)> collect = [&](const Expr &x) {
+    if (auto *n = x.as<NameExpr>()) {
+      AxisP a = axis(n->name, n->loc);
+      for (size_t k = 0; k < r.size(); ++k)
+        if (r[k] == a)
+          userError(n->loc, "axis '" + a->name + "' is named twice in this collective's axes",
+                    {{at[k]->loc, at[k]->name == n->name
+                                      ? "first named here"
+                                      : "first named here: '" + at[k]->name + "' and '" +
+                                            n->name + "' are both axis '" + a->name + "'"}});
+      r.push_back(a);
+      at.push_back(n);
+      return;
+    }
+    const std::vector<ExprP> *elems = nullptr;
+    if (auto *t = x.as<TupleLitExpr>())
+      elems = &t->elems;
+    else if (auto *t = x.as<ArrayLitExpr>())
+      elems = &t->elems;
+    if (!elems) userError(x.loc, "expected an axis name or a tuple of axis names");
+    for (auto &y : *elems) collect(*y);
+  };
+  collect(e);
   return r;
 }
 
@@ -523,9 +545,46 @@ ValueP AstLowering::callClosure(const Value &f, std::vector<ArgV> args,
   if (std::find(callStack.begin(), callStack.end(), &l) != callStack.end())
     userError(loc, "recursive call of " + fname + ": functions may not call themselves");
   checkStack(loc, "function calls");  // Note [Stack guard]
-  for (auto &a : args)
-    if (!a.keyword.empty())
-      userError(a.keywordLoc, "keyword arguments are not supported in calls of user functions");
+  // Note [Keyword arguments of user functions]: as in Python, `f(3.0, y=1.0)` and
+  // `f(y=1.0, x=3.0)` bind by parameter name after the positional arguments (a
+  // positional one after a keyword is an error, as Python's SyntaxError); a name that is
+  // no parameter, one given twice and one left out are errors with Python's words.
+  if (std::any_of(args.begin(), args.end(), [](const ArgV &a) { return !a.keyword.empty(); })) {
+    std::vector<ArgV> byParam(l.params.size());
+    for (size_t k = 1; k < args.size(); ++k)
+      if (args[k].keyword.empty() && !args[k - 1].keyword.empty())
+        userError(args[k].loc, "positional argument follows keyword argument",
+                  {{args[k - 1].keywordLoc, "the keyword argument"}});
+    size_t pos = 0;
+    for (size_t k = 0; k < args.size(); ++k) {
+      ArgV &a = args[k];
+      if (a.keyword.empty()) {
+        if (pos >= l.params.size()) break;  // too many: the count below says so
+        byParam[pos++] = std::move(a);
+        continue;
+      }
+      size_t p = 0;
+      while (p < l.params.size() && l.params[p].name.name != a.keyword) ++p;
+      if (p == l.params.size() || a.keyword == "_") {
+        std::string ps;
+        for (auto &q : l.params) ps += (ps.empty() ? "" : ", ") + q.name.name;
+        userError(a.keywordLoc, fname + " has no parameter named '" + a.keyword + "'",
+                  {{l.loc, "its parameters are: " + (ps.empty() ? "none" : ps)}});
+      }
+      if (byParam[p].value)
+        userError(a.keywordLoc,
+                  fname + " got multiple values for argument '" + a.keyword + "'");
+      byParam[p] = std::move(a);
+      byParam[p].keyword.clear();
+    }
+    if (pos + std::count_if(byParam.begin() + pos, byParam.end(),
+                            [](const ArgV &a) { return bool(a.value); }) ==
+        args.size())
+      for (size_t p = 0; p < byParam.size(); ++p)
+        if (!byParam[p].value)
+          userError(loc, fname + " is missing its argument '" + l.params[p].name.name + "'");
+    if (byParam.size() == args.size()) args = std::move(byParam);
+  }
   if (args.size() != l.params.size())
     userError(loc, fname + " takes " + std::to_string(l.params.size()) + " argument" +
                        (l.params.size() == 1 ? "" : "s") + " but " + std::to_string(args.size()) +

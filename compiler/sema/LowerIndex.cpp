@@ -16,6 +16,23 @@ using ir::Param;
 
 // ---- indexing --------------------------------------------------------------------------------
 
+// Note [Bool indices]
+// ~~~~~~~~~~~~~~~~~~~
+// A static bool is a Python int elsewhere (a slice bound, a shape, a tuple index), but
+// NumPy and JAX read a bool scalar *indexing an array* as a mask: `x[True]` is x with a
+// new axis of length 1 in front, `x[False]` one of length 0, and `x.at[True].set(v)` sets
+// every element. spmdrun took `true` as the index 1 and `false` as 0: another array,
+// silently. It does not model mask indexing (a traced bool index is a
+// NonConcreteBooleanIndexError in jitted JAX), so a bool index into an array, static or
+// not, is an error that says what JAX would do, in `x[...]` and in set() alike.
+[[noreturn]] void boolIndex(SrcRange loc, const std::string &what) {
+  userError(loc, "an array index must be an integer, not a bool: NumPy and JAX read " + what +
+                     " as a mask (a new axis of length 1 for True, 0 for False), not as "
+                     "the index 1 or 0",
+            {{SrcRange{}, "write i32(c) to index by 0 or 1, or expand_dims(x, 0) for the new "
+                          "axis (docs/language.md, Indexing)"}});
+}
+
 ValueP AstLowering::index(ValueP base, const IndexExpr &e) {
   // Tuples and static lists: static indexing and slicing.
   if (base->kind == Value::Tuple) {
@@ -81,6 +98,7 @@ ValueP AstLowering::index(ValueP base, const IndexExpr &e) {
         dropped[d] = true;
         continue;
       }
+      if (iv->kind == Value::Bool) boolIndex(it.index->loc, "x[" + std::string(iv->i ? "True" : "False") + "]");
       int64_t k = staticInt(iv, it.index->loc, "an index");
       int64_t kk = k < 0 ? k + n : k;
       if (kk < 0 || kk >= n)

@@ -34,10 +34,16 @@ TEST_CASE("wrong number of arguments", "[lower][calls]") {
 TEST_CASE("keyword arguments", "[lower][calls]") {
   Compiled c = compile("let a = sum(zeros([3]), axes=0)");
   CHECK(c.error() == "1:25: sum() has no argument named 'axes'");
-  CHECK(c.notes() == "its arguments are: x, axis, keepdims");
+  CHECK(c.notes() == "its arguments are: x, axis, keepdims, dtype");
   CHECK(err("let a = sum(zeros([3]), axis=0, axis=0)") == "1:33: sum() got argument 'axis' twice");
-  CHECK(err("fn f(x) = x\nlet a = f(x=1.0)") ==
-        "2:11: keyword arguments are not supported in calls of user functions");
+  CHECK(err("fn f(x) = x\nlet a = f(x=1.0)") == "OK");
+  CHECK(err("fn f(x) = x\nlet a = f(y=1.0)") == "2:11: 'f' has no parameter named 'y'");
+  CHECK(err("fn f(x, y) = x\nlet a = f(1.0, x=1.0)") ==
+        "2:16: 'f' got multiple values for argument 'x'");
+  CHECK(err("fn f(x, y) = x\nlet a = f(y=1.0)") == "2:9: 'f' is missing its argument 'x'");
+  CHECK(err("let a = sum(zeros([2, 3]), axis=0, true)") ==
+        "1:36: positional argument follows keyword argument");
+  CHECK(err("fn f(x, x) = x") == "1:9: duplicate argument 'x' in function definition");
   CHECK(err("let a = sum(zeros([2, 3]), keepdims=true, axis=1)") == "OK");
 }
 

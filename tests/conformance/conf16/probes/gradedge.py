@@ -1,0 +1,12 @@
+from common import *
+f = lambda x, y: jnp.sum(x * y * y)
+P(jax.grad(f, argnums=1)(jnp.arange(3.0), 2.0))
+P(jax.value_and_grad(f, argnums=(1,))(jnp.arange(3.0), jnp.ones(3)))
+P(jax.grad(lambda t: t[0] * t[1][0] + jnp.sum(t[1][1]))((2.0, (3.0, jnp.ones(2)))))
+P(jax.grad(lambda x: jnp.max(x))(jnp.array([1.0, 3.0, 3.0])), jax.grad(lambda x: jnp.sum(jnp.sqrt(x)))(jnp.array([0.0, 4.0])))
+P(jax.grad(lambda x: jnp.mean(x * x))(jnp.arange(4.0)), jax.grad(lambda x: jax.nn.logsumexp(x))(jnp.arange(3.0)))
+P(jax.grad(lambda x: x ** 3.0)(0.0), jax.grad(lambda x: x ** 0.5)(0.0), jax.grad(lambda x: jnp.abs(x))(0.0))
+P(jax.grad(lambda x: jnp.sum(jnp.where(x > 1.0, x * x, 0.0)))(jnp.arange(3.0)))
+P(jax.grad(lambda x: x.astype(jnp.int32).astype(jnp.float32) + x)(2.5), jax.grad(lambda x: jnp.prod(x))(jnp.array([2.0, 0.0, 3.0])))
+P(jax.grad(lambda x: jnp.sum(jnp.clip(x, 0.0, 1.0)))(jnp.array([-1.0, 0.0, 0.5, 1.0, 2.0])))
+P(jax.grad(lambda x: jnp.minimum(x, 1.0) + jnp.maximum(x, 1.0))(1.0))

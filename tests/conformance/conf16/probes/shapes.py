@@ -1,0 +1,12 @@
+from common import *
+x = jnp.arange(24).reshape(2, 3, 4)
+P(x.reshape(-1, 6), x.reshape(4, -1).shape, x.reshape(24)[::5])
+P(jnp.transpose(x, (2, 0, 1))[1], jnp.transpose(x).shape, jnp.transpose(x)[0])
+P(jnp.expand_dims(x, -1).shape, jnp.expand_dims(x, 0).shape, jnp.expand_dims(x, 2).shape, jnp.expand_dims(jnp.arange(3), -2).shape)
+P(jnp.squeeze(jnp.ones([1, 3, 1])), jnp.squeeze(jnp.ones([1, 3, 1]), -1).shape, jnp.squeeze(jnp.ones([1, 3, 1]), 0).shape, jnp.squeeze(jnp.ones([1, 1])).shape)
+P(jnp.concatenate([jnp.arange(3), jnp.arange(2.0)]), jnp.concatenate([x[0], x[1]], axis=-1), jnp.concatenate([jnp.ones([2], bool), jnp.zeros([1], jnp.int32)]))
+P(jnp.stack([jnp.arange(3), jnp.arange(3) * 2], axis=-1), jnp.stack([1.0, 2.0]), jnp.stack([x, x], axis=1).shape, jnp.stack([jnp.uint32(1), jnp.uint32(2)]))
+P(jnp.broadcast_to(jnp.arange(3), [2, 3]), jnp.broadcast_to(5.0, [2]), jnp.broadcast_to(jnp.ones([3, 1]), [3, 2]))
+P(jnp.ravel(x[:, 1]), x.size, len(x), x[0, 0, 0].size, x[0, 0, 0].shape)
+P(x[-1, ::-1, 0], x[1, 1:100, 3], x[0, 5:2], x[:, ::-2, -1], x[0, -100:, 0], x[1, 2:-5, 0], x[0, ::3])
+P(x[:, 0])

@@ -1,0 +1,11 @@
+from common import *
+print(7 // -2, -7 % 3, 7 % -3, 2 ** -1, 7 / 2, 6 / 3, -7 // 2, 7.5 // 2, -7.5 % 2, 2 ** 0.5, (-8) ** 2, 10 ** 10)
+print(1 + 2 * 3 - 4, 3 == 3.0, 1 < 2, 2 ** 3 ** 2, -2 ** 2, 1e300 * 1e300, 0.1 + 0.2, 1 / 3, 2.0 ** 60, 2 ** 62)
+print(True + True, True * 3, 5 & 3, 5 | 3, 5 ^ 3, ~5, -(-3), not True, True and False, 1 < 2 and 3 > 4)
+print(len((2, 3)), (2, 3)[-1], (2, 3)[::-1], (1, 2) + (3,), [1, 2][1])
+u = jnp.array([1, 2, 3], jnp.uint32)
+i = jnp.array([1, 2, 3], jnp.int32)
+f = jnp.array([1.0, 2.0, 3.0])
+P(u + 1, u * 2.5, i + 2.5, i / 2, u / 2, i // 2.0, f // 2, i % 2.5, u ** 2.0, i ** 0.5)
+P(u < 2.5, i == 2.0, f > 1, u - 2, i - 4, (u - 2) // 2, u % 0, i // 0, i % 0, u // 0)
+P(jnp.float32(2 ** 31), jnp.int32(2.9), jnp.int32(-2.9), jnp.uint32(3.99), jnp.bool_(0.0), jnp.bool_(-0.5), jnp.float32(True), jnp.int32(False))

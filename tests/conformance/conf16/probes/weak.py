@@ -1,0 +1,10 @@
+from common import *
+b = jnp.array([True, False]); u = jnp.array([5, 6], jnp.uint32); h = jnp.array([1.5, 2.5])
+a = jnp.where(b, 1, 2)
+P(u + a, h * a, u + jnp.full([2], 3), u + jnp.maximum(1, 2), u + jnp.abs(-3), u + -(3), u + jnp.sum(jnp.full([2], 1)))
+P(u + jnp.max(jnp.full([2], 3)), u + a * 2, u + a[0], u + jnp.where(b, 1, u), jnp.float32(2) * a)
+w = jnp.where(b, 1.0, 2.0)
+P(u.astype(jnp.int32) * w, u * w)
+c = jnp.full([2], 2.0)
+P(u.astype(jnp.int32) + c, u + c)
+P(u + jnp.int32(1) * 0, u + jnp.arange(2))
