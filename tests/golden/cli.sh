@@ -88,6 +88,22 @@ for v in "" abc 99999999999999999999999 1e400 nan "5 6" "[1,2]" true; do
   expectMsg 1 "error: --arg n=$v is not a valid static int" "$bin" --devices cpu:2 --arg "n=$v" "$tmp/argn.spmd"
 done
 expectMsg 0 "6" "$bin" --devices cpu:2 --arg n=5 --arg n=6 "$tmp/argn.spmd"
+# Settings in the environment (Note [Settings in the environment] in cli/spmdrun.cpp): a
+# malformed value is misuse, named with its value, never taken as unset in silence; an
+# empty value is unset.
+for v in 12abc abc -1 1e99 99999999999999999999 " 12" +5; do
+  expectMsg 2 "spmdrun: SPMD_MEMORY_LIMIT='$v' in the environment: expected a whole number of bytes" \
+    env SPMD_MEMORY_LIMIT="$v" "$bin" --devices cpu:2 "$tmp/p.spmd"
+done
+expectMsg 0 "42" env SPMD_MEMORY_LIMIT= "$bin" --devices cpu:2 "$tmp/p.spmd"
+expectMsg 0 "42" env SPMD_MEMORY_LIMIT=100000000 "$bin" --devices cpu:2 "$tmp/p.spmd"
+expectMsg 2 "spmdrun: SPMD_SUM_HOST='avx-512' in the environment: expected avx512 or avx2" \
+  env SPMD_SUM_HOST=avx-512 "$bin" --devices cpu:2 "$tmp/p.spmd"
+for var in SPMD_CPU_FIBERS SPMD_NCCL SPMD_MPI_ALL_GROUPS SPMD_MPI_STAGE; do
+  expectMsg 2 "spmdrun: $var='false' in the environment: expected 0 or 1" \
+    env $var=false "$bin" --devices cpu:2 "$tmp/p.spmd"
+done
+expectMsg 0 "42" env SPMD_CPU_FIBERS=0 SPMD_SUM_HOST=avx2 "$bin" --devices cpu:2 "$tmp/p.spmd"
 # A script whose name starts with '-', after '--'.
 cp "$tmp/p.spmd" "$tmp/-dash.spmd"
 expectMsg 0 "42" bash -c 'cd "$1" && exec "$2" --devices cpu:2 -- -dash.spmd' _ "$tmp" "$(realpath "$bin")"
