@@ -88,6 +88,21 @@ for v in "" abc 99999999999999999999999 1e400 nan "5 6" "[1,2]" true; do
   expectMsg 1 "error: --arg n=$v is not a valid static int" "$bin" --devices cpu:2 --arg "n=$v" "$tmp/argn.spmd"
 done
 expectMsg 0 "6" "$bin" --devices cpu:2 --arg n=5 --arg n=6 "$tmp/argn.spmd"
+# An --arg the script never reads (Note [Arguments nobody reads] in cli/Driver.cpp) is
+# misuse, exit 2, before anything runs; a name read only in a branch not taken or a
+# function never called counts as read.
+expectMsg 2 "spmdrun: --arg nn=5: the script never reads an argument of that name (it reads n)" \
+  "$bin" --devices cpu:2 --arg nn=5 "$tmp/argn.spmd"
+expectMsg 2 "spmdrun: --arg n=5: the script never reads an argument of that name (it calls no arg())" \
+  "$bin" --devices cpu:2 --arg n=5 "$tmp/p.spmd"
+expectMsg 2 "spmdrun: --arg a b=1, --arg x=: the script never reads arguments of those names (it reads n)" \
+  "$bin" --devices cpu:2 --arg "a b=1" --arg x= --arg n=2 "$tmp/argn.spmd"
+expectMsg 2 "the script never reads" "$bin" --devices cpu:2 --no-run --dump=ir --arg m=1 "$tmp/argn.spmd"
+out=$("$bin" --devices cpu:2 --arg m=1 "$tmp/argn.spmd" 2>/dev/null)
+[ -z "$out" ] || { echo "an unread --arg ran the program: $out"; fail=1; }
+printf 'if arg("big", false) { print(arg("n", 3)) } else { print(0) }\nfn f() { arg(name="k", default=1) }\n' > "$tmp/argbranch.spmd"
+expectMsg 0 "0" "$bin" --devices cpu:2 --arg n=5 --arg k=2 "$tmp/argbranch.spmd"
+expectMsg 0 "5" "$bin" --devices cpu:2 --arg n=5 --arg k=2 --arg big=true "$tmp/argbranch.spmd"
 # Settings in the environment (Note [Settings in the environment] in cli/spmdrun.cpp): a
 # malformed value is misuse, named with its value, never taken as unset in silence; an
 # empty value is unset.
