@@ -177,6 +177,13 @@ int main(int argc, char **argv) {
     std::cerr << "spmdrun: --trace needs a file name\n";
     return 2;
   }
+  // `--trace -` wrote a file named "-" where a user expects standard output, which carries
+  // the program's output: the trace needs a file of its own.
+  if (traceFile == "-") {
+    std::cerr << "spmdrun: --trace -: the trace is written to a file, not to standard output"
+              << " (which carries the program's output); give it a name (--trace run.json)\n";
+    return 2;
+  }
   // `spmdrun --trace prog.spmd` took the script as the trace's name, ran the REPL on
   // standard input and wrote the trace over the script. A trace never goes to a .spmd.
   if (traceFile.size() > 5 && traceFile.ends_with(".spmd")) {

@@ -44,6 +44,10 @@ expectMsg 0 "42" "$bin" --devices cpu:2 --trace "$tmp/t.json" "$tmp/p.spmd"
 # --trace takes a file name: given the script instead, it stops and the script is untouched.
 expectMsg 2 "the trace would be written over a script" "$bin" --devices cpu:2 --trace "$tmp/p.spmd" </dev/null
 [ "$(cat "$tmp/p.spmd")" = "print(42)" ] || { echo "--trace SCRIPT overwrote the script"; fail=1; }
+# `--trace -` is not standard output (the program's): misuse, and no file named '-'.
+expectMsg 2 "spmdrun: --trace -: the trace is written to a file, not to standard output" \
+  bash -c 'cd "$1" && exec "$2" --devices cpu:2 --trace - p.spmd' _ "$tmp" "$(realpath "$bin")"
+[ ! -e "$tmp/-" ] || { echo "--trace - wrote a file named '-'"; fail=1; }
 grep -q traceEvents "$tmp/t.json" || { echo "--trace wrote no trace"; fail=1; }
 # Scripts that are not text, or empty: a clear diagnostic (or nothing to do), never a crash.
 : > "$tmp/empty.spmd"
