@@ -142,6 +142,11 @@ int runRepl(const Config &cfg) {
   bool allOk = true;
   for (;;) {
     if (!reader.read(pending.empty() ? ">>> " : "... ", line, kMaxScriptBytes + 1)) {
+      if (!reader.readError().empty()) {
+        std::cout << std::flush;
+        std::cerr << "error: cannot read standard input: " << reader.readError() << "\n";
+        allOk = false;
+      }
       if (!reader.interrupted()) break;
       pending.clear();  // Ctrl-C drops the input being typed
       continue;

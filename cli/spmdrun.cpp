@@ -225,7 +225,14 @@ int main(int argc, char **argv) {
   std::string text;
   std::string why;
   if (file == "-") {
-    if (!cli::readScript(std::cin, text, why)) {
+    // std::cin over stdio reads a closed descriptor or a directory as an empty script.
+    errno = 0;
+    bool ok = cli::readScript(std::cin, text, why);
+    if (ok && std::ferror(stdin)) {
+      ok = false;
+      why = errno ? std::strerror(errno) : "read error";
+    }
+    if (!ok) {
       std::cerr << "spmdrun: cannot read the script from standard input: " << why << "\n";
       return 2;
     }

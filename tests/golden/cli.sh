@@ -128,6 +128,13 @@ cp "$tmp/p.spmd" "$tmp/-dash.spmd"
 expectMsg 0 "42" bash -c 'cd "$1" && exec "$2" --devices cpu:2 -- -dash.spmd' _ "$tmp" "$(realpath "$bin")"
 printf '\x00\x01\x02' | "$bin" --devices cpu:2 - >/dev/null 2>&1; rc=$?
 [ $rc -eq 1 ] || { echo "binary on standard input: exit $rc, want 1"; fail=1; }
+# Standard input that cannot be read (closed, a directory) is not an empty script or an
+# empty session: before, both exited 0 having run nothing.
+expectMsg 2 "spmdrun: cannot read the script from standard input: Bad file descriptor" bash -c '"$1" --devices cpu:2 - <&-' _ "$bin"
+expectMsg 2 "spmdrun: cannot read the script from standard input: Is a directory" bash -c '"$1" --devices cpu:2 - <"$2"' _ "$bin" "$tmp"
+expectMsg 1 "error: cannot read standard input: Bad file descriptor" bash -c '"$1" --devices cpu:2 <&-' _ "$bin"
+expectMsg 1 "error: cannot read standard input: Is a directory" bash -c '"$1" --devices cpu:2 <"$2"' _ "$bin" "$tmp"
+expectMsg 0 "" bash -c '"$1" --devices cpu:2 - </dev/null' _ "$bin"
 # Sources with no end (Note [Reading a script] in cli/Driver.cpp): reading stops at the
 # first NUL's line, and more than 8 MiB is refused, within seconds, never read until memory
 # runs out. The REPL bounds one input the same way (a line, or lines in an open bracket,
