@@ -41,6 +41,49 @@ double now() {
   for (auto &e : errs) diags.report(e);
   throw ErrorsReported{};
 }
+// Note [Arguments nobody reads]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// `--arg stpes=5` for a script that reads arg("steps", 100) ran with 100 steps and said
+// nothing: a silent wrong answer. An --arg whose name the script never reads is
+// command-line misuse, as an unknown option is (exit 2; Python's argparse says
+// "unrecognized arguments" with exit 2 too). "Reads" is generous, so that a correct
+// command line is never refused: a name counts when the lowering looked it up (names
+// computed at compile time included) or when any call arg("NAME", ...) with the name as
+// a literal is in the source, in a branch or a function the lowering did not reach
+// (`if arg("mode", "a") == "b" { arg("n", 3) }` accepts --arg n=... in either mode).
+// The check runs after lowering, so an error in the program is reported first. Under
+// mpirun every rank compiles the same script with the same --arg values (checked before),
+// so every rank ends with exit 2. The REPL does not check: its later inputs may read any
+// name.
+void checkArgsRead(const std::map<std::string, std::string> &args, const ast::Program &prog,
+                   std::set<std::string> &read) {
+  if (args.empty()) return;
+  std::set<std::string> inSource = sema::argNamesInSource(prog);
+  read.insert(inSource.begin(), inSource.end());
+  std::vector<std::string> unread;
+  for (auto &[name, value] : args)
+    if (!read.count(name)) unread.push_back("--arg " + name + "=" + value);
+  if (unread.empty()) return;
+  std::string msg;
+  for (auto &u : unread) msg += (msg.empty() ? "" : ", ") + u;
+  msg += unread.size() == 1 ? ": the script never reads an argument of that name"
+                            : ": the script never reads arguments of those names";
+  if (read.empty()) {
+    msg += " (it calls no arg())";
+  } else {
+    msg += " (it reads ";
+    size_t k = 0;
+    for (auto &n : read) {
+      if (k == 10) {
+        msg += ", ...";
+        break;
+      }
+      msg += (k++ ? ", " : "") + n;
+    }
+    msg += ")";
+  }
+  throw UnreadArguments{msg};
+}
 }  // namespace
 
 ir::Module compileToIR(SourceManager &sm, int file, const Config &cfg, DiagEngine &diags,
@@ -63,8 +106,11 @@ ir::Module compileToIR(SourceManager &sm, int file, const Config &cfg, DiagEngin
   sema::LowerOptions lo;
   lo.deviceCount = cfg.deviceCount;
   lo.args = cfg.args;
+  std::set<std::string> argsRead;
+  lo.argsRead = &argsRead;
   ir::Module m;
   timed("lower", [&] { m = sema::lowerProgram(sm, prog, lo); });
+  checkArgsRead(cfg.args, prog, argsRead);
   ir::verify(m);
   if (cfg.dumpAfter.count("lower")) out << "// IR after lower\n" << ir::print(m) << std::flush;
 
@@ -206,6 +252,10 @@ int runScript(SourceManager &sm, int file, const Config &cfg) {
   } catch (const UserError &e) {
     diags.report(e.diag);
     return 1;
+  } catch (const UnreadArguments &e) {
+    std::cout << std::flush;
+    std::cerr << "spmdrun: " << e.message << "\n";
+    return 2;
   } catch (const ErrorsReported &) { return 1; } catch (const InternalError &e) {
     reportBug(e.what());
     return 3;

@@ -37,6 +37,11 @@ struct Config {
 
 /// Thrown by compileToIR after it has reported several errors itself.
 struct ErrorsReported {};
+/// Thrown by compileToIR when an --arg names an argument the script never reads
+/// (Note [Arguments nobody reads] in Driver.cpp): command-line misuse, exit 2.
+struct UnreadArguments {
+  std::string message;  ///< "--arg stpes=5: the script never reads ..."
+};
 
 /// Compiles buffer `file` of `sm` through the whole pipeline (parse, axis check, lower,
 /// vmap, verify), printing the requested dumps to `out`. Throws UserError for an error in

@@ -7,6 +7,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 
 namespace spmd::cli {
@@ -20,6 +21,7 @@ struct LineReader::Impl {
   bool interactive = false;
   bool interrupted = false;
   std::string historyPath, prompt;
+  std::string readError;  ///< why standard input could not be read ("" at a plain end)
   EditLine *el = nullptr;
   History *hist = nullptr;
 };
@@ -58,11 +60,16 @@ bool LineReader::read(const std::string &prompt, std::string &line, size_t maxBy
   if (!impl_->interactive) {
     line.clear();
     std::streambuf *in = std::cin.rdbuf();
+    errno = 0;
     for (int c; (c = in->sbumpc()) != EOF;) {
       if (c == '\n') return true;
       line += char(c);
       if (line.size() >= maxBytes) return true;
     }
+    // A closed descriptor or a directory as standard input reads as an end (std::cin
+    // over stdio sets no badbit), which ended the session as if it were empty: exit 0.
+    if (std::ferror(stdin) && impl_->readError.empty())
+      impl_->readError = errno ? std::strerror(errno) : "read error";
     return !line.empty();
   }
   impl_->prompt = prompt;
@@ -91,6 +98,8 @@ bool LineReader::read(const std::string &prompt, std::string &line, size_t maxBy
 }
 
 bool LineReader::interrupted() const { return impl_->interrupted; }
+
+const std::string &LineReader::readError() const { return impl_->readError; }
 
 void LineReader::remember(const std::string &line) {
   if (!impl_->hist || line.find_first_not_of(" \t") == std::string::npos) return;

@@ -27,6 +27,9 @@ public:
   bool read(const std::string &prompt, std::string &line, size_t maxBytes);
   /// Whether the last read() ended with Ctrl-C (the REPL then drops the pending input).
   bool interrupted() const;
+  /// Why reading a pipe or file failed (a closed descriptor, a directory), or "" when the
+  /// input just ended.
+  const std::string &readError() const;
   /// Adds a line to the history and saves the history file.
   void remember(const std::string &line);
 

@@ -57,6 +57,17 @@ bool command(ReplSession &s, const std::string &text, bool &ok) {
     ok = false;
     return false;
   };
+  // A command that takes nothing refuses extra words (`:quit now`, `:help me`) instead of
+  // ignoring them: `:quit now` does not quit.
+  bool takesNothing = cmd == ":quit" || cmd == ":q" || cmd == ":exit" || cmd == ":help" ||
+                      cmd == ":h" || cmd == ":?" || cmd == ":devices";
+  if (takesNothing && !arg.empty()) {
+    std::cout << std::flush;
+    std::cerr << "error: " << cmd << " takes no argument, got '"
+              << (arg.size() > 40 ? arg.substr(0, 40) + "..." : arg) << "'\n";
+    ok = false;
+    return true;
+  }
   if (cmd == ":quit" || cmd == ":q" || cmd == ":exit") return false;
   if (cmd == ":help" || cmd == ":h" || cmd == ":?") {
     std::cout << kHelp << std::flush;
@@ -131,6 +142,11 @@ int runRepl(const Config &cfg) {
   bool allOk = true;
   for (;;) {
     if (!reader.read(pending.empty() ? ">>> " : "... ", line, kMaxScriptBytes + 1)) {
+      if (!reader.readError().empty()) {
+        std::cout << std::flush;
+        std::cerr << "error: cannot read standard input: " << reader.readError() << "\n";
+        allOk = false;
+      }
       if (!reader.interrupted()) break;
       pending.clear();  // Ctrl-C drops the input being typed
       continue;

@@ -293,6 +293,17 @@ bool ReplSession::dump(const std::string &stage, const std::string &text) {
     in = lower(text, "<" + stage + ">", false, true);
     if (!in) return false;
     session_->rollback();
+    // A builtin (`:ir print`, `:ir sum`) or a lambda is a function value: its IR exists
+    // only at a call's types, and the program of the bare name is empty.
+    if (in->last && in->last->kind == sema::Value::Func) {
+      std::cout << std::flush;
+      std::cerr << "error: '" << name << "' is "
+                << (in->last->fkind == sema::Value::Builtin ? "a builtin function" : "a function")
+                << ", whose code exists only at the types of a call: show a call instead, "
+                   "e.g. :"
+                << stage << " " << (isName ? name : "(" + name + ")") << "(x)\n";
+      return false;
+    }
   }
   try {
     ir::Module &m = in->module;

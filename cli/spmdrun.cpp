@@ -6,6 +6,7 @@
 #include "Driver.h"
 #include "Interrupt.h"
 
+#include "BufferPool.h"
 #include "Runtime.h"
 #include "Trace.h"
 #include "mpi/Mpi.h"
@@ -26,6 +27,47 @@
 #include <thread>
 
 using namespace spmd;
+
+// Note [Settings in the environment]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// The runtime reads a few settings from the environment, each where it is used and once:
+// SPMD_MEMORY_LIMIT (bytes, BufferPool.h), SPMD_SUM_HOST (avx512 or avx2, XlaSum.cpp),
+// SPMD_CPU_FIBERS, SPMD_NCCL, SPMD_MPI_ALL_GROUPS, SPMD_MPI_STAGE (0 or 1). A value those
+// readers do not understand used to be taken as unset in silence (SPMD_MEMORY_LIMIT=12abc
+// ran with no cap), so main() checks them all first and refuses a malformed one as the
+// command line refuses a malformed option: a message naming the variable and the value,
+// exit 2. An empty value is unset, as for SPMDRUN_CACHE_DIR (`VAR= spmdrun ...` is how a
+// shell clears one for one command).
+static bool checkEnvironment() {
+  struct Setting {
+    const char *name;
+    std::vector<std::string> values;  ///< empty: a number of bytes
+    const char *want;
+  };
+  static const Setting settings[] = {
+      {"SPMD_MEMORY_LIMIT", {}, "a whole number of bytes, such as 300000000"},
+      {"SPMD_SUM_HOST", {"avx512", "avx2"}, "avx512 or avx2"},
+      {"SPMD_CPU_FIBERS", {"0", "1"}, "0 or 1"},
+      {"SPMD_NCCL", {"0", "1"}, "0 or 1"},
+      {"SPMD_MPI_ALL_GROUPS", {"0", "1"}, "0 or 1"},
+      {"SPMD_MPI_STAGE", {"0", "1"}, "0 or 1"},
+  };
+  for (const Setting &s : settings) {
+    const char *v = std::getenv(s.name);
+    if (!v || !*v) continue;
+    int64_t bytes = 0;
+    bool ok = s.values.empty() ? rt::BufferPool::parseHeldLimit(v, bytes)
+                               : std::find(s.values.begin(), s.values.end(), v) != s.values.end();
+    if (!ok) {
+      std::string shown(v);
+      if (shown.size() > 40) shown = shown.substr(0, 40) + "...";
+      std::cerr << "spmdrun: " << s.name << "='" << shown << "' in the environment: expected "
+                << s.want << "\n";
+      return false;
+    }
+  }
+  return true;
+}
 
 int main(int argc, char **argv) {
   CLI::App app{"spmdrun: run SPMD array programs (.spmd) on CPU devices and GPUs"};
@@ -85,6 +127,7 @@ int main(int argc, char **argv) {
     int rc = app.exit(e);
     return rc == 0 ? 0 : 2;
   }
+  if (!checkEnvironment()) return 2;
   auto split = [](const std::string &s, std::set<std::string> &out) {
     std::stringstream ss(s);
     std::string item;
@@ -134,6 +177,13 @@ int main(int argc, char **argv) {
     std::cerr << "spmdrun: --trace needs a file name\n";
     return 2;
   }
+  // `--trace -` wrote a file named "-" where a user expects standard output, which carries
+  // the program's output: the trace needs a file of its own.
+  if (traceFile == "-") {
+    std::cerr << "spmdrun: --trace -: the trace is written to a file, not to standard output"
+              << " (which carries the program's output); give it a name (--trace run.json)\n";
+    return 2;
+  }
   // `spmdrun --trace prog.spmd` took the script as the trace's name, ran the REPL on
   // standard input and wrote the trace over the script. A trace never goes to a .spmd.
   if (traceFile.size() > 5 && traceFile.ends_with(".spmd")) {
@@ -175,7 +225,14 @@ int main(int argc, char **argv) {
   std::string text;
   std::string why;
   if (file == "-") {
-    if (!cli::readScript(std::cin, text, why)) {
+    // std::cin over stdio reads a closed descriptor or a directory as an empty script.
+    errno = 0;
+    bool ok = cli::readScript(std::cin, text, why);
+    if (ok && std::ferror(stdin)) {
+      ok = false;
+      why = errno ? std::strerror(errno) : "read error";
+    }
+    if (!ok) {
       std::cerr << "spmdrun: cannot read the script from standard input: " << why << "\n";
       return 2;
     }

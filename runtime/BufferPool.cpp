@@ -3,6 +3,7 @@
 #include "Trace.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -134,13 +135,26 @@ BufferPool::Memory BufferPool::systemMemory() {
   return m;
 }
 
+bool BufferPool::parseHeldLimit(const char *text, int64_t &bytes) {
+  bytes = -1;
+  if (!text || !*text) return true;
+  // Digits only: strtoll would take " 12", "+12" and "-1", and stop at "12abc" or "1e9".
+  int64_t v = 0;
+  for (const char *c = text; *c; ++c) {
+    if (*c < '0' || *c > '9') return false;
+    if (v > (INT64_MAX - (*c - '0')) / 10) return false;
+    v = v * 10 + (*c - '0');
+  }
+  bytes = v;
+  return true;
+}
+
 int64_t BufferPool::heldLimit() {
   static const int64_t limit = [] {
-    const char *e = std::getenv("SPMD_MEMORY_LIMIT");
-    if (!e || !*e) return int64_t(-1);
-    char *end = nullptr;
-    long long v = std::strtoll(e, &end, 10);
-    return end && *end == 0 && v >= 0 ? int64_t(v) : int64_t(-1);
+    // The driver refused a malformed value before anything ran (exit 2); a library user
+    // that did not check gets no cap, as with none set.
+    int64_t v = -1;
+    return parseHeldLimit(std::getenv("SPMD_MEMORY_LIMIT"), v) ? v : int64_t(-1);
   }();
   return limit;
 }

@@ -10,6 +10,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace spmd {
@@ -31,7 +32,9 @@ public:
   bool valid(int file) const { return file >= 0 && file < int(files_.size()); }
   const std::string &text(int file) const { return files_[file].text; }
   /// The text of line `line` (1-based) of `file`, without its newline.
-  std::string lineText(int file, int line) const;
+  std::string lineText(int file, int line) const { return std::string(lineView(file, line)); }
+  /// The same, into the buffer (valid while the SourceManager lives): no copy of a long line.
+  std::string_view lineView(int file, int line) const;
 
 private:
   struct File {

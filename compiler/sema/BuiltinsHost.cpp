@@ -182,6 +182,7 @@ void addHostBuiltins(Table &m) {
   m["arg"] = {{"name", "default"}, 2, [](AstLowering &L, Bound &a, auto &, SrcRange loc) -> ValueP {
                 if (a[0].value->kind != Value::Str)
                   userError(a[0].loc, "arg() needs the argument's name as a string");
+                if (L.opts.argsRead) L.opts.argsRead->insert(a[0].value->s);
                 auto it = L.opts.args.find(a[0].value->s);
                 ValueP d = a[1].value;
                 if (it == L.opts.args.end()) return d;

@@ -44,6 +44,10 @@ expectMsg 0 "42" "$bin" --devices cpu:2 --trace "$tmp/t.json" "$tmp/p.spmd"
 # --trace takes a file name: given the script instead, it stops and the script is untouched.
 expectMsg 2 "the trace would be written over a script" "$bin" --devices cpu:2 --trace "$tmp/p.spmd" </dev/null
 [ "$(cat "$tmp/p.spmd")" = "print(42)" ] || { echo "--trace SCRIPT overwrote the script"; fail=1; }
+# `--trace -` is not standard output (the program's): misuse, and no file named '-'.
+expectMsg 2 "spmdrun: --trace -: the trace is written to a file, not to standard output" \
+  bash -c 'cd "$1" && exec "$2" --devices cpu:2 --trace - p.spmd' _ "$tmp" "$(realpath "$bin")"
+[ ! -e "$tmp/-" ] || { echo "--trace - wrote a file named '-'"; fail=1; }
 grep -q traceEvents "$tmp/t.json" || { echo "--trace wrote no trace"; fail=1; }
 # Scripts that are not text, or empty: a clear diagnostic (or nothing to do), never a crash.
 : > "$tmp/empty.spmd"
@@ -88,11 +92,49 @@ for v in "" abc 99999999999999999999999 1e400 nan "5 6" "[1,2]" true; do
   expectMsg 1 "error: --arg n=$v is not a valid static int" "$bin" --devices cpu:2 --arg "n=$v" "$tmp/argn.spmd"
 done
 expectMsg 0 "6" "$bin" --devices cpu:2 --arg n=5 --arg n=6 "$tmp/argn.spmd"
+# An --arg the script never reads (Note [Arguments nobody reads] in cli/Driver.cpp) is
+# misuse, exit 2, before anything runs; a name read only in a branch not taken or a
+# function never called counts as read.
+expectMsg 2 "spmdrun: --arg nn=5: the script never reads an argument of that name (it reads n)" \
+  "$bin" --devices cpu:2 --arg nn=5 "$tmp/argn.spmd"
+expectMsg 2 "spmdrun: --arg n=5: the script never reads an argument of that name (it calls no arg())" \
+  "$bin" --devices cpu:2 --arg n=5 "$tmp/p.spmd"
+expectMsg 2 "spmdrun: --arg a b=1, --arg x=: the script never reads arguments of those names (it reads n)" \
+  "$bin" --devices cpu:2 --arg "a b=1" --arg x= --arg n=2 "$tmp/argn.spmd"
+expectMsg 2 "the script never reads" "$bin" --devices cpu:2 --no-run --dump=ir --arg m=1 "$tmp/argn.spmd"
+out=$("$bin" --devices cpu:2 --arg m=1 "$tmp/argn.spmd" 2>/dev/null)
+[ -z "$out" ] || { echo "an unread --arg ran the program: $out"; fail=1; }
+printf 'if arg("big", false) { print(arg("n", 3)) } else { print(0) }\nfn f() { arg(name="k", default=1) }\n' > "$tmp/argbranch.spmd"
+expectMsg 0 "0" "$bin" --devices cpu:2 --arg n=5 --arg k=2 "$tmp/argbranch.spmd"
+expectMsg 0 "5" "$bin" --devices cpu:2 --arg n=5 --arg k=2 --arg big=true "$tmp/argbranch.spmd"
+# Settings in the environment (Note [Settings in the environment] in cli/spmdrun.cpp): a
+# malformed value is misuse, named with its value, never taken as unset in silence; an
+# empty value is unset.
+for v in 12abc abc -1 1e99 99999999999999999999 " 12" +5; do
+  expectMsg 2 "spmdrun: SPMD_MEMORY_LIMIT='$v' in the environment: expected a whole number of bytes" \
+    env SPMD_MEMORY_LIMIT="$v" "$bin" --devices cpu:2 "$tmp/p.spmd"
+done
+expectMsg 0 "42" env SPMD_MEMORY_LIMIT= "$bin" --devices cpu:2 "$tmp/p.spmd"
+expectMsg 0 "42" env SPMD_MEMORY_LIMIT=100000000 "$bin" --devices cpu:2 "$tmp/p.spmd"
+expectMsg 2 "spmdrun: SPMD_SUM_HOST='avx-512' in the environment: expected avx512 or avx2" \
+  env SPMD_SUM_HOST=avx-512 "$bin" --devices cpu:2 "$tmp/p.spmd"
+for var in SPMD_CPU_FIBERS SPMD_NCCL SPMD_MPI_ALL_GROUPS SPMD_MPI_STAGE; do
+  expectMsg 2 "spmdrun: $var='false' in the environment: expected 0 or 1" \
+    env $var=false "$bin" --devices cpu:2 "$tmp/p.spmd"
+done
+expectMsg 0 "42" env SPMD_CPU_FIBERS=0 SPMD_SUM_HOST=avx2 "$bin" --devices cpu:2 "$tmp/p.spmd"
 # A script whose name starts with '-', after '--'.
 cp "$tmp/p.spmd" "$tmp/-dash.spmd"
 expectMsg 0 "42" bash -c 'cd "$1" && exec "$2" --devices cpu:2 -- -dash.spmd' _ "$tmp" "$(realpath "$bin")"
 printf '\x00\x01\x02' | "$bin" --devices cpu:2 - >/dev/null 2>&1; rc=$?
 [ $rc -eq 1 ] || { echo "binary on standard input: exit $rc, want 1"; fail=1; }
+# Standard input that cannot be read (closed, a directory) is not an empty script or an
+# empty session: before, both exited 0 having run nothing.
+expectMsg 2 "spmdrun: cannot read the script from standard input: Bad file descriptor" bash -c '"$1" --devices cpu:2 - <&-' _ "$bin"
+expectMsg 2 "spmdrun: cannot read the script from standard input: Is a directory" bash -c '"$1" --devices cpu:2 - <"$2"' _ "$bin" "$tmp"
+expectMsg 1 "error: cannot read standard input: Bad file descriptor" bash -c '"$1" --devices cpu:2 <&-' _ "$bin"
+expectMsg 1 "error: cannot read standard input: Is a directory" bash -c '"$1" --devices cpu:2 <"$2"' _ "$bin" "$tmp"
+expectMsg 0 "" bash -c '"$1" --devices cpu:2 - </dev/null' _ "$bin"
 # Sources with no end (Note [Reading a script] in cli/Driver.cpp): reading stops at the
 # first NUL's line, and more than 8 MiB is refused, within seconds, never read until memory
 # runs out. The REPL bounds one input the same way (a line, or lines in an open bracket,

@@ -137,6 +137,20 @@ faults() {
   grep -q "^error: the ranks were started differently: --devices is 'cpu:1' on rank 0 but 'cpu:2' on rank 1" "$tmp/err" &&
     [ $rc -eq 1 ] || { bad "mismatched --devices: exit $rc"; head -3 "$tmp/err"; }
   echo "mismatched start: $(grep -m1 '^error' "$tmp/err")"
+  # Misuse every rank finds (an --arg the script never reads: Note [Arguments nobody
+  # reads] in cli/Driver.cpp), or one rank only, before MPI starts (a malformed setting in
+  # its environment): exit 2 for the job, the message once, no output, in bounded time.
+  local t0=$SECONDS
+  timeout 60 "${mpi[@]}" -np 2 "$bin" --devices cpu:2 --arg b=2 "$s" >"$tmp/out" 2>"$tmp/err"; rc=$?
+  [ $rc -eq 2 ] && [ ! -s "$tmp/out" ] &&
+    [ "$(grep -c "^spmdrun: --arg b=2: the script never reads an argument of that name (it reads a, c)" "$tmp/err")" = 1 ] ||
+    { bad "unread --arg under mpirun: exit $rc after $((SECONDS - t0)) s"; head -3 "$tmp/err"; }
+  t0=$SECONDS
+  timeout 60 "${mpi[@]}" -np 2 sh -c '[ $OMPI_COMM_WORLD_RANK = 1 ] && export SPMD_MEMORY_LIMIT=12abc; exec "$0" --devices cpu:2 "$1"' \
+    "$bin" "$s" >"$tmp/out" 2>"$tmp/err"; rc=$?
+  [ $rc -eq 2 ] && [ ! -s "$tmp/out" ] && grep -q "^spmdrun: SPMD_MEMORY_LIMIT='12abc' in the environment" "$tmp/err" ||
+    { bad "a bad setting on one rank: exit $rc after $((SECONDS - t0)) s"; head -3 "$tmp/err"; }
+  echo "misuse under mpirun: exit 2 in $((SECONDS - t0)) s"
 }
 
 stats() {
@@ -167,7 +181,8 @@ interrupt() {
   local prog who pids
   for prog in mpi/long_loop.spmd interrupt/pmap_loop.spmd; do
     for who in 1 all; do
-      launch 2 --devices cpu:2 --arg steps=2000000000 "$prog"
+      local steps=(); [ "$prog" = mpi/long_loop.spmd ] && steps=(--arg steps=2000000000)
+      launch 2 --devices cpu:2 "${steps[@]}" "$prog"
       for _ in $(seq 600); do grep -q running "$tmp/out" 2>/dev/null && break; [ "$prog" = mpi/long_loop.spmd ] && break; sleep 0.1; done
       sleep 1.5
       if [ $who = all ]; then pids=$(cat "$tmp"/pid.*); else pids=$(cat "$tmp/pid.1"); fi
