@@ -101,3 +101,21 @@ include(${CMAKE_SOURCE_DIR}/tests/mpi/mpi.cmake)
 # More CPU devices than cores, on one core: collectives must not stall (tests/stress).
 add_test(NAME one_core_collectives COMMAND ${CMAKE_SOURCE_DIR}/tests/stress/one_core.sh ${SPMDRUN} ${CMAKE_SOURCE_DIR}/tests/stress)
 set_tests_properties(one_core_collectives PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600)
+# Scheduling hints for `ctest -j`: CTest starts tests in decreasing COST, and without a
+# Testing/Temporary/CTestCostData.txt (a fresh clone: CI) every cost is 0 and tests start
+# in the order above, so split_kernels, the mpi tests and one_core_collectives, among the
+# longest, started last and ran on alone at the end of a 2-core run. Rough CPU seconds;
+# only the order matters, and CTest replaces these by measured times after a first run.
+foreach(tc "split_kernels 200" "robustness 60" "bench_smoke 60" "gpu_bench_harness 40"
+           "mpi_programs_4x2 60" "mpi_programs_2x3 60" "one_core_collectives 40"
+           "unit_runtime 30" "unit_codegen 25" "repl_goldens_pipe 25"
+           "difftest_corpus_0 20" "difftest_corpus_1 20" "difftest_corpus_2 20" "difftest_corpus_3 20"
+           "golden_xla_sum_fused 10" "golden_xla_sum_order 10" "golden_eager_integer_pow 10"
+           "object_cache 8" "tutorial 8" "cli_usage 8" "stats_sharded 8" "interrupt_script 8")
+  separate_arguments(tc)
+  list(GET tc 0 name)
+  list(GET tc 1 cost)
+  if(TEST ${name})
+    set_tests_properties(${name} PROPERTIES COST ${cost})
+  endif()
+endforeach()
