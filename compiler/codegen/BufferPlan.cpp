@@ -16,11 +16,11 @@
 //    without donation, only makes the plan expect a reused block where the run takes a
 //    new one.
 //  - A buffer is freed after its last use in the jaxpr that defines it, at whichever
-//    equation that is (a pmap or not); a jaxpr's outvars live on. The emitter reads a fused equation's operands where the
-//    fused value is used, not at the equation (Note [Buffers]), so a buffer that an
-//    equation the emitter may fuse reads (an elementwise one, a slice, a concatenate)
-//    has no certain last use: the plan ends where it would be freed. A reshape it dies at
-//    passes its buffer on to the result.
+//    equation that is (a pmap or not); a jaxpr's outvars live on. The emitter reads a
+//    fused equation's operands where the fused value is used, not at the equation (Note
+//    [Buffers]), so a buffer that an equation the emitter may fuse reads (an elementwise
+//    one, a slice, a concatenate) has no certain last use: the plan ends where it would
+//    be freed. A reshape it dies at passes its buffer on to the result.
 //  - A for_loop allocates its carries (and, when the body returns one of its own
 //    operands, as many temporaries) before its first iteration, as the emitter does
 //    (emitForLoop); the loop's operands are read through the body's invars and are
