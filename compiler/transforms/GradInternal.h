@@ -58,6 +58,10 @@ ir::Atom zeros(ir::Builder &b, const ir::Type &t);
 /// `c`, or zeros of type `t` when it is a symbolic zero.
 ir::Atom materialize(ir::Builder &b, const Ct &c, const ir::Type &t);
 
+/// reduce_prod of x over `axes` as JAX computes it under differentiation: by the tree of
+/// pairwise products that its JVP rule builds (Note [The product tree] in VjpRules.cpp).
+ir::Atom productTree(ir::Builder &b, ir::Atom x, const std::vector<int64_t> &axes);
+
 /// What a region rule recorded in the forward pass for its backward half.
 struct RegionTape {
   std::vector<Split> splits;   ///< one per region (pmap, for_loop: one; cond: two)

@@ -271,68 +271,84 @@ std::vector<Ct> reduceMinMaxVjp(RuleCtx &c) {
 // 33 elements of grad(prod) of 33 uniforms, as printed). This rule emits the same tree
 // (O(n) work, log2(n) levels); it was an [n, n] array with x off the diagonal and 1 on
 // it, reduced over the last axis. Every primitive in it has a rule, so second order works.
-/// reduce_prod: Note [The product tree]. The reduced axes are moved last and flattened
-/// to n, and the cotangent runs down JAX's tree of pairwise products (its `_reduce_jvp`,
-/// transposed) level by level.
-std::vector<Ct> reduceProdVjp(RuleCtx &c) {
-  Builder &b = c.b;
-  const Type &xt = c.e.in[0].type();
-  Ints axes = c.e.intsParam("axes");
-  std::sort(axes.begin(), axes.end());
-  Ints kept = remaining(xt.rank(), axes, {}), perm = kept;
-  perm.insert(perm.end(), axes.begin(), axes.end());
-  Shape front, moved;  // the kept dims, then the kept and the reduced dims
-  int64_t n = 1;
-  for (int64_t d : kept) front.push_back(xt.shape[d]);
-  for (int64_t d : perm) moved.push_back(xt.shape[d]);
-  for (int64_t d : axes) n *= xt.shape[d];
-  if (n == 0) return {zeros(b, xt)};
-  int64_t r = int64_t(front.size());
-  Shape flat = front;
-  flat.push_back(n);
-
-  bool permuted = perm != range(0, xt.rank());
-  Atom x = in(c, 0);
-  if (permuted) x = b.transpose(x, perm);
-  x = b.reshape(x, flat);
-  // halves(p, m): p's first ceil(m / 2) elements along the last axis, and the rest
-  // padded with a 1 to the same length when m is odd (JAX pads with the identity).
-  Atom one = b.lit(xt.dtype, 1), zero = b.lit(xt.dtype, 0);
-  auto cut = [&](Atom p, int64_t from, int64_t to) {
-    Ints start(r + 1, 0), limit = p.type().shape, strides(r + 1, 1);
-    start[r] = from;
-    limit[r] = to;
-    return slice(b, p, start, limit, strides);
-  };
-  auto padLast = [&](Atom p, Atom v, int64_t lo, int64_t hi) {
-    std::vector<Ints> cfg(r + 1, Ints{0, 0, 0});
-    cfg[r] = {lo, hi, 0};
-    return pad(b, p, v, cfg);
-  };
+// The product's value is the tree's too in JAX (linearize evaluates the JVP, whose primal
+// is the tree's top), not reduce_prod's sequential order: value_and_grad(prod) of 6
+// uniforms is 1.6822053, where prod gives 1.6822054. So splitVjp's forward copy
+// (Grad.cpp) computes a differentiated reduce_prod's value with productTree.
+/// JAX's product tree over `axes` of x (Note [The product tree]): the reduced axes are
+/// moved last and flattened to n, and each level multiplies the first half of the last
+/// axis by the second (padded with a 1 when odd) until one element is left.
+struct ProdTree {
   struct Level {
     int64_t m, n1;
     Atom lo, hi;  // the halves multiplied at this level (hi padded)
   };
+  Shape front, moved, flat;  // the kept dims; the kept and reduced dims; front + [n]
+  Ints perm;
+  int64_t r = 0, n = 1;
   std::vector<Level> levels;
-  for (int64_t m = n; m > 1;) {
+  std::optional<Atom> top;  // front + [1]; none when n is 0
+};
+Var cutLast(Builder &b, Atom p, int64_t from, int64_t to) {
+  int64_t r = p.type().rank() - 1;
+  Ints start(size_t(r + 1), 0), limit = p.type().shape, strides(size_t(r + 1), 1);
+  start[size_t(r)] = from;
+  limit[size_t(r)] = to;
+  return slice(b, p, start, limit, strides);
+}
+Var padLast(Builder &b, Atom p, Atom v, int64_t lo, int64_t hi) {
+  std::vector<Ints> cfg(size_t(p.type().rank()), Ints{0, 0, 0});
+  cfg.back() = {lo, hi, 0};
+  return pad(b, p, v, cfg);
+}
+ProdTree prodTree(Builder &b, Atom x, Ints axes) {
+  ProdTree t;
+  const Type xt = x.type();
+  std::sort(axes.begin(), axes.end());
+  Ints kept = remaining(xt.rank(), axes, {});
+  t.perm = kept;
+  t.perm.insert(t.perm.end(), axes.begin(), axes.end());
+  for (int64_t d : kept) t.front.push_back(xt.shape[d]);
+  for (int64_t d : t.perm) t.moved.push_back(xt.shape[d]);
+  for (int64_t d : axes) t.n *= xt.shape[d];
+  t.r = int64_t(t.front.size());
+  t.flat = t.front;
+  t.flat.push_back(t.n);
+  if (t.n == 0) return t;
+  if (t.perm != range(0, xt.rank())) x = b.transpose(x, t.perm);
+  x = b.reshape(x, t.flat);
+  Atom one = b.lit(xt.dtype, 1);
+  for (int64_t m = t.n; m > 1;) {
     int64_t n1 = (m + 1) / 2;
-    Atom lo = cut(x, 0, n1), hi = cut(x, n1, m);
-    if (m - n1 != n1) hi = padLast(hi, one, 0, 1);
-    levels.push_back({m, n1, lo, hi});
-    x = mul(c, lo, hi);
+    Atom lo = cutLast(b, x, 0, n1), hi = cutLast(b, x, n1, m);
+    if (m - n1 != n1) hi = padLast(b, hi, one, 0, 1);
+    t.levels.push_back({m, n1, lo, hi});
+    x = b.binary(Op::Mul, lo, hi);
     m = n1;
   }
-  Shape top = front;
+  t.top = x;
+  return t;
+}
+
+/// reduce_prod: Note [The product tree]. The cotangent runs down the tree (JAX's
+/// `_reduce_jvp`, transposed) level by level.
+std::vector<Ct> reduceProdVjp(RuleCtx &c) {
+  Builder &b = c.b;
+  const Type &xt = c.e.in[0].type();
+  ProdTree t = prodTree(b, in(c, 0), c.e.intsParam("axes"));
+  if (t.n == 0) return {zeros(b, xt)};
+  Atom zero = b.lit(xt.dtype, 0);
+  Shape top = t.front;
   top.push_back(1);
-  Atom ct = b.broadcastInDim(g0(c), top, range(0, r));
-  for (auto l = levels.rbegin(); l != levels.rend(); ++l) {
+  Atom ct = b.broadcastInDim(g0(c), top, range(0, t.r));
+  for (auto l = t.levels.rbegin(); l != t.levels.rend(); ++l) {
     int64_t n2 = l->m - l->n1;
     Atom ctHi = mul(c, l->lo, ct), ctLo = mul(c, ct, l->hi);
-    if (n2 != l->n1) ctHi = cut(ctHi, 0, n2);
-    ct = b.binary(Op::Add, padLast(ctHi, zero, l->n1, 0), padLast(ctLo, zero, 0, n2));
+    if (n2 != l->n1) ctHi = cutLast(b, ctHi, 0, n2);
+    ct = b.binary(Op::Add, padLast(b, ctHi, zero, l->n1, 0), padLast(b, ctLo, zero, 0, n2));
   }
-  if (moved != flat) ct = b.reshape(ct, moved);
-  if (permuted) ct = b.transpose(ct, argsort(perm));
+  if (t.moved != t.flat) ct = b.reshape(ct, t.moved);
+  if (t.perm != range(0, xt.rank())) ct = b.transpose(ct, argsort(t.perm));
   return {ct};
 }
 
@@ -607,6 +623,12 @@ struct RuleTable {
 VjpRule vjpRule(Op op) {
   static const RuleTable table;
   return table.rules[int(op)];
+}
+
+Atom productTree(Builder &b, Atom x, const std::vector<int64_t> &axes) {
+  ProdTree t = prodTree(b, x, axes);
+  if (!t.top) return b.fill(x.type().dtype, t.front, 1);
+  return b.reshape(*t.top, t.front);
 }
 
 }  // namespace spmd::transforms::grad
