@@ -405,7 +405,8 @@ Split splitVjp(Module &m, const Jaxpr &body, const std::vector<bool> &inActive,
     // reduce_prod equation, whose own result is then unused.
     // Cotangents reaching the tree's value go to the equation's output (treeAlias).
     if (relevant[k] && e.op == Op::ReduceProd) {
-      Atom v = productTree(fb, ins[0], e.intsParam("axes"));
+      rt = std::make_shared<RegionTape>();
+      Atom v = productTree(fb, ins[0], e.intsParam("axes"), &rt->atoms);
       env[e.out[0].id] = v;
       treeAlias[v.var.id] = outs[0].id;
     }

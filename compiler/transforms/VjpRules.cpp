@@ -274,7 +274,10 @@ std::vector<Ct> reduceMinMaxVjp(RuleCtx &c) {
 // The product's value is the tree's too in JAX (linearize evaluates the JVP, whose primal
 // is the tree's top), not reduce_prod's sequential order: value_and_grad(prod) of 6
 // uniforms is 1.6822053, where prod gives 1.6822054. So splitVjp's forward copy
-// (Grad.cpp) computes a differentiated reduce_prod's value with productTree.
+// (Grad.cpp) computes a differentiated reduce_prod's value with productTree, and the rule
+// reuses that tree's halves (RegionTape::atoms): in JAX's jaxpr one tree serves the value
+// and the gradient, so a second derivative sums both uses' cotangents on the same
+// products (a tree of its own in the rule gave 1 ulp off in 1 of 7 elements).
 /// JAX's product tree over `axes` of x (Note [The product tree]): the reduced axes are
 /// moved last and flattened to n, and each level multiplies the first half of the last
 /// axis by the second (padded with a 1 when odd) until one element is left.
@@ -301,7 +304,9 @@ Var padLast(Builder &b, Atom p, Atom v, int64_t lo, int64_t hi) {
   cfg.back() = {lo, hi, 0};
   return pad(b, p, v, cfg);
 }
-ProdTree prodTree(Builder &b, Atom x, Ints axes) {
+/// `recorded`: the halves of a tree already built (by productTree in the forward pass),
+/// used instead of emitting new ones.
+ProdTree prodTree(Builder &b, Atom x, Ints axes, const std::vector<Atom> *recorded = nullptr) {
   ProdTree t;
   const Type xt = x.type();
   std::sort(axes.begin(), axes.end());
@@ -315,6 +320,13 @@ ProdTree prodTree(Builder &b, Atom x, Ints axes) {
   t.flat = t.front;
   t.flat.push_back(t.n);
   if (t.n == 0) return t;
+  if (recorded) {
+    size_t k = 0;
+    for (int64_t m = t.n; m > 1; m = (m + 1) / 2, k += 2)
+      t.levels.push_back({m, (m + 1) / 2, recorded->at(k), recorded->at(k + 1)});
+    internal_assert(k == recorded->size(), "prodTree: recorded halves");
+    return t;
+  }
   if (t.perm != range(0, xt.rank())) x = b.transpose(x, t.perm);
   x = b.reshape(x, t.flat);
   Atom one = b.lit(xt.dtype, 1);
@@ -335,7 +347,11 @@ ProdTree prodTree(Builder &b, Atom x, Ints axes) {
 std::vector<Ct> reduceProdVjp(RuleCtx &c) {
   Builder &b = c.b;
   const Type &xt = c.e.in[0].type();
-  ProdTree t = prodTree(b, in(c, 0), c.e.intsParam("axes"));
+  // The forward pass's tree where splitVjp built one (its products are then shared by
+  // the value and the gradient, as in JAX's jaxpr, so a second derivative adds their
+  // cotangents as JAX's does).
+  bool fwd = c.tape && !c.tape->atoms.empty();
+  ProdTree t = prodTree(b, in(c, 0), c.e.intsParam("axes"), fwd ? &c.tape->atoms : nullptr);
   if (t.n == 0) return {zeros(b, xt)};
   Atom zero = b.lit(xt.dtype, 0);
   Shape top = t.front;
@@ -625,8 +641,11 @@ VjpRule vjpRule(Op op) {
   return table.rules[int(op)];
 }
 
-Atom productTree(Builder &b, Atom x, const std::vector<int64_t> &axes) {
+Atom productTree(Builder &b, Atom x, const std::vector<int64_t> &axes,
+                 std::vector<Atom> *halves) {
   ProdTree t = prodTree(b, x, axes);
+  if (halves)
+    for (auto &l : t.levels) halves->insert(halves->end(), {l.lo, l.hi});
   if (!t.top) return b.fill(x.type().dtype, t.front, 1);
   return b.reshape(*t.top, t.front);
 }

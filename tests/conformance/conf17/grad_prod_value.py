@@ -2,6 +2,7 @@
 import sys; sys.path.insert(0, 'probes')
 from common import *
 vg = jax.value_and_grad
+g = jax.grad
 u = jr.uniform(jr.key(11), [7], minval=0.5, maxval=1.5)
 w = jr.uniform(jr.key(12), [4, 6], minval=0.5, maxval=1.5)
 P(vg(lambda v: jnp.prod(v) * jnp.sum(v))(u))
@@ -15,3 +16,8 @@ def lp(v):
     return s
 P(vg(lp)(u))
 P(vg(jnp.prod)(jnp.float32(3.0)), vg(jnp.prod)(jnp.zeros([0])), vg(lambda v: jnp.sum(jnp.prod(v, axis=1)))(jnp.zeros([2, 0])))
+P(g(lambda v: jnp.sum(g(lambda q: jnp.prod(q) * q[0])(v)))(u))
+P(g(lambda v: jnp.sum(g(lambda q: jnp.prod(q) ** 2)(v) * v))(u))
+P(g(lambda v: jnp.sum(g(lambda q: jnp.sum(jnp.prod(q, axis=0) * jnp.prod(q, axis=1)[0]))(v)))(w))
+P(g(lambda v: jnp.sum(g(lambda q: jnp.prod(q) * jnp.sum(q))(v)))(jnp.array([2.0])), g(g(lambda q: jnp.prod(q) * q))(jnp.float32(3.0)))
+P(g(lambda v: jnp.sum(jax.vmap(lambda r: g(lambda q: jnp.prod(q) * q[1])(r))(v)))(w))
