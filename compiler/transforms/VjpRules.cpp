@@ -641,8 +641,7 @@ VjpRule vjpRule(Op op) {
   return table.rules[int(op)];
 }
 
-Atom productTree(Builder &b, Atom x, const std::vector<int64_t> &axes,
-                 std::vector<Atom> *halves) {
+Atom productTree(Builder &b, Atom x, const std::vector<int64_t> &axes, std::vector<Atom> *halves) {
   ProdTree t = prodTree(b, x, axes);
   if (halves)
     for (auto &l : t.levels) halves->insert(halves->end(), {l.lo, l.hi});
