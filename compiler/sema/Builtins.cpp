@@ -102,9 +102,17 @@ ValueP AstLowering::builtin(const std::string &name, std::vector<ArgV> &args,
     if (args[k].keyword.empty() && !args[k - 1].keyword.empty())
       userError(args[k].loc, "positional argument follows keyword argument",
                 {{args[k - 1].keywordLoc, "the keyword argument"}});
+  // Note [eye's positional k]: the spec's eye(n, m, dtype) and jnp.eye(N, M, k, dtype)
+  // disagree on the third positional argument; a number there is JAX's k (its slot is
+  // params[3]) and then a fourth is JAX's dtype (params[2]), a dtype is the spec's.
+  bool eyeK = false;
   for (auto &a : args) {
     if (a.keyword.empty()) {
-      if (pos < np)
+      if (name == "eye" && np == 4 && (pos == 2 || (pos == 3 && eyeK))) {
+        eyeK = eyeK || a.value->kind != Value::DTypeV;
+        bound.args[eyeK ? 5 - pos : pos] = a;  // 2 -> 3, and then 3 -> 2
+        ++pos;
+      } else if (pos < np)
         bound.args[pos++] = a;
       else if (variadic)
         bound.rest.push_back(a);

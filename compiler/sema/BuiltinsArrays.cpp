@@ -184,8 +184,9 @@ void addArrayBuiltins(Table &m) {
         if (pts < n) data[n - 1] = double(fhi);
         return Value::array(L.constant(data, DType::F32, {n}));
       }};
-  // jnp.eye(N, M, k, dtype): k= shifts the diagonal (keyword only here: the spec's third
-  // positional argument is the dtype).
+  // jnp.eye(N, M, k, dtype): k= shifts the diagonal. The spec's third positional argument
+  // is the dtype; a number there is jnp.eye's positional k (the binder's Note [eye's
+  // positional k] in Builtins.cpp).
   m["eye"] = {{"n", "m", "dtype", "k"}, 1, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
                 int64_t n = L.staticInt(a[0].value, a[0].loc, "eye() size");
                 if (n < 0)
