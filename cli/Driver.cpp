@@ -187,7 +187,15 @@ int runScript(SourceManager &sm, int file, const Config &cfg) {
     co.where = [&m](const SrcRange &r) { return m.where(r); };
     if (cfg.dumps.count("llvm")) std::cout << codegen::emitLLVM(m, co) << std::flush;
     if (cfg.dumps.count("ptx")) std::cout << codegen::emitPTX(m, co) << std::flush;
-    if (cfg.noRun) return 0;
+    // --stats prints the phases that ran: with --no-run, those of the compile to IR.
+    auto printPhases = [&] {
+      std::cerr << "compile phases:\n";
+      for (auto &[k, v] : secs) fprintf(stderr, "  %-14s %10.3f ms\n", k.c_str(), v * 1e3);
+    };
+    if (cfg.noRun) {
+      if (cfg.stats) printPhases();
+      return 0;
+    }
     if (!cfg.noCache) co.cacheDir = codegen::ObjectCache::defaultDir();
     rt::Host *host = cfg.host.get();
     internal_assert(host != nullptr, "runScript needs the devices");
@@ -230,8 +238,7 @@ int runScript(SourceManager &sm, int file, const Config &cfg) {
       }
     }
     if (cfg.stats) {
-      std::cerr << "compile phases:\n";
-      for (auto &[k, v] : secs) fprintf(stderr, "  %-14s %10.3f ms\n", k.c_str(), v * 1e3);
+      printPhases();
       // Not a phase line (no leading space): bench/run sums those.
       if (auto &b = exe->breakdown(); b.parts > 0)
         fprintf(stderr,
