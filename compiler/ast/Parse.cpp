@@ -38,12 +38,12 @@ using antlr4::Token;
 // Both are estimates from above, summed over the open brackets: a statement separator
 // or a comma starts a new expression (an `else` on the next line continues one), and
 // `=`, `:`, `in` start a new operand of it.
-//  - kMaxStatementTokens bounds one statement of the top level, counted over its brackets
-//    and blocks (a function's body is inside its statement): the parser holds the tree of
-//    one such statement at a time (Note [One statement at a time]), at up to 1.1 KB a
-//    token (a list literal `[1, 1, ...]`: 1 MB of it took 1.09 GB), so that a script's
-//    memory stays bounded (8 MiB of short statements: 0.6 GB) and a longer statement is
-//    an error before memory runs out, not a machine that swaps.
+// A third limit is on memory, not depth: kMaxStatementTokens bounds one statement of the
+// top level, counted over its brackets and blocks (a function's body is inside its
+// statement). The parser holds the tree of one such statement at a time (Note [One
+// statement at a time]), at up to 1.1 KB a token (a list literal `[1, 1, ...]`: 1 MB of
+// it took 1.09 GB), so a script's memory stays bounded (8 MiB of short statements: 0.66
+// GB) and a longer statement is an error before memory runs out, not a machine that swaps.
 constexpr size_t kMaxNesting = 200;
 constexpr size_t kMaxChain = 10000;
 constexpr size_t kMaxStatementTokens = 1000000;
@@ -118,7 +118,7 @@ public:
 
   using SpmdLexer::emit;
   Token *emit() override {
-    if (type == Token::EOF) return SpmdLexer::emit();  // an empty input's end, no 16 bits
+    if (type == Token::EOF) return SpmdLexer::emit();  // EOF is -1: not 16 bits
     emit(std::make_unique<SmallToken>(&source_, type, channel, tokenStartCharIndex,
                                       getCharIndex() - 1, tokenStartLine,
                                       tokenStartCharPositionInLine));
