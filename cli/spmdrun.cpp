@@ -97,7 +97,8 @@ int main(int argc, char **argv) {
                "compile with LLVM even when an earlier run left this program's code in the cache "
                "($SPMDRUN_CACHE_DIR, else ~/.cache/spmdrun), and leave nothing there");
   app.add_flag("--stats", cfg.stats,
-               "after the run, print compile and run times and the bytes moved");
+               "print the compile phases' times (with --no-run, those that ran) and, after "
+               "the run, run times and the bytes moved");
   app.add_option("--trace", traceFile,
                  "write a Chrome trace-event JSON of the run to FILE (open it in Perfetto)");
   double collectiveTimeout = 60;
