@@ -129,6 +129,18 @@ private:
   SmallToken::Source source_;
 };
 
+/// The token stream's tokens by index, without a copy of its vector of pointers (8 bytes
+/// a token, Note [Small tokens]).
+class TokenView {
+public:
+  explicit TokenView(antlr4::BufferedTokenStream &s) : s_(&s) {}
+  Token *operator[](size_t i) const { return s_->get(i); }
+  size_t size() const { return s_->size(); }
+
+private:
+  antlr4::BufferedTokenStream *s_;
+};
+
 // Note [Undecided brackets]
 // With `(e)` and tuples as separate alternatives of `primary` (and array literals and
 // comprehensions), ANTLR chose between them by reading ahead from the bracket to the token
@@ -250,7 +262,7 @@ std::string nearKeyword(const std::string &word, std::initializer_list<const cha
 // Errors at a newline or at the end of the file point just after the previous token.
 class SyntaxErrorDescriber {
 public:
-  SyntaxErrorDescriber(const std::vector<Token *> &toks, const std::string &src, int file,
+  SyntaxErrorDescriber(TokenView toks, const std::string &src, int file,
                        const antlr4::dfa::Vocabulary &vocab)
       : toks_(toks), src_(src), file_(file), vocab_(vocab) {}
 
@@ -405,7 +417,7 @@ public:
   }
 
 private:
-  const std::vector<Token *> &toks_;
+  TokenView toks_;
   const std::string &src_;
   int file_;
   const antlr4::dfa::Vocabulary &vocab_;
@@ -602,7 +614,7 @@ ast::Program parseProgram(const SourceManager &sm, int file, std::vector<Diagnos
   lexer.removeErrorListeners();
   antlr4::CommonTokenStream tokens(&lexer);
   tokens.fill();
-  std::vector<Token *> toks = tokens.getTokens();
+  TokenView toks(tokens);
 
   spmdgen::SpmdParser parser(&tokens);
   parser.removeErrorListeners();
