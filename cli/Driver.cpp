@@ -139,10 +139,11 @@ static codegen::Backend backendOf(const Config &cfg) {
 //    change the message, and the shown line keeps its caret;
 //  - a script over kMaxScriptBytes (8 MiB, ten times the longest program the tests
 //    generate: 300,000 blank lines, 30,000 statements) is refused unread, as misuse. The
-//    front end needs up to 90 bytes of memory per byte of a script of short statements
-//    (its tokens and AST: 8 MiB of `x = x + 1` lines take 0.66 GB; it was 400 bytes,
-//    4.7 GB for 11 MB, before Note [One statement at a time] in compiler/ast/Parse.cpp),
-//    so a larger bound would let a pipe that never ends exhaust the machine first.
+//    front end needs 70 to 140 bytes of memory per byte of a script of short statements
+//    (its tokens and AST: 8 MiB of `x = x + 1` lines take 0.57 GB, of `a;` 1.16 GB; it
+//    was 400 bytes, 4.7 GB for 11 MB, before Note [One statement at a time] in
+//    compiler/ast/Parse.cpp), so a larger bound would let a pipe that never ends exhaust
+//    the machine first.
 //  The REPL bounds each input (a line, or lines inside an open bracket) the same way.
 bool readScript(std::istream &in, std::string &text, std::string &why) {
   text.clear();

@@ -42,8 +42,8 @@ using antlr4::Token;
 // top level, counted over its brackets and blocks (a function's body is inside its
 // statement). The parser holds the tree of one such statement at a time (Note [One
 // statement at a time]), at up to 1.1 KB a token (a list literal `[1, 1, ...]`: 1 MB of
-// it took 1.09 GB), so a script's memory stays bounded (8 MiB of short statements: 0.66
-// GB) and a longer statement is an error before memory runs out, not a machine that swaps.
+// it took 1.09 GB), so a script's memory stays bounded (8 MiB of short statements: 0.57
+// to 1.16 GB) and a longer statement is an error before memory runs out, not swapping.
 constexpr size_t kMaxNesting = 200;
 constexpr size_t kMaxChain = 10000;
 constexpr size_t kMaxStatementTokens = 1000000;
