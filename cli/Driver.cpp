@@ -139,9 +139,11 @@ static codegen::Backend backendOf(const Config &cfg) {
 //    change the message, and the shown line keeps its caret;
 //  - a script over kMaxScriptBytes (8 MiB, ten times the longest program the tests
 //    generate: 300,000 blank lines, 30,000 statements) is refused unread, as misuse. The
-//    front end needs about 400 bytes of memory per byte of a dense script (ANTLR's
-//    tokens, the AST; 4.7 GB and 76 s to reject 1,000,000 statements in 11 MB), so a
-//    larger bound would let a pipe that never ends exhaust the machine first.
+//    front end needs 70 to 140 bytes of memory per byte of a script of short statements
+//    (its tokens and AST: 8 MiB of `x = x + 1` lines take 0.57 GB, of `a;` 1.16 GB; it
+//    was 400 bytes, 4.7 GB for 11 MB, before Note [One statement at a time] in
+//    compiler/ast/Parse.cpp), so a larger bound would let a pipe that never ends exhaust
+//    the machine first.
 //  The REPL bounds each input (a line, or lines inside an open bracket) the same way.
 bool readScript(std::istream &in, std::string &text, std::string &why) {
   text.clear();
@@ -187,7 +189,15 @@ int runScript(SourceManager &sm, int file, const Config &cfg) {
     co.where = [&m](const SrcRange &r) { return m.where(r); };
     if (cfg.dumps.count("llvm")) std::cout << codegen::emitLLVM(m, co) << std::flush;
     if (cfg.dumps.count("ptx")) std::cout << codegen::emitPTX(m, co) << std::flush;
-    if (cfg.noRun) return 0;
+    // --stats prints the phases that ran: with --no-run, those of the compile to IR.
+    auto printPhases = [&] {
+      std::cerr << "compile phases:\n";
+      for (auto &[k, v] : secs) fprintf(stderr, "  %-14s %10.3f ms\n", k.c_str(), v * 1e3);
+    };
+    if (cfg.noRun) {
+      if (cfg.stats) printPhases();
+      return 0;
+    }
     if (!cfg.noCache) co.cacheDir = codegen::ObjectCache::defaultDir();
     rt::Host *host = cfg.host.get();
     internal_assert(host != nullptr, "runScript needs the devices");
@@ -230,8 +240,7 @@ int runScript(SourceManager &sm, int file, const Config &cfg) {
       }
     }
     if (cfg.stats) {
-      std::cerr << "compile phases:\n";
-      for (auto &[k, v] : secs) fprintf(stderr, "  %-14s %10.3f ms\n", k.c_str(), v * 1e3);
+      printPhases();
       // Not a phase line (no leading space): bench/run sums those.
       if (auto &b = exe->breakdown(); b.parts > 0)
         fprintf(stderr,

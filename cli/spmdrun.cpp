@@ -99,7 +99,8 @@ int main(int argc, char **argv) {
                "compile with LLVM even when an earlier run left this program's code in the cache "
                "($SPMDRUN_CACHE_DIR, else ~/.cache/spmdrun), and leave nothing there");
   app.add_flag("--stats", cfg.stats,
-               "after the run, print compile and run times and the bytes moved");
+               "print the compile phases' times (with --no-run, those that ran) and, after "
+               "the run, run times and the bytes moved");
   app.add_option("--trace", traceFile,
                  "write a Chrome trace-event JSON of the run to FILE (open it in Perfetto)");
   double collectiveTimeout = 60;
@@ -163,6 +164,19 @@ int main(int argc, char **argv) {
   // Under an MPI launcher every rank runs this program (docs/scaling.md); a plain run
   // loads nothing of MPI.
   bool distributed = rt::mpi::launchedByMpi();
+  // Note [A collective timeout in one process]
+  // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+  // --collective-timeout bounds how long a rank waits for another rank. The devices of
+  // one process cannot wait for each other without end: every replica of a pmap runs the
+  // same collectives (an `if` inside a map has a static condition, a loop static bounds),
+  // and a device that fails aborts the collective the others wait in (Note [Collective
+  // protocol], runtime/cpu/CpuCommunicator.cpp); Ctrl-C stops a run. Given outside
+  // mpirun, the option would bound nothing, and a user who sets it expects it to: say so
+  // on stderr (the run goes on, so one command line serves both kinds of run).
+  if (!distributed && app.count("--collective-timeout"))
+    std::cerr << "spmdrun: warning: --collective-timeout has no effect outside mpirun: it "
+                 "bounds waits between ranks, and the devices of one process never wait "
+                 "for each other without end\n";
   if (distributed && (file.empty() || file == "-")) {
     std::cerr << "spmdrun: under mpirun, give the script as a file ("
               << (file.empty() ? "the REPL runs in one process"

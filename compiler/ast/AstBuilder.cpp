@@ -88,6 +88,8 @@ public:
     return p;
   }
 
+  StmtP topStmt(P::StmtContext *c) { return stmt(c); }
+
 private:
   const std::string &src_;
   int file_;
@@ -557,6 +559,12 @@ Program buildAst(ParserRuleContext *program, const std::string &src, int file) {
   auto *p = dynamic_cast<P::ProgramContext *>(program);
   internal_assert(p, "buildAst expects a program context");
   return Builder(src, file).program(p);
+}
+
+StmtP buildStmt(ParserRuleContext *stmt, const std::string &src, int file) {
+  auto *s = dynamic_cast<P::StmtContext *>(stmt);
+  internal_assert(s, "buildStmt expects a stmt context");
+  return Builder(src, file).topStmt(s);
 }
 
 }  // namespace spmd::front

@@ -28,4 +28,8 @@ std::string tokenText(const antlr4::Token *t, const std::string &src);
 /// literal too large for 64 bits).
 ast::Program buildAst(antlr4::ParserRuleContext *program, const std::string &src, int file);
 
+/// The same for one statement of the program's top level (a `stmt` parse tree), for the
+/// statement-at-a-time parse of Note [One statement at a time] in Parse.cpp.
+ast::StmtP buildStmt(antlr4::ParserRuleContext *stmt, const std::string &src, int file);
+
 }  // namespace spmd::front

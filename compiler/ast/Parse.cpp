@@ -38,8 +38,15 @@ using antlr4::Token;
 // Both are estimates from above, summed over the open brackets: a statement separator
 // or a comma starts a new expression (an `else` on the next line continues one), and
 // `=`, `:`, `in` start a new operand of it.
+// A third limit is on memory, not depth: kMaxStatementTokens bounds one statement of the
+// top level, counted over its brackets and blocks (a function's body is inside its
+// statement). The parser holds the tree of one such statement at a time (Note [One
+// statement at a time]), at up to 1.1 KB a token (a list literal `[1, 1, ...]`: 1 MB of
+// it took 1.09 GB), so a script's memory stays bounded (8 MiB of short statements: 0.57
+// to 1.16 GB) and a longer statement is an error before memory runs out, not swapping.
 constexpr size_t kMaxNesting = 200;
 constexpr size_t kMaxChain = 10000;
+constexpr size_t kMaxStatementTokens = 1000000;
 
 /// The source text, one character per byte, so that ANTLR's token columns and indices
 /// are byte offsets (what Diagnostics prints carets with) and no input is invalid UTF-8.
@@ -50,6 +57,88 @@ public:
     // (A byte order mark is gone already: Note [Line endings and the byte order mark].)
     for (unsigned char c : text) _data.push_back(char32_t(c));
   }
+};
+
+// Note [Small tokens]
+// Every token of a script is kept until the parse ends (the messages of Note [Syntax error
+// messages] look back and forth over them), and ANTLR's CommonToken is 112 bytes (a
+// std::string for a text this grammar never sets, 64-bit fields, the source twice): with
+// the parse tree gone (Note [One statement at a time]) tokens were most of the front
+// end's memory, 80 bytes per byte of a dense script. SmallToken holds the same facts in
+// 40 bytes, with 32-bit offsets (a script is at most 8 MiB, cli/Driver.h); Lexer emits it
+// instead. Its text is read from the input stream, as a CommonToken's is.
+class SmallToken final : public antlr4::WritableToken {
+public:
+  /// The lexer and input of every token of one parse.
+  using Source = std::pair<antlr4::TokenSource *, antlr4::CharStream *>;
+
+  SmallToken(const Source *source, size_t type, size_t channel, size_t start, size_t stop,
+             size_t line, size_t col)
+      : source_(source), start_(uint32_t(start)), end_(uint32_t(stop + 1)),
+        line_(uint32_t(line)), col_(uint32_t(col)), type_(uint16_t(type)),
+        channel_(uint16_t(channel)) {}
+
+  std::string getText() const override {
+    return source_->second->getText(antlr4::misc::Interval(getStartIndex(), getStopIndex()));
+  }
+  size_t getType() const override { return type_; }
+  size_t getLine() const override { return line_; }
+  size_t getCharPositionInLine() const override { return col_; }
+  size_t getChannel() const override { return channel_; }
+  size_t getTokenIndex() const override { return index_; }
+  size_t getStartIndex() const override { return start_; }
+  size_t getStopIndex() const override { return size_t(end_) - 1; }
+  antlr4::TokenSource *getTokenSource() const override { return source_->first; }
+  antlr4::CharStream *getInputStream() const override { return source_->second; }
+  std::string toString() const override { return "[@" + std::to_string(index_) + "]"; }
+
+  void setText(const std::string &) override {
+    internalError(__FILE__, __LINE__, "a token's text is the source's");
+  }
+  void setType(size_t t) override { type_ = uint16_t(t); }
+  void setLine(size_t l) override { line_ = uint32_t(l); }
+  void setCharPositionInLine(size_t c) override { col_ = uint32_t(c); }
+  void setChannel(size_t c) override { channel_ = uint16_t(c); }
+  void setTokenIndex(size_t i) override { index_ = uint32_t(i); }
+
+private:
+  const Source *source_;
+  uint32_t start_, end_;  ///< byte offsets: [start_, end_)
+  uint32_t line_, col_;
+  uint32_t index_ = uint32_t(-1);
+  uint16_t type_, channel_;
+};
+static_assert(sizeof(SmallToken) <= 40);
+
+/// The generated lexer, emitting SmallTokens (the end of the file is a CommonToken).
+class Lexer : public spmdgen::SpmdLexer {
+public:
+  explicit Lexer(antlr4::CharStream *input)
+      : SpmdLexer(input), source_(this, input) {}
+
+  using SpmdLexer::emit;
+  Token *emit() override {
+    if (type == Token::EOF) return SpmdLexer::emit();  // EOF is -1: not 16 bits
+    emit(std::make_unique<SmallToken>(&source_, type, channel, tokenStartCharIndex,
+                                      getCharIndex() - 1, tokenStartLine,
+                                      tokenStartCharPositionInLine));
+    return token.get();
+  }
+
+private:
+  SmallToken::Source source_;
+};
+
+/// The token stream's tokens by index, without a copy of its vector of pointers (8 bytes
+/// a token, Note [Small tokens]).
+class TokenView {
+public:
+  explicit TokenView(antlr4::BufferedTokenStream &s) : s_(&s) {}
+  Token *operator[](size_t i) const { return s_->get(i); }
+  size_t size() const { return s_->size(); }
+
+private:
+  antlr4::BufferedTokenStream *s_;
 };
 
 // Note [Undecided brackets]
@@ -173,7 +262,7 @@ std::string nearKeyword(const std::string &word, std::initializer_list<const cha
 // Errors at a newline or at the end of the file point just after the previous token.
 class SyntaxErrorDescriber {
 public:
-  SyntaxErrorDescriber(const std::vector<Token *> &toks, const std::string &src, int file,
+  SyntaxErrorDescriber(TokenView toks, const std::string &src, int file,
                        const antlr4::dfa::Vocabulary &vocab)
       : toks_(toks), src_(src), file_(file), vocab_(vocab) {}
 
@@ -219,8 +308,9 @@ public:
     return error(range(at), "unexpected " + describeToken(t));
   }
 
-  /// An error for nesting deeper than kMaxNesting, or an expression longer than
-  /// kMaxChain, checked before parsing (Note [Nesting limits]).
+  /// An error for nesting deeper than kMaxNesting, an expression longer than kMaxChain or
+  /// a statement longer than kMaxStatementTokens, checked before parsing (Note [Nesting
+  /// limits]).
   std::optional<Diagnostic> tooDeep() {
     struct Level {
       size_t right = 0;   ///< pending right-nested operators: ** and prefix - + ~ not
@@ -252,8 +342,18 @@ public:
       return afterNewlines < toks_.size() && toks_[afterNewlines]->getType() == P::ELSE;
     };
     size_t prev = Token::EOF;  // the previous token's type (EOF: none)
+    size_t stmtStart = 0;      // the first token of the current top-level statement
     for (size_t i = 0; i < toks_.size(); ++i) {
       size_t t = toks_[i]->getType();
+      if (levels.size() == 1 && (t == P::SEMI || (t == P::NEWLINE && !nextIsElse(i))))
+        stmtStart = i + 1;
+      else if (i - stmtStart >= kMaxStatementTokens && t != Token::EOF)
+        return error(range(i),
+                     "statement too long (more than " + std::to_string(kMaxStatementTokens) +
+                         " tokens)",
+                     {{range(stmtStart), "the statement starts here"},
+                      {SrcRange{}, "split it: a long list into several, joined with concat(); "
+                                   "a long function body into several functions"}});
       bool afterOperand = prev == P::NAME || prev == P::INT || prev == P::FLOAT ||
                           prev == P::STRING || prev == P::TRUE || prev == P::FALSE ||
                           isCloser(prev);
@@ -317,7 +417,7 @@ public:
   }
 
 private:
-  const std::vector<Token *> &toks_;
+  TokenView toks_;
   const std::string &src_;
   int file_;
   const antlr4::dfa::Vocabulary &vocab_;
@@ -510,11 +610,11 @@ ast::Program parseProgram(const SourceManager &sm, int file, std::vector<Diagnos
     return {};
   }
   ByteStream input(src);
-  spmdgen::SpmdLexer lexer(&input);
+  Lexer lexer(&input);
   lexer.removeErrorListeners();
   antlr4::CommonTokenStream tokens(&lexer);
   tokens.fill();
-  std::vector<Token *> toks = tokens.getTokens();
+  TokenView toks(tokens);
 
   spmdgen::SpmdParser parser(&tokens);
   parser.removeErrorListeners();
@@ -532,37 +632,95 @@ ast::Program parseProgram(const SourceManager &sm, int file, std::vector<Diagnos
   // Note [Syntax error messages] are unchanged. Most of a parse here is ANTLR building
   // its prediction DFA on first use; SLL builds less of it (spec train_mlp's parse
   // phase 7.9 -> 5.8 ms, bench/notes.md, 2026-11-24, compile11).
+  //
+  // Note [One statement at a time]
+  // ANTLR's parse tree costs about 3 KB per short statement (`x = x + 1` is 21 rule
+  // contexts, one per precedence level of its operands, and 6 leaves, each a heap object
+  // the parser owns until reset()), and a tree of the whole program lived until its AST
+  // was built: 1,000,000 such statements took 4.7 GB. So the top level is parsed one
+  // statement at a time: rule `stmt` from the first token that is not a separator, its AST
+  // built, then parser.reset() frees its tree; only the tokens (for the messages) and the
+  // AST stay. A statement's parse is the same as inside `program` (its decisions look one
+  // or two tokens ahead, never past the separator that ends it; checked against the whole
+  // parse with --dump=ast on every test script). Anything else falls back to the whole
+  // parse of Note [Two-stage parse] from that statement's first token, as `program`, so
+  // that the error (and its expected tokens) is the one the whole parse reported: a syntax
+  // error in `stmt`, or a statement not followed by a separator or the end. The AST of a
+  // statement can fail too (a bad escape, an integer too large): that error is kept until
+  // the rest has parsed, since a syntax error anywhere is reported before it, as when the
+  // whole tree was built first. A block's statements (a function's body) are parsed whole.
   auto *sim = parser.getInterpreter<antlr4::atn::ParserATNSimulator>();
-  sim->setPredictionMode(antlr4::atn::PredictionMode::SLL);
   auto strategy = std::make_shared<StopAtFirstError>();
   parser.setErrorHandler(strategy);
-  antlr4::ParserRuleContext *tree = nullptr;
-  try {
-    tree = parser.program();
-  } catch (StopParsing &) {
-    tree = nullptr;
-  }
-  if (!tree) {
-    tokens.seek(0);
-    parser.reset();
-    sim->setPredictionMode(antlr4::atn::PredictionMode::LL);
-    strategy = std::make_shared<StopAtFirstError>();
-    parser.setErrorHandler(strategy);
+  sim->setPredictionMode(antlr4::atn::PredictionMode::SLL);
+  ast::Program prog;
+  prog.file = file;
+  std::optional<Diagnostic> astError;  // the first error building a statement's AST
+  auto build = [&](auto &&f) {
+    if (astError) return;  // only the first is reported; the rest is parsed, not built
     try {
-      tree = parser.program();
-    } catch (StopParsing &) {
+      f();
+    } catch (UserError &e) {
+      astError = e.diag;
+    }
+  };
+  // The whole parse from token `from` (Note [Two-stage parse]); false after a syntax error.
+  auto parseRest = [&](size_t from) {
+    antlr4::ParserRuleContext *tree = nullptr;
+    for (auto mode : {antlr4::atn::PredictionMode::SLL, antlr4::atn::PredictionMode::LL}) {
+      parser.reset();
+      tokens.seek(from);
+      sim->setPredictionMode(mode);
+      strategy = std::make_shared<StopAtFirstError>();
+      parser.setErrorHandler(strategy);
+      try {
+        tree = parser.program();
+        break;
+      } catch (StopParsing &) {
+        tree = nullptr;
+      }
+    }
+    if (!tree) {
       size_t at = strategy->offending ? strategy->offending->getTokenIndex() : toks.size() - 1;
       errors.push_back(describer.describe(std::min(at, toks.size() - 1),
                                           strategy->expectedKnown ? &strategy->expected : nullptr));
-      return {};
+      return false;
     }
+    build([&] {
+      for (auto &s : front::buildAst(tree, src, file).stmts) prog.stmts.push_back(std::move(s));
+    });
+    return true;
+  };
+  auto isSep = [&](size_t i) {
+    size_t t = toks[i]->getType();
+    return t == P::NEWLINE || t == P::SEMI;
+  };
+  size_t i = 0;  // toks.back() is EOF
+  for (;;) {
+    while (isSep(i)) ++i;
+    if (toks[i]->getType() == Token::EOF) break;
+    parser.reset();  // frees the previous statement's tree
+    tokens.seek(i);
+    antlr4::ParserRuleContext *stmt = nullptr;
+    try {
+      stmt = parser.stmt();
+    } catch (StopParsing &) {
+      stmt = nullptr;
+    }
+    size_t next = tokens.index();
+    if (!stmt || !(isSep(next) || toks[next]->getType() == Token::EOF)) {
+      if (!parseRest(i)) return {};
+      break;
+    }
+    build([&] { prog.stmts.push_back(front::buildStmt(stmt, src, file)); });
+    i = next;
   }
-  try {
-    return front::buildAst(tree, src, file);
-  } catch (UserError &e) {
-    errors.push_back(e.diag);
+  parser.reset();
+  if (astError) {
+    errors.push_back(*astError);
     return {};
   }
+  return prog;
 }
 
 bool inputIsIncomplete(const std::string &text) {

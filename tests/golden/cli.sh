@@ -80,6 +80,23 @@ for v in nan inf -1 0 1x ""; do
     "$bin" --devices cpu:2 --collective-timeout "$v" "$tmp/p.spmd"
 done
 expectMsg 0 "42" "$bin" --devices cpu:2 --collective-timeout 0.5 "$tmp/p.spmd"
+# Outside mpirun it bounds nothing: a warning on stderr, the run unchanged (stdout, exit 0).
+# (Note [A collective timeout in one process], cli/spmdrun.cpp.)
+expectMsg 0 "spmdrun: warning: --collective-timeout has no effect outside mpirun" \
+  "$bin" --devices cpu:2 --collective-timeout 0.5 "$tmp/p.spmd"
+out=$("$bin" --devices cpu:2 --collective-timeout 0.5 "$tmp/p.spmd" 2>/dev/null)
+[ "$out" = "42" ] || { echo "--collective-timeout outside mpirun: stdout '$out', want 42"; fail=1; }
+out=$("$bin" --devices cpu:2 "$tmp/p.spmd" 2>&1)
+[ "$out" = "42" ] || { echo "a plain run printed more than its output: '$out'"; fail=1; }
+# --stats --no-run prints the compile phases that ran (to IR), and nothing of a run.
+out=$("$bin" --devices cpu:2 --stats --no-run "$tmp/p.spmd" 2>&1); rc=$?
+for phase in parse "axis check" lower vmap simplify; do
+  grep -qE "^  $phase +[0-9.]+ ms$" <<<"$out" ||
+    { echo "--stats --no-run: no '$phase' phase line (exit $rc): $out"; fail=1; }
+done
+if [ $rc -ne 0 ] || ! grep -qx "compile phases:" <<<"$out" || grep -qE "42|codegen|run  " <<<"$out"; then
+  echo "--stats --no-run: exit $rc, want the compile phases only: $out"; fail=1
+fi
 for d in cpu:0 cpu:-1 cpu:100000 cpu:99999999999999999999 cpu: cpu:1x cpu:0x10 cuda:-1 cuda:0 " cpu:2"; do
   expect 2 "$bin" --devices "$d" "$tmp/p.spmd"
 done

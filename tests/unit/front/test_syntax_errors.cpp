@@ -121,6 +121,27 @@ TEST_CASE("nesting limits: brackets, right-nested chains, long expressions", "[e
   CHECK(parse("let x = if a { 1 }\n" + repeat("else if b { 2 }\n", 150) + "else { 3 }").ok());
 }
 
+// Note [One statement at a time]: the top level is parsed statement by statement; the
+// errors are those of the whole parse.
+TEST_CASE("errors of the statement-at-a-time parse are the whole parse's", "[errors]") {
+  // A syntax error anywhere comes before an error building an earlier statement's AST.
+  CHECK(err("print(\"a\\q\")\nlet x = 1\nlet = 2\n") == "3:5: expected '(' or a name, found '='");
+  CHECK(err("let x = 99999999999999999999999\nprint(\"a\\q\")\n").find("1:9: ") == 0);
+  // A complete statement followed by more on its line; a closer with no opener.
+  CHECK(err("let x = 1\nx = 1 2\n") ==
+        "2:7: unexpected '2': a statement ends with a newline or ';'");
+  CHECK(err("let x = 1\nprint(x) }\n").find("2:10: ") == 0);
+  // `else` after blank lines continues the top-level `if`; `;;` and blank lines separate.
+  Parsed p = parse("let c = true\nif c { 1 }\n\n\nelse { 2 }\nprint(3); print(4);;\n\n");
+  REQUIRE(p.ok());
+  CHECK(p.prog.stmts.size() == 4);
+  // One statement of 1,000,000 tokens at most, counted before parsing (Note [Nesting limits]).
+  std::string ones;
+  for (int i = 0; i < 499998; ++i) ones += "1,";
+  CHECK(err("let a = 1\nlet b = [" + ones + "1]\n") ==
+        "2:1000006: statement too long (more than 1000000 tokens)");
+}
+
 TEST_CASE("scripts that are not UTF-8 text", "[errors]") {
   CHECK(err(std::string("print(1)\0\n", 10)) ==
         "1:9: unexpected NUL byte: this is not a text file");
