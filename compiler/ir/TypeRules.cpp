@@ -201,7 +201,20 @@ void setShapeRules(std::array<TypeRule, kNumOps> &t) {
 /// Collectives, random numbers and regions.
 void setOtherRules(std::array<TypeRule, kNumOps> &t) {
   auto set = [&](Op op, TypeRule r) { t[size_t(op)] = r; };
-  for (Op op : {Op::Psum, Op::Pmax, Op::Pmin, Op::Ppermute}) set(op, unaryRule);
+  // An all-reduce keeps its operand's type, but for the positional dimensions a vmap's
+  // batching leaves in its axes while an enclosing vmap's axis is still to be batched
+  // (Note [Positional axes of a reduction] in transforms/BatchCollectives.cpp).
+  for (Op op : {Op::Psum, Op::Pmax, Op::Pmin})
+    set(op, [](const TypeArgs &a) -> Types {
+      const Param &axes = a.P("axes");
+      if (axes.kind != Param::Tuple) return {a.ins[0]};
+      std::vector<int64_t> dims;
+      for (auto &e : axes.elems)
+        if (e.kind == Param::Int) dims.push_back(e.i);
+      for (auto x : dims) internal_assert(x >= 0 && x < a.ins[0].rank(), "psum axis out of range");
+      return {Type{a.ins[0].dtype, removeAxes(a.ins[0].shape, dims)}};
+    });
+  set(Op::Ppermute, unaryRule);
   set(Op::AxisIndex, [](const TypeArgs &) -> Types { return {Type{DType::I32, {}}}; });
   set(Op::AllGather, [](const TypeArgs &a) -> Types {
     int64_t d = a.P("all_gather_dimension").i, n = a.P("axis_size").i;

@@ -13,6 +13,8 @@
 #include "ir/Collectives.h"
 #include "transforms/BatchRules.h"
 
+#include <algorithm>
+
 namespace spmd::transforms::batching {
 using namespace ir;
 
@@ -78,23 +80,111 @@ Atom sumOverBatch(Batcher &bt, const BVal &x) {
 
 }  // namespace
 
+// Note [Positional axes of a reduction]: JAX batches a psum (pmax, pmin) over the vmap's
+// axis by putting the batch dimension into the primitive's own axes, as a position
+// (`_batched_reduction_collective` in jax/_src/lax/parallel.py): under vmap a { vmap b {
+// psum(x, (a, b)) } } the inner batching binds `psum[axes=('a', 0)]`, the outer one
+// `psum[axes=(0, 1)]`, and the lowering reduces all positional dimensions in one reduce
+// before any all-reduce over the names left. So the sum runs over both examples' axes in
+// one reduction, in XLA's order for that reduce, not as a sum over b and then a sum over
+// a. An operand that is the same for every example is reduced over the other axes first
+// and then multiplied by the axis size (JAX's `_constant_reduction`): psum(x, (i, b)) is
+// psum(x, i) * N, which rounds differently from psum(x * N, i).
+//
+// spmdrun keeps a mixed `axes` tuple (names and positions) only while a name in it is the
+// axis of an enclosing vmap, still to be batched (the vmaps are batched innermost first,
+// Note [Innermost first]); otherwise it splits the reduction at once into a reduce over
+// the positions and a collective over the names left, so no mixed tuple leaves the vmap
+// pass (codegen and grad see names only). Where the enclosing vmaps are not known (a
+// function differentiated inside them: Grad.cpp batches its body alone) every name
+// counts as a pmap's, and the reduction splits at each vmap as before.
+
+namespace {
+
+/// A reduction's axes: names, and positional dimensions of the operand that batching put
+/// there (Note [Positional axes of a reduction]).
+struct ReduceAxes {
+  std::vector<std::string> names;
+  std::vector<int64_t> dims;
+  bool tuple = false;  ///< written as a tuple (kept so for the names)
+
+  static ReduceAxes of(const Param &p) {
+    ReduceAxes r;
+    if (p.kind == Param::Str) {
+      r.names.push_back(p.s);
+      return r;
+    }
+    r.tuple = true;
+    for (auto &e : p.elems) {
+      if (e.kind == Param::Int)
+        r.dims.push_back(e.i);
+      else
+        r.names.push_back(e.s);
+    }
+    return r;
+  }
+
+  /// Removes `n` from the names; whether it was there.
+  bool take(const std::string &n) {
+    auto it = std::find(names.begin(), names.end(), n);
+    if (n.empty() || it == names.end()) return false;
+    names.erase(it);
+    return true;
+  }
+
+  /// The dimensions of the batch with its batch dimension at `bdim`.
+  void shiftPast(int bdim) {
+    for (auto &d : dims) d += d >= bdim ? 1 : 0;
+  }
+};
+
+/// Emits the reduction `op` of `x` over `ax`: one equation with a mixed tuple while a name
+/// is an enclosing vmap's, else a reduce over the positions and a collective over the names.
+Atom emitReduction(Batcher &bt, const Eqn &e, Atom x, ReduceAxes ax) {
+  std::sort(ax.dims.begin(), ax.dims.end());
+  auto names = [&] {
+    std::vector<Param> elems;
+    for (auto &n : ax.names) elems.push_back(Param::ofStr(n));
+    return elems;
+  };
+  Params p = e.params;
+  bool pending = std::any_of(ax.names.begin(), ax.names.end(),
+                             [&](const std::string &n) { return bt.outerVmaps.count(n) != 0; });
+  if (pending && !ax.dims.empty()) {
+    std::vector<Param> elems = names();
+    for (auto d : ax.dims) elems.push_back(Param::of(d));
+    p["axes"] = Param::tuple(elems);
+    return bt.b.emit1(e.op, {x}, p);
+  }
+  if (!ax.dims.empty()) x = bt.b.reduce(collectiveInfo(e.op)->localReduce, x, ax.dims);
+  if (ax.names.empty()) return x;
+  p["axes"] = ax.names.size() == 1 && !ax.tuple ? Param::ofStr(ax.names[0]) : Param::tuple(names());
+  return bt.b.emit1(e.op, {x}, p);
+}
+
+}  // namespace
+
 std::vector<BVal> batchAllReduce(Batcher &bt, const Eqn &e, const std::vector<BVal> &ins) {
-  AxisSplit s = splitOf(bt, e);
-  if (!s.hasV) {
-    if (!ins[0].batched()) return bt.copy(e, ins);
-    return {BVal{bt.b.emit1(e.op, {ins[0].a}, e.params), ins[0].bdim}};  // per replica, elementwise
+  ReduceAxes ax = ReduceAxes::of(e.param("axes"));
+  bool hasV = ax.take(bt.axis);
+  const BVal &x = ins[0];
+  if (!hasV) {
+    if (!x.batched()) return bt.copy(e, ins);
+    // Per example, so elementwise over the batch, which keeps its dimension: the
+    // positions move past it, and those before it come out.
+    ax.shiftPast(x.bdim);
+    int before = int(std::count_if(ax.dims.begin(), ax.dims.end(),
+                                   [&](int64_t d) { return d < x.bdim; }));
+    return {BVal{emitReduction(bt, e, x.a, ax), x.bdim - before}};
   }
-  Atom r = ins[0].a;
-  if (e.op == Op::Psum)
-    r = sumOverBatch(bt, ins[0]);
-  else if (ins[0].batched())
-    r = bt.b.reduce(collectiveInfo(e.op)->localReduce, r, {ins[0].bdim});
-  if (!s.rest.empty()) {
-    Params p = e.params;
-    p["axes"] = s.restParam();
-    r = bt.b.emit1(e.op, {r}, p);
+  if (!x.batched()) {  // the other axes first, then the axis size (JAX's _constant_reduction)
+    Atom r = emitReduction(bt, e, x.a, ax);
+    if (e.op == Op::Psum) r = bt.b.binary(Op::Mul, r, bt.b.lit(r.type().dtype, double(bt.size)));
+    return {BVal{r, kNotMapped}};
   }
-  return {BVal{r, kNotMapped}};  // the same for every example
+  ax.shiftPast(x.bdim);
+  ax.dims.push_back(x.bdim);
+  return {BVal{emitReduction(bt, e, x.a, ax), kNotMapped}};  // the same for every example
 }
 
 std::vector<BVal> batchAxisIndex(Batcher &bt, const Eqn &e, const std::vector<BVal> &ins) {

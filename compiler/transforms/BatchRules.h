@@ -16,6 +16,7 @@
 #include "ir/IR.h"
 #include "transforms/Vmap.h"
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -35,16 +36,21 @@ struct BVal {
 /// The state of batching one vmap: the axis, and the Builder equations go to.
 class Batcher {
 public:
-  Batcher(ir::Builder &b, std::string axis, int64_t size, AxisSizes sizes = {})
-      : b(b), axis(std::move(axis)), size(size), sizes(std::move(sizes)) {}
+  Batcher(ir::Builder &b, std::string axis, int64_t size, AxisSizes sizes = {},
+          std::set<std::string> outerVmaps = {})
+      : b(b), axis(std::move(axis)), size(size), sizes(std::move(sizes)),
+        outerVmaps(std::move(outerVmaps)) {}
 
   ir::Builder &b;
   std::string axis;  ///< the vmap's axis name; empty when anonymous
   int64_t size;      ///< the batch size N
   AxisSizes sizes;   ///< every named axis in scope (this one too), for mixed tuples
+  /// The axes of the vmaps around this one, still to be batched (Note [Positional axes of
+  /// a reduction] in BatchCollectives.cpp); empty where they are not known.
+  std::set<std::string> outerVmaps;
 
   /// The same axis, emitting into another Builder (a region being batched).
-  Batcher into(ir::Builder &nb) const { return Batcher(nb, axis, size, sizes); }
+  Batcher into(ir::Builder &nb) const { return Batcher(nb, axis, size, sizes, outerVmaps); }
   /// The size of axis `name`, which must be in scope.
   int64_t sizeOf(const std::string &name) const;
 

@@ -366,7 +366,9 @@ bool hasBatchRule(ir::Op op) { return batching::ruleTable()[size_t(op)] != nullp
 
 // ---- the pass -----------------------------------------------------------------------------
 
-void eliminateVmaps(ir::Module &m, ir::Jaxpr &j, const AxisSizes &outer) {
+/// eliminateVmaps, knowing which of the axes bound around `j` are vmaps' (`vmaps`).
+static void eliminate(ir::Module &m, ir::Jaxpr &j, const AxisSizes &outer,
+                      const std::set<std::string> &vmaps) {
   using namespace ir;
   using batching::BVal;
   std::vector<Eqn> old = std::move(j.eqns);
@@ -381,11 +383,13 @@ void eliminateVmaps(ir::Module &m, ir::Jaxpr &j, const AxisSizes &outer) {
   for (auto &e : old) {
     for (auto &a : e.in) fix(a);
     AxisSizes inner = outer;  // the axis this equation binds, if any, is in scope in its regions
+    std::set<std::string> innerVmaps = vmaps;
     if (e.op == Op::Pmap || e.op == Op::Vmap) {
       const Param &n = e.param("axis_name");
       if (n.kind == Param::Str) inner[n.s] = e.intParam("axis_size");
+      if (n.kind == Param::Str && e.op == Op::Vmap) innerVmaps.insert(n.s);
     }
-    for (auto &r : e.regions) eliminateVmaps(m, r, inner);  // Note [Innermost first]
+    for (auto &r : e.regions) eliminate(m, r, inner, innerVmaps);  // Note [Innermost first]
     if (e.op != Op::Vmap) {
       j.eqns.push_back(std::move(e));
       continue;
@@ -393,7 +397,7 @@ void eliminateVmaps(ir::Module &m, ir::Jaxpr &j, const AxisSizes &outer) {
     b.setLoc(e.loc);
     const Param &name = e.param("axis_name");
     batching::Batcher bt(b, name.kind == Param::Str ? name.s : std::string(),
-                         e.intParam("axis_size"), inner);
+                         e.intParam("axis_size"), inner, vmaps);
     auto &inAxes = e.param("in_axes").elems;
     internal_assert(inAxes.size() == e.in.size(), "vmap in_axes arity");
     std::vector<BVal> ins;
@@ -410,6 +414,10 @@ void eliminateVmaps(ir::Module &m, ir::Jaxpr &j, const AxisSizes &outer) {
     }
   }
   for (auto &a : j.outvars) fix(a);
+}
+
+void eliminateVmaps(ir::Module &m, ir::Jaxpr &j, const AxisSizes &outer) {
+  eliminate(m, j, outer, {});
 }
 
 }  // namespace spmd::transforms
