@@ -67,7 +67,12 @@ BuiltinDef reduceCollective(Op op, bool mean) {
               // As jax.lax.pmean: psum(x) / n, so integers are summed as integers (wrapping
               // as JAX's do) and only the sum is converted to f32.
               if (mean && !ir::isFloat(r.type().dtype)) r = L.castTo(r, DType::F32);
-              if (mean) r = L.emit1(Op::Div, {r, L.b().lit(r.type().dtype, double(n))});
+              // lax.pmean is plain Python, so its `/ n` is eager outside every pmap (in a
+              // vmap called from Python): a quotient of one element divides exactly there
+              // (Note [Eager division] in LowerArith.cpp).
+              ir::Params dp;
+              if (L.pmapStack.empty()) dp["_eager"] = Param::of(int64_t(1));
+              if (mean) r = L.emit1(Op::Div, {r, L.b().lit(r.type().dtype, double(n))}, dp);
               return Value::array(r, av->weak);
             });
           },
