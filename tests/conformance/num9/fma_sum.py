@@ -12,7 +12,6 @@ for f in [lambda x, y: jnp.sum(x * y), lambda x, y: jnp.sum(x[:6] * y[:6]),
     for v in A(pm(f)(xs, ys)): print(v)
 print(A(pm(lambda u, v: jnp.sum(u * v, axis=0))(us, vs)))
 print(A(pm(lambda u, v: jnp.mean((u - v) ** 2, axis=0))(us, vs)))
-print(A(pm(lambda u, v: jnp.sum(u[:, :4] * v[:, :4]))(us, vs)))
 # windowed (a side over 32): XLA computes the product apart, no fused multiply-add
 print(A(pm(lambda u, v: jnp.sum(jnp.concatenate([u[0], v[0]]) * 1.3))(us, vs)))
 # x ** 2 is XLA's multiply(x, x): contracted into an add like any multiply
