@@ -20,8 +20,9 @@
 //   spmd-pass        spmd_cpu_gemm as it was before that: blis-pin, then one pass over C
 //   blis             BLIS's own defaults (its context and blocking, sup on)
 //   blis-conv        BLIS's own context, sup off (the conventional path)
-//   blis-pin:MC:NC   KC 256 and sup off as CpuGemm.cpp, beta 0, no -0 pass, with MC and
-//                    NC set (0: the configuration's)
+//   blis-pin:MC:NC[:ARCH[:KC]]  KC 256 and sup off as CpuGemm.cpp, beta 0, no -0 pass,
+//                    with MC and NC set (0: the configuration's), in BLIS's configuration
+//                    ARCH (skx, zen3, ...; default: the one BLIS picks), KC if given
 //   openblas         OpenBLAS (its own blocking) through dlopen(OPENBLAS=path to numpy's
 //                    libscipy_openblas64_*.so), one thread
 #include "blis.h"
@@ -71,14 +72,24 @@ struct Variant {
   std::vector<double> wall, cpu;
 };
 
-std::unique_ptr<cntx_t> pinnedContext(long mc, long nc) {
-  auto ctx = std::make_unique<cntx_t>(*bli_gks_query_cntx());
+/// BLIS's configuration named `name` (skx, zen3, haswell, ...), or null.
+cntx_t *namedContext(const char *name) {
+  for (int id = 0; id < BLIS_NUM_ARCHS; ++id)
+    if (std::strcmp(bli_arch_string(arch_t(id)), name) == 0)
+      return bli_gks_lookup_nat_cntx(arch_t(id));
+  return nullptr;
+}
+
+std::unique_ptr<cntx_t> pinnedContext(long mc, long nc, const char *arch = "", long kc = 256) {
+  cntx_t *base = *arch ? namedContext(arch) : bli_gks_query_cntx();
+  if (!base) std::fprintf(stderr, "no BLIS configuration %s\n", arch), std::exit(1);
+  auto ctx = std::make_unique<cntx_t>(*base);
   auto set = [&](bszid_t id, long v) {
     blksz_t *b = bli_cntx_get_blksz(id, ctx.get());
     bli_blksz_set_def(v, BLIS_FLOAT, b);
     bli_blksz_set_max(v, BLIS_FLOAT, b);
   };
-  set(BLIS_KC, 256);
+  set(BLIS_KC, kc);
   if (mc) set(BLIS_MC, mc);
   if (nc) set(BLIS_NC, nc);
   return ctx;
@@ -114,9 +125,10 @@ int main(int argc, char **argv) {
     v.name = item;
     v.kind = item.substr(0, item.find(':'));
     if (v.kind == "blis-pin") {
-      long mc = 0, nc = 0;
-      std::sscanf(item.c_str(), "blis-pin:%ld:%ld", &mc, &nc);
-      v.ctx = pinnedContext(mc, nc);
+      long mc = 0, nc = 0, kc = 256;
+      char arch[32] = "";
+      std::sscanf(item.c_str(), "blis-pin:%ld:%ld:%31[a-z0-9]:%ld", &mc, &nc, arch, &kc);
+      v.ctx = pinnedContext(mc, nc, arch, kc);
     } else if (v.kind == "openblas") {
       openblas();
     } else if (v.kind == "spmd-pass") {

@@ -32,12 +32,13 @@ using namespace spmd;
 // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 // The runtime reads a few settings from the environment, each where it is used and once:
 // SPMD_MEMORY_LIMIT (bytes, BufferPool.h), SPMD_SUM_HOST (avx512 or avx2, XlaSum.cpp),
-// SPMD_CPU_FIBERS, SPMD_NCCL, SPMD_MPI_ALL_GROUPS, SPMD_MPI_STAGE (0 or 1). A value those
-// readers do not understand used to be taken as unset in silence (SPMD_MEMORY_LIMIT=12abc
-// ran with no cap), so main() checks them all first and refuses a malformed one as the
-// command line refuses a malformed option: a message naming the variable and the value,
-// exit 2. An empty value is unset, as for SPMDRUN_CACHE_DIR (`VAR= spmdrun ...` is how a
-// shell clears one for one command).
+// SPMD_BLIS_ARCH (skx, zen3 or haswell, CpuGemm.cpp), SPMD_CPU_FIBERS, SPMD_NCCL,
+// SPMD_MPI_ALL_GROUPS, SPMD_MPI_STAGE (0 or 1). A value those readers do not understand
+// used to be taken as unset in silence (SPMD_MEMORY_LIMIT=12abc ran with no cap), so
+// main() checks them all first and refuses a malformed one as the command line refuses a
+// malformed option: a message naming the variable and the value, exit 2. An empty value
+// is unset, as for SPMDRUN_CACHE_DIR (`VAR= spmdrun ...` is how a shell clears one for
+// one command).
 static bool checkEnvironment() {
   struct Setting {
     const char *name;
@@ -47,6 +48,7 @@ static bool checkEnvironment() {
   static const Setting settings[] = {
       {"SPMD_MEMORY_LIMIT", {}, "a whole number of bytes, such as 300000000"},
       {"SPMD_SUM_HOST", {"avx512", "avx2"}, "avx512 or avx2"},
+      {"SPMD_BLIS_ARCH", {"skx", "zen3", "haswell"}, "skx, zen3 or haswell"},
       {"SPMD_CPU_FIBERS", {"0", "1"}, "0 or 1"},
       {"SPMD_NCCL", {"0", "1"}, "0 or 1"},
       {"SPMD_MPI_ALL_GROUPS", {"0", "1"}, "0 or 1"},

@@ -15,6 +15,7 @@
 
 #include <sys/mman.h>
 #include <sys/sysinfo.h>
+#include <time.h>
 #include <unistd.h>
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -44,6 +45,31 @@ BufferPool::~BufferPool() {
   shrinkTo(0);
   for (auto &[p, size] : live_) osFree(p, size);
   live_.clear();
+}
+
+// Note [Slow huge pages]: the process's page-size choice and the count behind it.
+namespace {
+std::atomic<bool> smallPagesOn{false};
+std::atomic<int> slowHugeRanges{0};
+std::atomic<int64_t> slowHugeNs{BufferPool::kSlowHugeNs};
+}  // namespace
+
+bool BufferPool::smallPages() { return smallPagesOn.load(std::memory_order_relaxed); }
+
+bool BufferPool::noteHugeFault(int64_t ns) {
+  if (smallPages()) return false;
+  if (ns <= slowHugeNs.load(std::memory_order_relaxed)) {
+    slowHugeRanges.store(0);  // a fast one: the next must be slow kSlowHugeFaults times again
+    return false;
+  }
+  if (slowHugeRanges.fetch_add(1) + 1 < kSlowHugeFaults) return false;
+  return !smallPagesOn.exchange(true);
+}
+
+void BufferPool::resetPagePolicy(int64_t slowNs) {
+  slowHugeNs.store(slowNs);
+  slowHugeRanges.store(0);
+  smallPagesOn.store(false);
 }
 
 BufferPool &BufferPool::global() {
@@ -231,7 +257,9 @@ void *BufferPool::osAlloc(int64_t size) {
   if (end > used) munmap(reinterpret_cast<void *>(used), end - used);
   void *p = reinterpret_cast<void *>(aligned);
 #ifdef MADV_HUGEPAGE
-  madvise(p, size_t(size), MADV_HUGEPAGE);  // advice only: ignored where THP is off
+  // Advice only: ignored where THP is off; 4 KiB pages where huge ones were found slow
+  // (Note [Slow huge pages]).
+  madvise(p, size_t(size), smallPages() ? MADV_NOHUGEPAGE : MADV_HUGEPAGE);
 #endif
   return p;
 }
@@ -344,6 +372,13 @@ void BufferPool::trim() {
 #define MADV_POPULATE_WRITE 23  // Linux 5.14
 #endif
 
+/// The calling thread's CPU time in ns.
+static int64_t threadCpuNs() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return int64_t(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
+}
+
 // Note [Pre-faulting]: faults in [p, p + bytes) as a write to every page would, without
 // changing a byte: on x86-64 a locked `or` of 0 into one word per 4 KiB page (a write
 // access, hence a write fault, that stores back what it read atomically, so a launch
@@ -400,6 +435,10 @@ int64_t BufferPool::prefault(const std::vector<spmd_buffer_hint> &plan) {
       taken.emplace_back(p, size);
     }
   }
+  // Note [Slow huge pages]: the first 2 MiB ranges are faulted in here, timed, so that
+  // on a machine where huge pages are slow the run's first touches already take 4 KiB
+  // pages (with the compile found in the object cache, the run starts ~2 ms from now).
+  if (!taken.empty()) probeHugePages(taken);
   if (!taken.empty()) {
     stopFault_.store(false);
     try {
@@ -411,8 +450,44 @@ int64_t BufferPool::prefault(const std::vector<spmd_buffer_hint> &plan) {
   return int64_t(taken.size());
 }
 
+void BufferPool::adviseSmallPages(const std::vector<std::pair<void *, int64_t>> &blocks,
+                                  size_t from, int64_t at) {
+#ifdef MADV_NOHUGEPAGE
+  std::lock_guard<std::mutex> lock(mu_);
+  for (size_t i = from; i < blocks.size(); ++i) {
+    auto [p, size] = blocks[i];
+    int64_t start = i == from ? at : 0;
+    // A block given back to the OS meanwhile has left toFault_; faulting_ waits for us.
+    if (start < size && (toFault_.count(p) || p == faulting_))
+      madvise(static_cast<char *>(p) + start, size_t(size - start), MADV_NOHUGEPAGE);
+  }
+#else
+  (void)blocks, (void)from, (void)at;
+#endif
+}
+
+bool BufferPool::probeHugePages(const std::vector<std::pair<void *, int64_t>> &blocks) {
+  int ranges = 0;
+  for (size_t b = 0; b < blocks.size(); ++b) {
+    auto [p, size] = blocks[b];
+    for (int64_t at = 0; at + kHugeBytes <= size; at += kHugeBytes) {
+      if (smallPages() || ranges++ == kSlowHugeFaults) return smallPages();
+      int64_t t0 = threadCpuNs();
+      if (!faultInRange(static_cast<char *>(p) + at, kHugeBytes)) return false;
+      int64_t ns = threadCpuNs() - t0;
+      if (noteHugeFault(ns)) {
+        adviseSmallPages(blocks, b, at + kHugeBytes);
+        return true;
+      }
+      if (ns <= slowHugeNs.load()) return false;  // fast: huge pages are backed
+    }
+  }
+  return smallPages();
+}
+
 void BufferPool::faultIn(std::vector<std::pair<void *, int64_t>> blocks) {
-  for (auto [p, size] : blocks) {
+  for (size_t b = 0; b < blocks.size(); ++b) {
+    auto [p, size] = blocks[b];
     {
       std::lock_guard<std::mutex> lock(mu_);
       if (!toFault_.count(p)) continue;  // given back to the OS already
@@ -423,8 +498,13 @@ void BufferPool::faultIn(std::vector<std::pair<void *, int64_t>> blocks) {
     bool ok = true;
     // 2 MiB at a time, so that trim() need not wait for a whole block.
     for (int64_t at = 0; at < size && ok && !stopFault_.load(std::memory_order_relaxed);
-         at += kHugeBytes)
+         at += kHugeBytes) {
+      // A whole 2 MiB range of a block advised huge pages: one huge-page fault.
+      bool timed = size >= kHugeBytes && at + kHugeBytes <= size && !smallPages();
+      int64_t t0 = timed ? threadCpuNs() : 0;
       ok = faultInRange(static_cast<char *>(p) + at, std::min(kHugeBytes, size - at));
+      if (timed && noteHugeFault(threadCpuNs() - t0)) adviseSmallPages(blocks, b, at + kHugeBytes);
+    }
     std::lock_guard<std::mutex> lock(mu_);
     toFault_.erase(p);
     faulting_ = nullptr;

@@ -66,6 +66,23 @@
 // This hides the clearing behind the compile; it does not remove it: the process does
 // the same work (task-clock), on a core that was idle. --stats counts the blocks taken
 // ahead and how many of them the run took ("taken ahead").
+//
+// Note [Slow huge pages]
+// ~~~~~~~~~~~~~~~~~~~~~~
+// On a VM whose balloon reports free memory to the hypervisor (virtio-balloon's free page
+// reporting, on this project's Firecracker VMs), the guest's free blocks of 2 MiB and more
+// are handed back to the host, which backs them again only when the guest touches them:
+// a huge page taken from such a block costs the host's faults on each of its 4 KiB
+// pages, 4.4 to 5.7 ms of the faulting thread's CPU per 2 MiB instead of 0.2 ms, while
+// 4 KiB pages (taken from the guest's smaller free blocks, which are not reported) cost
+// 0.9 ms per 2 MiB either way (bench/notes.md, 2026-12-02 perf17). Which kind a process
+// gets depends on what other processes freed and when, so one run of random_matmul or
+// micro_psum took 120 ms of CPU and the next 780. The pool cannot ask for backed memory,
+// but it can see which kind it got: faultIn times each 2 MiB range of a huge-page block
+// (thread CPU time), and after kSlowHugeFaults ranges slower than kSlowHugeNs it asks for
+// 4 KiB pages from then on (smallPages(): process-wide, for every pool): the rest of the
+// blocks it is faulting in are advised MADV_NOHUGEPAGE, and so is every later block
+// taken from the OS. On a machine where huge pages are fast nothing changes.
 #pragma once
 
 #include "spmdrt.h"
@@ -148,9 +165,23 @@ public:
   /// The process's pool, shared by the Host (spmd_host_alloc) and the CPU devices.
   static BufferPool &global();
 
+  /// Whether huge pages were found slow to fault in (Note [Slow huge pages]): blocks
+  /// from the OS are then advised MADV_NOHUGEPAGE. Process-wide, for every pool.
+  static bool smallPages();
+  /// faultIn's record of one 2 MiB range of a huge-page block that took `ns` of its
+  /// thread's CPU time to fault in; true when this record turned smallPages() on.
+  static bool noteHugeFault(int64_t ns);
+  /// Back to huge pages and no slow ranges seen; `slowNs` the threshold (tests).
+  static void resetPagePolicy(int64_t slowNs = kSlowHugeNs);
+
   static constexpr int64_t kAlign = 64;
   static constexpr int64_t kMapBytes = int64_t(1) << 20;
   static constexpr int64_t kHugeBytes = int64_t(2) << 20;
+  /// Note [Slow huge pages]: a huge page backed by the host faults in in ~0.2 ms of
+  /// CPU, 4 KiB pages in ~0.9 ms per 2 MiB, a huge page the host must back in 4.4 ms or
+  /// more; two such ranges (not one: an interrupt can land in any) make the switch.
+  static constexpr int64_t kSlowHugeNs = 1'500'000;
+  static constexpr int kSlowHugeFaults = 2;
 
 private:
   void *osAlloc(int64_t size);
@@ -161,6 +192,13 @@ private:
   void shrinkTo(int64_t limit);
   /// prefault()'s thread: faults `blocks` in, in order, until stopFault_.
   void faultIn(std::vector<std::pair<void *, int64_t>> blocks);
+  /// Note [Slow huge pages]: advises 4 KiB pages for what is left of `blocks` from byte
+  /// `at` of blocks[from] on, skipping blocks given back to the OS. Without mu_.
+  void adviseSmallPages(const std::vector<std::pair<void *, int64_t>> &blocks, size_t from,
+                        int64_t at);
+  /// Faults in and times the first whole 2 MiB ranges of `blocks` (up to
+  /// kSlowHugeFaults, fewer when one is fast); true when smallPages() is on after it.
+  bool probeHugePages(const std::vector<std::pair<void *, int64_t>> &blocks);
   /// Stops and joins prefault()'s thread. Without mu_.
   void stopFaulting();
 

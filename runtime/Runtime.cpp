@@ -224,6 +224,8 @@ std::string Host::formatStats() const {
      << m.allocs - m.osAllocs << " reused";
   if (m.ahead > 0)  // Note [Pre-faulting]
     os << " (" << m.aheadTaken << " of " << m.ahead << " blocks taken ahead)";
+  if (BufferPool::smallPages())  // Note [Slow huge pages]
+    os << " (huge pages slow to fault in: 4 KiB pages)";
   os << "   peak in use: " << humanBytes(m.peakInUse)
      << "   peak held: " << humanBytes(m.peakHeld) << "\n";
   return os.str();

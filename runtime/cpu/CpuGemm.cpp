@@ -182,16 +182,27 @@ constexpr dim_t kOneChainMC = 24;
 // accumulator per element of C and folds k in order with FMAs, so with KC pinned the
 // bits are the same in both (test_gemm passes with either); MC of the one-slice
 // contexts is rounded up to a multiple of the micro-kernel's MR (kOneChainMC).
+// SPMD_BLIS_ARCH=skx (or zen3, haswell) in the environment picks that configuration
+// where the CPU has its instructions, else is ignored: CTest runs test_gemm under skx and
+// zen3 (unit_runtime_gemm_*), so that an AVX-512 host checks both kernels' bits whichever
+// BLIS picks (BLIS 0.9 calls a Zen 4 zen3, a Zen 5 generic: bench/notes.md, perf17).
+bool hasAvx512() {
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+         __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+}
+
+bool hasAvx2Fma() { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
+
 arch_t configuration() {
+  if (const char *want = std::getenv("SPMD_BLIS_ARCH"))
+    for (arch_t id : {BLIS_ARCH_SKX, BLIS_ARCH_ZEN3, BLIS_ARCH_HASWELL})
+      if (std::strcmp(want, bli_arch_string(id)) == 0 &&
+          (id == BLIS_ARCH_SKX ? hasAvx512() : hasAvx2Fma()) && bli_gks_lookup_nat_cntx(id))
+        return id;
   arch_t id = bli_arch_query_id();
   if (id != BLIS_ARCH_GENERIC) return id;
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-      __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
-      bli_gks_lookup_nat_cntx(BLIS_ARCH_SKX))
-    return BLIS_ARCH_SKX;
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-      bli_gks_lookup_nat_cntx(BLIS_ARCH_ZEN3))
-    return BLIS_ARCH_ZEN3;
+  if (hasAvx512() && bli_gks_lookup_nat_cntx(BLIS_ARCH_SKX)) return BLIS_ARCH_SKX;
+  if (hasAvx2Fma() && bli_gks_lookup_nat_cntx(BLIS_ARCH_ZEN3)) return BLIS_ARCH_ZEN3;
   return id;
 }
 

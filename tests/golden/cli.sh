@@ -118,6 +118,9 @@ expectMsg 0 "42" env SPMD_MEMORY_LIMIT= "$bin" --devices cpu:2 "$tmp/p.spmd"
 expectMsg 0 "42" env SPMD_MEMORY_LIMIT=100000000 "$bin" --devices cpu:2 "$tmp/p.spmd"
 expectMsg 2 "spmdrun: SPMD_SUM_HOST='avx-512' in the environment: expected avx512 or avx2" \
   env SPMD_SUM_HOST=avx-512 "$bin" --devices cpu:2 "$tmp/p.spmd"
+expectMsg 2 "spmdrun: SPMD_BLIS_ARCH='zen4' in the environment: expected skx, zen3 or haswell" \
+  env SPMD_BLIS_ARCH=zen4 "$bin" --devices cpu:2 "$tmp/p.spmd"
+expectMsg 0 "42" env SPMD_BLIS_ARCH=zen3 "$bin" --devices cpu:2 "$tmp/p.spmd"
 for var in SPMD_CPU_FIBERS SPMD_NCCL SPMD_MPI_ALL_GROUPS SPMD_MPI_STAGE; do
   expectMsg 2 "spmdrun: $var='false' in the environment: expected 0 or 1" \
     env $var=false "$bin" --devices cpu:2 "$tmp/p.spmd"

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <random>
@@ -182,6 +183,22 @@ TEST_CASE("an AVX2 + FMA CPU gets an FMA micro-kernel, not BLIS's generic one", 
   std::string conf = spmd::rt::cpuGemmConfiguration();
   INFO("BLIS configuration: " << conf);
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) CHECK(conf != "generic");
+}
+
+// SPMD_BLIS_ARCH (Note [BLIS on newer CPUs]): CTest runs the [gemm] cases again under
+// skx and zen3; the configuration asked for is the one that runs where the CPU can.
+TEST_CASE("SPMD_BLIS_ARCH picks the configuration the products run on", "[gemm]") {
+  const char *want = std::getenv("SPMD_BLIS_ARCH");
+  if (!want) return;
+  std::string conf = spmd::rt::cpuGemmConfiguration(), w = want;
+  bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+                __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+  bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  INFO("SPMD_BLIS_ARCH=" << w << ", running " << conf);
+  if (w == "skx" ? avx512 : avx2)
+    CHECK(conf == w);
+  else
+    WARN("this CPU lacks " << w << "'s instructions: the [gemm] cases ran on " << conf);
 }
 
 TEST_CASE("BLIS packs into the GEMM workspace", "[gemm]") {

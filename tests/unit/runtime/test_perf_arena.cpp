@@ -6,7 +6,10 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <string>
 #include <vector>
 
 #include <sys/mman.h>
@@ -221,4 +224,101 @@ TEST_CASE("prefault takes nothing past the cache limit or for a plan of small bu
   CHECK(pool.prefault({{mb4, 2}, {mb4, 2}}) == 1);
   pool.trim();
   CHECK(pool.stats().held == 0);
+}
+
+namespace {
+
+/// The VmFlags of the mapping holding `p` in /proc/self/smaps ("rd wr mr mw me ac hg"),
+/// or "" when not found.
+std::string vmFlags(const void *p) {
+  std::ifstream smaps("/proc/self/smaps");
+  uintptr_t at = reinterpret_cast<uintptr_t>(p);
+  bool inside = false;
+  for (std::string line; std::getline(smaps, line);) {
+    unsigned long lo = 0, hi = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx ", &lo, &hi) == 2 && line.find(':') > 8 &&
+        line.find('-') < line.find(' ')) {
+      inside = at >= lo && at < hi;
+      continue;
+    }
+    if (inside && line.rfind("VmFlags:", 0) == 0) return line.substr(8) + " ";
+  }
+  return "";
+}
+
+/// Note [Slow huge pages]: the process-wide choice back to its default at scope exit.
+struct PagePolicyReset {
+  PagePolicyReset(int64_t slowNs = BufferPool::kSlowHugeNs) { BufferPool::resetPagePolicy(slowNs); }
+  ~PagePolicyReset() { BufferPool::resetPagePolicy(); }
+};
+
+}  // namespace
+
+TEST_CASE("huge pages found slow to fault in give way to 4 KiB pages", "[pool]") {
+  // Note [Slow huge pages]: kSlowHugeFaults slow 2 MiB ranges in a row make the switch; a
+  // fast one in between starts the count again.
+  const int64_t fast = 200'000, slow = 5'000'000;
+  {
+    PagePolicyReset reset;
+    CHECK_FALSE(BufferPool::smallPages());
+    CHECK_FALSE(BufferPool::noteHugeFault(fast));
+    CHECK_FALSE(BufferPool::noteHugeFault(slow));
+    CHECK_FALSE(BufferPool::noteHugeFault(fast));
+    CHECK_FALSE(BufferPool::noteHugeFault(slow));
+    CHECK_FALSE(BufferPool::smallPages());
+    CHECK(BufferPool::noteHugeFault(slow));
+    CHECK(BufferPool::smallPages());
+    CHECK_FALSE(BufferPool::noteHugeFault(slow));  // switched once only
+  }
+  CHECK_FALSE(BufferPool::smallPages());
+  // Blocks from the OS are advised huge pages, then, once switched, 4 KiB pages. Where
+  // the kernel has no THP the advice shows in no VmFlags: nothing to check.
+  const int64_t mb8 = int64_t(8) << 20, mb16 = int64_t(16) << 20;
+  BufferPool pool;
+  void *huge = pool.alloc(mb8);
+  REQUIRE(huge != nullptr);
+  std::string flags = vmFlags(huge);
+  if (flags.find(" hg ") == std::string::npos) {
+    pool.free(huge);
+    WARN("no MADV_HUGEPAGE in /proc/self/smaps' VmFlags (" << flags << "): not checked");
+    return;
+  }
+  {
+    PagePolicyReset reset;
+    BufferPool::noteHugeFault(slow);
+    BufferPool::noteHugeFault(slow);
+    REQUIRE(BufferPool::smallPages());
+    void *small = pool.alloc(mb16);
+    REQUIRE(small != nullptr);
+    CHECK(vmFlags(small).find(" nh ") != std::string::npos);
+    CHECK(vmFlags(huge).find(" hg ") != std::string::npos);  // advice already given stays
+    pool.free(small);
+  }
+  pool.free(huge);
+  pool.trim();
+  // prefault() faults in the first ranges itself, timed: with every range counted slow
+  // (threshold 0), the second makes the switch, and the rest of the blocks taken ahead,
+  // from byte 4 MiB of the first on, are advised 4 KiB pages before the run takes them.
+  {
+    PagePolicyReset reset(0);
+    BufferPool ahead;
+    CHECK(ahead.prefault({{mb16, 2}, {mb16, 2}}) == 2);
+    CHECK(BufferPool::smallPages());
+    char *a = static_cast<char *>(ahead.alloc(mb16));
+    char *b = static_cast<char *>(ahead.alloc(mb16));
+    REQUIRE(a != nullptr);
+    REQUIRE(b != nullptr);
+    CHECK(residentSoon(a, mb16));
+    CHECK(residentSoon(b, mb16));
+    // The cache hands out the last block taken first: the plan's first block is b.
+    CHECK(vmFlags(b).find(" hg ") != std::string::npos);
+    CHECK(vmFlags(b + (2 << 20)).find(" hg ") != std::string::npos);
+    CHECK(vmFlags(b + (4 << 20)).find(" nh ") != std::string::npos);
+    CHECK(vmFlags(b + mb16 - 1).find(" nh ") != std::string::npos);
+    CHECK(vmFlags(a).find(" nh ") != std::string::npos);
+    std::memset(a, 7, size_t(mb16));
+    CHECK(a[mb16 - 1] == 7);
+    ahead.free(a);
+    ahead.free(b);
+  }
 }
