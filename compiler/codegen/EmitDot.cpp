@@ -107,7 +107,7 @@ DotShape dotShape(const ir::Eqn &e) {
 //   YNNPACK (`__ynn_fusion` in the optimized HLO), which picks a micro-kernel per CPU
 //   (and per shape) from its cost model; XLA enables YNNPACK's consistent-arithmetic mode
 //   only with xla_cpu_enable_platform_dependent_math=false, and its default is true. On
-//   this project's AVX2 + FMA host (AMD EPYC; AVX-512 hosts keep Note [Dot]'s order)
+//   this project's AVX2 + FMA host (AMD EPYC; AVX-512 hosts: Note [YNNPACK on AVX-512])
 //   every product measured with K <= 4096 is one in-order FMA chain over all of k from
 //   0 per output element (conf12: bit for bit
 //   on 8x8x8, 13x37x29, 64x128x96, 12x287x26, 40x300x20, 503x512x10, 311x784x128,
@@ -130,8 +130,7 @@ DotShape dotShape(const ir::Eqn &e) {
 //   62x64x8, 62x64x10, 200x64x12, 20x64x20): the rule not found, left.
 //   Not reproduced: K > 4096 (YNNPACK splits k then, in slices that depend on N and M:
 //   4096 for N = 8, 512 for N = 64 and 512, none for N <= 5, no slicing found for N =
-//   20, 40, 100), which keep KB = 256; an AVX-512 host's kernels (bench/notes.md found
-//   interleaved k lanes there).
+//   20, 40, 100), which keep KB = 256.
 //   `a.T @ b` (lhs contracting dimension 0, grad's dW = A^T @ dC; a plain `dot` in XLA's
 //   optimized HLO, not a `__ynn_fusion`, but YNNPACK's kernels' bits; dot14, tests/
 //   conformance/dot14/README.md): rows in blocks of 6 and columns in blocks of 16 are one
@@ -267,6 +266,64 @@ void dotPairs(LlvmEmitter &L, Value *A, Value *Bm, Value *C, const DotStrides &s
   });
 }
 
+/// C[i, j] for i < M, j < N in the order of YNNPACK's avx512 tile_k 4 kernels (Note
+/// [YNNPACK on AVX-512]): four FMA chains from +0 over k = 0, 1, 2, 3 (mod 4) below K4 = K -
+/// K mod 4, added as (c0 + c1) + (c2 + c3); the last K mod 4 products, each rounded, in
+/// lanes of their own summed the same way (the kernel run again over a zero-padded tile),
+/// that tail then added to the rest.
+void dotQuads(LlvmEmitter &L, Value *A, Value *Bm, Value *C, const DotStrides &st, int64_t M,
+              int64_t N, int64_t K) {
+  auto &b = L.b;
+  Type *f = b.getFloatTy();
+  auto *arr = ArrayType::get(f, 4);
+  Value *zero = ConstantFP::get(f, 0.0);
+  Value *acc = L.entryAlloca(arr);
+  Value *lane[4];
+  for (unsigned q = 0; q < 4; ++q) lane[q] = b.CreateConstInBoundsGEP2_32(arr, acc, 0, q);
+  const int64_t K4 = K / 4 * 4, tail = K % 4;
+  L.loop(M, [&](Value *i) {
+    Value *arow = b.CreateMul(i, L.c64(st.ai));
+    L.loop(N, [&](Value *j) {
+      Value *bcol = b.CreateMul(j, L.c64(st.bj));
+      auto aAt = [&](Value *k) {
+        return L.load(DType::F32, A, b.CreateAdd(arow, b.CreateMul(k, L.c64(st.ak))));
+      };
+      auto bAt = [&](Value *k) {
+        return L.load(DType::F32, Bm, b.CreateAdd(bcol, b.CreateMul(k, L.c64(st.bk))));
+      };
+      auto sum4 = [&](Value *l[4]) {  // the kernel's finalize: (l0 + l1) + (l2 + l3)
+        return b.CreateFAdd(b.CreateFAdd(l[0], l[1]), b.CreateFAdd(l[2], l[3]));
+      };
+      Value *s = nullptr;
+      if (K4) {
+        for (unsigned q = 0; q < 4; ++q) b.CreateStore(zero, lane[q]);
+        L.loop(K4 / 4, [&](Value *kk) {
+          Value *k = b.CreateMul(kk, L.c64(4));
+          for (unsigned q = 0; q < 4; ++q) {
+            Value *kq = b.CreateAdd(k, L.c64(q));
+            b.CreateStore(b.CreateIntrinsic(Intrinsic::fma, {f},
+                                            {aAt(kq), bAt(kq), b.CreateLoad(f, lane[q])}),
+                          lane[q]);
+          }
+        });
+        Value *l[4];
+        for (unsigned q = 0; q < 4; ++q) l[q] = b.CreateLoad(f, lane[q]);
+        s = sum4(l);
+      }
+      if (tail) {
+        // No contraction flags: each product rounds, as fma(a, b, +0) does.
+        Value *l[4];
+        for (int64_t q = 0; q < 4; ++q)
+          l[q] = q < tail ? b.CreateFMul(aAt(L.c64(K4 + q)), bAt(L.c64(K4 + q))) : zero;
+        Value *t = sum4(l);
+        s = s ? b.CreateFAdd(t, s) : t;
+      }
+      L.store(DType::F32, s, C,
+              b.CreateAdd(b.CreateMul(i, L.c64(st.ci)), b.CreateMul(j, L.c64(st.cj))));
+    });
+  });
+}
+
 /// C[i, j] = sum_k A[i, k] Bt[j, k] (A [M, K], Bt [N, K], both k contiguous) in YNNPACK's
 /// order for `a @ b.T` with N mod 16 in 1..8 on an AVX2 host (Note [XLA dot order]): two
 /// FMA chains from 0, over even and odd k, added; an odd K's last product rounded alone
@@ -307,18 +364,57 @@ void dotPairsNT(LlvmEmitter &L, Value *A, Value *Bt, Value *C, int64_t M, int64_
 // tiny_dots.py: 150 of 150 random M, K, N in 2..7 bit for bit, seeds 1 to 3; the same
 // bounds as `a.T @ b`'s tiny exceptions 3x4x2, 2x12x3, 9x3x4), per batch as well (host14's
 // `vmap (r in z) { r @ transpose(r) }` of [4, 4]s).
-enum class YnnOrder { Chain, Pairs, Unfused };
 
-/// YNNPACK's order for `a @ b` (B not transposed) of M x K x N on an AVX2 + FMA host
-/// (Note [YNNPACK kernel choice]).
-YnnOrder ynnOrderNN(int64_t M, int64_t N, int64_t K) {
+// Note [YNNPACK on AVX-512]: on an AVX-512 host (xlasum's vfTable avx512, Note
+// [Host-dependent goldens]) jaxlib 0.10.2's YNNPACK has three more fp32 kernel families,
+// listed in kernels.inc before the AVX2 ones (so they win ties), all with FMA
+// (google/XNNPACK ynnpack/kernels/dot/generator/x86_fp32*.py; their names, e.g.
+// dot_fp32_4x16x4_1x4x4_avx512, in libjax_common.so's symbols):
+//   avx512 (tile 1x16x1, unaligned B; blocks 1..5 x 64, 1..5 x 32, 5 x 16): one FMA chain;
+//   avx512 tile_k 2 (tile 1x8x2): pairs, even-k and odd-k chains added, as avx2_fma3;
+//   avx512 tile_k 4 (tile 1x4x4; blocks 1x32, 2x32, 1x16, 3x16, 4x16, 5x16, 2x8, 4x8,
+//     6x8, 4x4, 8x4): quads, four FMA chains over k = 0, 1, 2, 3 (mod 4) below K - K mod
+//     4, added as (c0 + c1) + (c2 + c3) (the kernel's odd_to_even adds and even-lane
+//     permutes); the last K mod 4 products (the kernel run again on a zero-padded tile,
+//     ynnpack/subgraph/dot.cc) rounded, summed the same way with +0 lanes, and that sum
+//     added to the rest (dotQuads; BLIS's SPMD_GEMM_QUADS, Note [GEMM in quads]).
+// The same cost model and packing rule pick among all of them (ynnOrderNN with avx512);
+// the cheap loads of tile_k 4 make quads the common choice (62x64x20, 1000x1200x1000),
+// one chain where B stays unpacked (13x37x29, 12x40x20). An odd K's last product under
+// pairs is a tail tile too: rounded, then added (dotPairs without lastFma). Applied to
+// `a @ b` (per batch) as on an AVX2 host and to `a @ b.T` (grad's dA, a kernel's folded
+// `q @ transpose(k)`; B packed, batch 1); the other products (`a.T @ b`, XLA's DotThunk
+// below 8 in every dimension) keep Note [Dot]'s order there, one chain for K <= 256 (no
+// difference found in the goldens). Measured against jax.jit on this project's Zen 5
+// host (tests/conformance/dot17/nn_model.py): `a @ b` 59 / 59 random shapes (K <= 300,
+// M, N <= 40), 68 / 68 (K <= 64, M, N <= 12), 45 / 50 (K <= 600, M, N <= 300: the 5
+// others K > 256 with N >= 60, where YNNPACK splits k, as on AVX2); `a @ b.T` 40 / 40
+// (K <= 200, M, N <= 60); [3, M, K] @ [3, K, N] 28 / 28. One chain alone (spmdrun's
+// order here before): 83 of those 245.
+enum class YnnOrder { Chain, Pairs, Quads, Unfused };
+
+/// YNNPACK's order for `a @ b` (or, with bTransposed, `a @ b.T`: B always packed) of M x K
+/// x N on an AVX2 + FMA host or, with avx512, an AVX-512 one (Note [YNNPACK kernel choice],
+/// Note [YNNPACK on AVX-512]).
+YnnOrder ynnOrderNN(int64_t M, int64_t N, int64_t K, bool avx512, bool bTransposed = false) {
   struct Kernel {
     int bm, bn, bk, tn, tk;
     bool unalignedB;
     YnnOrder order;
   };
-  static const std::vector<Kernel> kernels = [] {
+  auto table = [](bool withAvx512) {
     std::vector<Kernel> v;
+    if (withAvx512) {  // kernels.inc lists them first
+      const int k1[][2] = {{1, 64}, {2, 64}, {3, 64}, {4, 64}, {5, 64}, {1, 32}, {2, 32},
+                           {3, 32}, {4, 32}, {5, 32}, {5, 16}};
+      const int k2[][2] = {{1, 32}, {2, 32}, {3, 32}, {4, 32}, {5, 32}, {1, 16}, {4, 16},
+                           {4, 8}, {8, 8}};
+      const int k4[][2] = {{1, 32}, {2, 32}, {1, 16}, {3, 16}, {4, 16}, {5, 16}, {2, 8},
+                           {4, 8}, {6, 8}, {4, 4}, {8, 4}};
+      for (auto &b : k1) v.push_back({b[0], b[1], 1, 16, 1, true, YnnOrder::Chain});
+      for (auto &b : k2) v.push_back({b[0], b[1], 2, 8, 2, false, YnnOrder::Pairs});
+      for (auto &b : k4) v.push_back({b[0], b[1], 4, 4, 4, false, YnnOrder::Quads});
+    }
     const int fma3[][2] = {{1, 32}, {2, 32}, {1, 16}, {2, 16}, {3, 16}, {4, 16}, {5, 16}, {6, 16}, {8, 8}};
     const int k2[][2] = {{1, 16}, {2, 16}, {1, 8}, {3, 8}, {4, 8}, {5, 8}, {6, 8}, {4, 4}, {5, 4}, {6, 4}, {8, 4}};
     const int avx[][2] = {{1, 32}, {2, 32}, {1, 16}, {2, 16}, {3, 16}, {4, 16}, {4, 8}, {6, 8}, {8, 8}};
@@ -328,7 +424,9 @@ YnnOrder ynnOrderNN(int64_t M, int64_t N, int64_t K) {
     for (auto &b : avx) v.push_back({b[0], b[1], 1, 8, 1, true, YnnOrder::Unfused});
     for (auto &b : sse2) v.push_back({b[0], b[1], 1, 4, 1, false, YnnOrder::Unfused});
     return v;
-  }();
+  };
+  static const std::vector<Kernel> avx2Kernels = table(false), avx512Kernels = table(true);
+  const std::vector<Kernel> &kernels = avx512 ? avx512Kernels : avx2Kernels;
   struct Pick {
     const Kernel *k = nullptr;
     float cost = 0;
@@ -354,7 +452,8 @@ YnnOrder ynnOrderNN(int64_t M, int64_t N, int64_t K) {
   constexpr int64_t kUnknownM = 2048;  // YNNPACK's unknown_dot_extent
   const Pick first = best(kUnknownM, N, K, 0, 0, false);
   const Pick unpacked = first.k->tk == 1 ? first : best(kUnknownM, N, K, 1, 0, true);
-  const bool pack = !unpacked.k->unalignedB || unpacked.cost > first.cost * 2.0f ||
+  const bool pack = bTransposed || !unpacked.k->unalignedB ||
+                    unpacked.cost > first.cost * 2.0f ||
                     (M + unpacked.k->bm - 1) / unpacked.k->bm > 10;
   const int tn = first.k->tn;
   const Pick run = pack ? best(M, N, K, first.k->tk, (N + tn - 1) / tn * tn, false)
@@ -430,6 +529,14 @@ static bool xlaOneChain(Target target, DType d, int64_t K) {
          std::string_view(xlasum::vfTableName()) == "avx2";
 }
 
+/// Whether an f32 product on the host is YNNPACK's on an AVX-512 host, where the kernel
+/// its cost model picks fixes the order (Note [YNNPACK on AVX-512]); as xlaOneChain, up
+/// to SPMD_GEMM_MAX_CHAIN of k.
+static bool ynnAvx512(Target target, DType d, int64_t K) {
+  return target == Target::Host && d == DType::F32 && K > 0 && K <= SPMD_GEMM_MAX_CHAIN &&
+         std::string_view(xlasum::vfTableName()) == "avx512";
+}
+
 void LlvmEmitter::emitDot(const ir::Eqn &e) {
   const DotShape g = dotShape(e);
   const int64_t B = g.B, M = g.M, K = g.K, N = g.N;
@@ -448,6 +555,7 @@ void LlvmEmitter::emitDot(const ir::Eqn &e) {
   };
   const std::vector<int64_t> &lp = g.lhsPerm, &rp = g.rhsPerm;
   bool fl = ir::isFloat(d);
+  const bool avx512 = ynnAvx512(target, d, K);
   if (target == Target::Host && d == DType::F32 && M == 1 && N == 1 && K > 0) {
     // vector . vector (per batch), Note [XLA dot order]: up to 32 elements one FMA chain,
     // over 32 XLA's multiply and sum.
@@ -489,6 +597,28 @@ void LlvmEmitter::emitDot(const ir::Eqn &e) {
   bool foldedT = fs->kernel && rp == id2 && !e.in[1].isLit &&
                  fs->transposed2d.count(e.in[1].var.id);
   const bool blas = target == Target::Host && fl && N > 1 && M * N * K >= kBlasMinWork;
+  bool ynnChain = false;  // YNNPACK's kernel sums all of k in one FMA chain
+  if (avx512 && B == 1 && M > 1 && N > 1 && std::max({M, N, K}) >= 8 && lp == id2 &&
+      (rp == swap2 || foldedT)) {
+    // YNNPACK's kernel for `a @ b.T` on an AVX-512 host, B packed (Note [YNNPACK on
+    // AVX-512]).
+    const YnnOrder o = ynnOrderNN(M, N, K, true, true);
+    ynnChain = o == YnnOrder::Chain;
+    if (o == YnnOrder::Pairs || o == YnnOrder::Quads) {
+      Value *A = bufferOf(e.in[0]), *Bm = bufferOf(e.in[1]), *C = defBuffer(e.out[0]);
+      if (blas)
+        b.CreateCall(rt("spmd_cpu_gemm"),
+                     {c32(dtypeCode(d)), c64(1), c64(M), c64(N), c64(K),
+                      c32(o == YnnOrder::Quads ? SPMD_GEMM_QUADS : SPMD_GEMM_PAIRS), A, c32(0),
+                      Bm, c32(foldedT ? 0 : 1), C});
+      else if (o == YnnOrder::Pairs)
+        dotPairsNT(*this, A, Bm, C, M, N, K, foldedT);
+      else
+        dotQuads(*this, A, Bm, C,
+                 DotStrides{K, 1, foldedT ? N : 1, foldedT ? 1 : K, N, 1}, M, N, K);
+      return;
+    }
+  }
   if (xlaOneChain(target, d, K) && B == 1 && M > 1 && N % 16 >= 1 && N % 16 <= 8 &&
       lp == id2 && (rp == swap2 || foldedT)) {
     // YNNPACK's pairs, Note [XLA dot order]; BLIS makes them for the larger products
@@ -513,23 +643,30 @@ void LlvmEmitter::emitDot(const ir::Eqn &e) {
   const bool swappedOut = fs->kernel && fs->transposedDot.count(e.out[0].id);
   const bool foldedLhs = fs->kernel && lp == id2 && !e.in[0].isLit &&
                          fs->transposed2d.count(e.in[0].var.id);
-  if (xlaOneChain(target, d, K) && M > 1 && N > 1 && std::max({M, N, K}) >= 8 && isId(lp) &&
-      isId(rp) && !foldedT && !foldedLhs && !swappedOut) {
-    const YnnOrder o = ynnOrderNN(M, N, K);
-    if (o == YnnOrder::Pairs || (o == YnnOrder::Unfused && !blas)) {
+  if ((xlaOneChain(target, d, K) || avx512) && M > 1 && N > 1 && std::max({M, N, K}) >= 8 &&
+      isId(lp) && isId(rp) && !foldedT && !foldedLhs && !swappedOut) {
+    const YnnOrder o = ynnOrderNN(M, N, K, avx512);
+    ynnChain = o == YnnOrder::Chain;
+    if (o == YnnOrder::Pairs || o == YnnOrder::Quads || (o == YnnOrder::Unfused && !blas)) {
       Value *A = bufferOf(e.in[0]), *Bm = bufferOf(e.in[1]), *C = defBuffer(e.out[0]);
+      const DotStrides st{K, 1, N, 1, N, 1};
       if (o == YnnOrder::Unfused)
         dotUnfused(*this, A, Bm, C, B, M, N, K);
       else if (blas)
-        b.CreateCall(rt("spmd_cpu_gemm"), {c32(dtypeCode(d)), c64(B), c64(M), c64(N), c64(K),
-                                           c32(SPMD_GEMM_PAIRS), A, c32(0), Bm, c32(0), C});
+        b.CreateCall(rt("spmd_cpu_gemm"),
+                     {c32(dtypeCode(d)), c64(B), c64(M), c64(N), c64(K),
+                      c32(o == YnnOrder::Quads ? SPMD_GEMM_QUADS : SPMD_GEMM_PAIRS), A, c32(0),
+                      Bm, c32(0), C});
       else
         loop(B, [&](Value *bi) {
           Type *f = b.getFloatTy();
-          dotPairs(*this, b.CreateInBoundsGEP(f, A, b.CreateMul(bi, c64(M * K))),
-                   b.CreateInBoundsGEP(f, Bm, b.CreateMul(bi, c64(K * N))),
-                   b.CreateInBoundsGEP(f, C, b.CreateMul(bi, c64(M * N))),
-                   DotStrides{K, 1, N, 1, N, 1}, 0, M, 0, N, K, true, false);
+          Value *Ai = b.CreateInBoundsGEP(f, A, b.CreateMul(bi, c64(M * K))),
+                *Bi = b.CreateInBoundsGEP(f, Bm, b.CreateMul(bi, c64(K * N))),
+                *Ci = b.CreateInBoundsGEP(f, C, b.CreateMul(bi, c64(M * N)));
+          if (o == YnnOrder::Quads)
+            dotQuads(*this, Ai, Bi, Ci, st, M, N, K);
+          else
+            dotPairs(*this, Ai, Bi, Ci, st, 0, M, 0, N, K, true, false);
         });
       return;
     }
@@ -542,7 +679,7 @@ void LlvmEmitter::emitDot(const ir::Eqn &e) {
                          isId(rp) && !foldedT && !foldedLhs && !swappedOut;
   // The length of the slices of k whose sums are added: K for XLA's (YNNPACK's) one chain
   // over k for f32 on the host (Note [XLA dot order]), else 256 (Note [Dot]).
-  const int64_t KB = xlaOneChain(target, d, K) ? K : 256;
+  const int64_t KB = xlaOneChain(target, d, K) || ynnChain ? K : 256;
   // `a.T @ b` (lhs contracting dimension 0, grad's dB = A^T @ dC): summed in one chain as
   // above, then its tails rewritten in YNNPACK's orders (Note [XLA dot order]); up to
   // kTransposedLhsOneSlice of k, above which YNNPACK splits k (not matched).

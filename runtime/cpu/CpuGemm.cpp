@@ -311,7 +311,7 @@ Contexts &contexts() {
 /// in pairs]): the configuration's micro-kernel.
 cntx_t *context(int64_t k, int32_t order) {
   Contexts &c = contexts();
-  if (order == SPMD_GEMM_PAIRS) return &c.chains;
+  if (order == SPMD_GEMM_PAIRS || order == SPMD_GEMM_QUADS) return &c.chains;
   return order == SPMD_GEMM_ONE_CHAIN && k > 256 ? &c.oneSlice : &c.slices;
 }
 
@@ -379,6 +379,41 @@ void pairs(int64_t m, int64_t n, int64_t k, T *a, inc_t rsa, inc_t csa, T *b, in
   }
 }
 
+// Note [GEMM in quads]: SPMD_GEMM_QUADS (YNNPACK's avx512 tile_k 4 kernels, Note [YNNPACK
+// on AVX-512] in compiler/codegen/EmitDot.cpp) is as Note [GEMM in pairs] with four
+// chains, over k = q (mod 4) for q = 0..3, of k / 4 each (column stride 4 csa, row stride
+// 4 rsb), added as (c0 + c1) + (c2 + c3); then the last k mod 4 products, each rounded,
+// in four lanes (the others +0) summed the same way, and that sum added (the kernel run
+// again over a zero-padded tile of k, its result added to C). c1..c3 go to the thread's
+// buffer.
+template <typename T>
+void quads(int64_t m, int64_t n, int64_t k, T *a, inc_t rsa, inc_t csa, T *b, inc_t rsb,
+           inc_t csb, T *c, cntx_t *ctx) {
+  const int64_t k4 = k / 4, mn = m * n, tail = k % 4;
+  if (k4 == 0) {
+    std::memset(c, 0, sizeof(T) * size_t(mn));
+  } else {
+    T *d = static_cast<T *>(threadBuffer(int64_t(sizeof(T)) * 3 * mn));
+    T *lane[4] = {c, d, d + mn, d + 2 * mn};
+    for (int64_t q = 0; q < 4; ++q)
+      blis(m, n, k4, a + q * csa, rsa, 4 * csa, b + q * rsb, 4 * rsb, csb, lane[q], ctx);
+    addRounded(c, lane[1], mn);
+    addRounded(lane[2], lane[3], mn);
+    addRounded(c, lane[2], mn);
+  }
+  if (tail) {
+    const int64_t k0 = 4 * k4;
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        volatile T p[4] = {0, 0, 0, 0};  // the padded lanes' +0s; no contraction
+        for (int64_t q = 0; q < tail; ++q)
+          p[q] = a[i * rsa + (k0 + q) * csa] * b[(k0 + q) * rsb + j * csb];
+        const T s = (p[0] + p[1]) + (p[2] + p[3]);
+        c[i * n + j] = c[i * n + j] + s;
+      }
+  }
+}
+
 template <typename T>
 void gemm(int64_t batch, int64_t m, int64_t n, int64_t k, int32_t order, const T *a, bool ta,
           const T *b, bool tb, T *c) {
@@ -394,6 +429,8 @@ void gemm(int64_t batch, int64_t m, int64_t n, int64_t k, int32_t order, const T
       *ci = c + i * m * n;
     if (order == SPMD_GEMM_PAIRS)
       pairs(m, n, k, ai, rsa, csa, bi, rsb, csb, ci, ctx);
+    else if (order == SPMD_GEMM_QUADS)
+      quads(m, n, k, ai, rsa, csa, bi, rsb, csb, ci, ctx);
     else
       blis(m, n, k, ai, rsa, csa, bi, rsb, csb, ci, ctx);
   }

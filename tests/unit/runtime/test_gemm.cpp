@@ -174,6 +174,62 @@ TEST_CASE("spmd_cpu_gemm in pairs per batch gives dotPairs' bits", "[gemm]") {
   }
 }
 
+namespace {
+
+/// Note [GEMM in quads]'s order, written out: chains over k = q (mod 4) below k - k mod 4
+/// from +0, added as (c0 + c1) + (c2 + c3); the last k mod 4 products rounded in lanes of
+/// their own (the others +0), summed the same way, and that added.
+std::vector<float> quadsNest(int64_t m, int64_t n, int64_t k, const std::vector<float> &a,
+                             const std::vector<float> &b, bool tb) {
+  std::vector<float> c(size_t(m * n));
+  const int64_t k4 = k / 4 * 4;
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      auto bAt = [&](int64_t l) { return tb ? b[j * k + l] : b[l * n + j]; };
+      float lane[4] = {0, 0, 0, 0};
+      for (int64_t l = 0; l < k4; ++l) lane[l % 4] = std::fma(a[i * k + l], bAt(l), lane[l % 4]);
+      float s = (lane[0] + lane[1]) + (lane[2] + lane[3]);
+      if (k % 4) {
+        volatile float p[4] = {0, 0, 0, 0};
+        for (int64_t l = k4; l < k; ++l) p[l - k4] = a[i * k + l] * bAt(l);
+        float t = (p[0] + p[1]) + (p[2] + p[3]);
+        s = k4 ? s + t : t;
+      }
+      c[i * n + j] = s;
+    }
+  return c;
+}
+
+}  // namespace
+
+// YNNPACK's avx512 tile_k 4 kernels (Note [YNNPACK on AVX-512] in EmitDot.cpp): each
+// batch's product as dotQuads sums it, every tail length k mod 4 and k below 4.
+TEST_CASE("spmd_cpu_gemm in quads gives dotQuads' bits", "[gemm]") {
+  for (bool tb : {false, true})
+    for (int64_t k : {int64_t(1), int64_t(3), int64_t(4), int64_t(65), int64_t(66),
+                      int64_t(303), int64_t(1200)}) {
+      const int64_t batch = 2, m = 37, n = 29;
+      INFO("tb " << tb << " k " << k);
+      std::mt19937 rng(static_cast<unsigned>(k + 11));
+      std::normal_distribution<double> normal;
+      std::vector<float> a(size_t(batch * m * k)), b(size_t(batch * k * n)),
+          c(size_t(batch * m * n), 12345.0f);
+      for (float &x : a) x = float(normal(rng));
+      for (float &x : b) x = float(normal(rng));
+      spmd_cpu_gemm(kF32, batch, m, n, k, SPMD_GEMM_QUADS, a.data(), 0, b.data(), tb, c.data());
+      for (int64_t i = 0; i < batch; ++i) {
+        INFO("batch " << i);
+        std::vector<float> ai(a.begin() + i * m * k, a.begin() + (i + 1) * m * k),
+            bi(b.begin() + i * k * n, b.begin() + (i + 1) * k * n),
+            ci(c.begin() + i * m * n, c.begin() + (i + 1) * m * n);
+        std::vector<float> want = quadsNest(m, n, k, ai, bi, tb);
+        CHECK(sameBits(ci, want));
+        // Not one chain nor pairs: the test tells the orders apart.
+        if (k >= 65) CHECK_FALSE(sameBits(ci, pairsNest(m, n, k, ai, bi, tb)));
+      }
+    }
+}
+
 // Note [GEMM workspace]: BLIS's packing blocks and the pairs' second chain come from
 // gemmWorkspace(), the latter grown without clearing.
 // Note [BLIS on newer CPUs]: BLIS 0.9 calls a CPU it does not know (AMD family 26)
