@@ -37,10 +37,12 @@ namespace {
 // Where the spec (section 7) and JAX name a parameter differently, a keyword argument may
 // use either name: the spec writes split(k, n=2), psum(x, axes), transpose(x, perm) and
 // randint(k, shape, lo, hi); a user porting JAX code writes split(k, num=2), psum(x,
-// axis_name=i), transpose(x, axes=...) and randint(k, shape, minval=0, maxval=10). The table lists each parameter once, under one
-// name; the other is an alias here, resolved before binding (and by builtinArgKind, so the
-// axis check sees psum(x, axis_name=j) as the axis argument it is). all_gather keeps
-// JAX's meaning of axis= (where the new axis goes), so it has no alias.
+// axis_name=i), transpose(x, axes=...) and randint(k, shape, minval=0, maxval=10) (and
+// full(shape, fill_value=), eye(N=, M=), one_hot(x, num_classes=)). The table lists each
+// parameter once, under one name; the other is an alias here, resolved before binding
+// (and by builtinArgKind, so the axis check sees psum(x, axis_name=j) as the axis
+// argument it is). all_gather keeps JAX's meaning of axis= (where the new axis goes), so
+// it has no alias.
 const std::map<std::pair<std::string, std::string>, std::string> &keywordAliases() {
   static const std::map<std::pair<std::string, std::string>, std::string> m = [] {
     std::map<std::pair<std::string, std::string>, std::string> a;
@@ -51,6 +53,9 @@ const std::map<std::pair<std::string, std::string>, std::string> &keywordAliases
     for (const char *f : {"uniform", "randint"}) a[{f, "minval"}] = "lo", a[{f, "maxval"}] = "hi";
     a[{"transpose", "perm"}] = "axes";  // the spec's transpose(x, perm), jnp's axes=
     a[{"clip", "min"}] = "lo", a[{"clip", "max"}] = "hi";  // jnp.clip(x, min=, max=)
+    a[{"full", "fill_value"}] = "value";                    // jnp.full(shape, fill_value)
+    a[{"eye", "N"}] = "n", a[{"eye", "M"}] = "m";           // jnp.eye(N, M=None, k=0)
+    a[{"one_hot", "num_classes"}] = "n";                    // jax.nn.one_hot(x, num_classes)
     return a;
   }();
   return m;

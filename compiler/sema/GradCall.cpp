@@ -53,6 +53,20 @@ ValueP AstLowering::gradCall(const Value &g, std::vector<ArgV> args, SrcRange lo
       leafArg.push_back(int(k));
     }
   }
+  // The leaves of the differentiated arguments, checked before f is called, as jax.grad
+  // checks its inputs' dtypes before tracing (an int argument of a function that returns
+  // an int is reported as the argument).
+  std::vector<int> leafNums;
+  for (size_t i = 0; i < leafArg.size(); ++i)
+    if (std::find(g.argnums.begin(), g.argnums.end(), leafArg[i]) != g.argnums.end()) {
+      ir::DType d = outerAtoms[i].type().dtype;
+      if (!ir::isFloat(d))
+        userError(args[leafArg[i]].loc,
+                  g.fname +
+                      "() can only differentiate with respect to float arrays, but argument " +
+                      std::to_string(leafArg[i]) + " has a leaf of dtype " + ir::name(d));
+      leafNums.push_back(int(i));
+    }
   for (auto &a : outerAtoms) a = local(a);
   pushFrame(false);
   top().isMapBody = false;
@@ -87,18 +101,6 @@ ValueP AstLowering::gradCall(const Value &g, std::vector<ArgV> args, SrcRange lo
   fr->jaxpr.invars.insert(fr->jaxpr.invars.end(), fr->captureVars.begin(), fr->captureVars.end());
   std::vector<Atom> ins = outerAtoms;
   for (auto &c : fr->captured) ins.push_back(c);
-  // The leaves of the differentiated arguments.
-  std::vector<int> leafNums;
-  for (size_t i = 0; i < leafArg.size(); ++i)
-    if (std::find(g.argnums.begin(), g.argnums.end(), leafArg[i]) != g.argnums.end()) {
-      ir::DType d = outerAtoms[i].type().dtype;
-      if (!ir::isFloat(d))
-        userError(args[leafArg[i]].loc,
-                  g.fname +
-                      "() can only differentiate with respect to float arrays, but argument " +
-                      std::to_string(leafArg[i]) + " has a leaf of dtype " + ir::name(d));
-      leafNums.push_back(int(i));
-    }
   transforms::AxisSizes
       outer;  // the axes around this call, which vmaps in f may name with their own
   for (auto &a : axisStack) outer[a->name] = a->size;

@@ -222,6 +222,12 @@ ValueP AstLowering::toArray(ValueP v, SrcRange loc) {
   }
   if (v->kind == Value::Float) return Value::array(b().lit(DType::F32, v->f), true);
   if (v->kind == Value::Bool) return Value::array(b().lit(DType::Bool, double(v->i)), true);
+  // A tuple is not: JAX's operators and functions raise TypeError for one (`1.0 + (2.0,
+  // 3.0)`, jnp.exp((2.0, 3.0)), a tuple that tree_map passes for a prefix tree's leaf).
+  // Tuples inside a list are rows, as in jnp.array([(1, 2), (3, 4)]).
+  if (v->kind == Value::Tuple && !v->isList && !v->elems.empty())
+    userError(loc, "expected an array, but this is a " + describe(*v) +
+                       " (JAX does not read a tuple as an array; a list [...] is one)");
   // An empty list is an array too: jnp.array([]) is f32[0] (and [[], []] f32[2,0]).
   if (v->kind == Value::Tuple && (!v->elems.empty() || v->isList)) {
     if (v->isStatic()) {

@@ -375,6 +375,7 @@ Split splitVjp(Module &m, const Jaxpr &body, const std::vector<bool> &inActive,
   }
   auto subst = [&](const Atom &a) { return a.isLit ? a : env.at(a.var.id); };
   std::vector<TapeEntry> tape;
+  std::unordered_map<int, int> treeAlias;  // a product tree's value -> its reduce_prod's
   for (size_t k = 0; k < body.eqns.size(); ++k) {
     const Eqn &e = body.eqns[k];
     std::vector<Atom> ins;
@@ -397,8 +398,19 @@ Split splitVjp(Module &m, const Jaxpr &body, const std::vector<bool> &inActive,
       for (auto &r : e.regions) regions.push_back(cloneJaxpr(m, r));
       outs = fb.emit(e.op, ins, e.params, std::move(regions));
     }
+    size_t at = s.fwd.eqns.size() - 1;
     for (size_t o = 0; o < e.out.size(); ++o) env[e.out[o].id] = outs[o];
-    if (relevant[k]) tape.push_back({s.fwd.eqns.size() - 1, std::move(need), rt});
+    // A differentiated product's value is its JVP's tree, as JAX's linearization
+    // computes it (Note [The product tree] in VjpRules.cpp); the rule still reads the
+    // reduce_prod equation, whose own result is then unused.
+    // Cotangents reaching the tree's value go to the equation's output (treeAlias).
+    if (relevant[k] && e.op == Op::ReduceProd) {
+      rt = std::make_shared<RegionTape>();
+      Atom v = productTree(fb, ins[0], e.intsParam("axes"), &rt->atoms);
+      env[e.out[0].id] = v;
+      treeAlias[v.var.id] = outs[0].id;
+    }
+    if (relevant[k]) tape.push_back({at, std::move(need), rt});
   }
   for (auto &a : body.outvars) s.fwd.outvars.push_back(subst(a));
 
@@ -407,7 +419,7 @@ Split splitVjp(Module &m, const Jaxpr &body, const std::vector<bool> &inActive,
   std::unordered_map<int, Atom> ct;  // by forward variable id
   std::vector<RuleSpan> spans;       // for hoistPrimalOnly
   // Note [Tangent aliases]: an output whose cotangent is its input's.
-  std::unordered_map<int, int> alias;
+  std::unordered_map<int, int> alias = treeAlias;
   auto target = [&](int id) {
     auto it = alias.find(id);
     return it == alias.end() ? id : it->second;

@@ -58,12 +58,20 @@ ir::Atom zeros(ir::Builder &b, const ir::Type &t);
 /// `c`, or zeros of type `t` when it is a symbolic zero.
 ir::Atom materialize(ir::Builder &b, const Ct &c, const ir::Type &t);
 
+/// reduce_prod of x over `axes` as JAX computes it under differentiation: by the tree of
+/// pairwise products that its JVP rule builds (Note [The product tree] in VjpRules.cpp).
+/// `halves`: receives each level's two halves, for the VJP rule to reuse.
+ir::Atom productTree(ir::Builder &b, ir::Atom x, const std::vector<int64_t> &axes,
+                     std::vector<ir::Atom> *halves = nullptr);
+
 /// What a region rule recorded in the forward pass for its backward half.
 struct RegionTape {
   std::vector<Split> splits;   ///< one per region (pmap, for_loop: one; cond: two)
   std::vector<bool> inActive;  ///< the original equation's inputs that are active
   std::vector<bool> outCt;     ///< the original equation's outputs with a cotangent
   int numOrigOuts = 0;         ///< the original equation's outputs come first
+  /// Forward values a plain rule reuses (reduce_prod: its product tree's halves).
+  std::vector<ir::Atom> atoms;
 };
 
 /// Everything a VJP rule sees. The rule emits into `b` (the backward jaxpr) and may read

@@ -166,7 +166,11 @@ TEST_CASE("grad needs a scalar function", "[lower][grad]") {
   CHECK(err("fn f(x) = f32(sum(x))\nlet g = grad(f)(arange(3))") ==
         "2:17: grad() can only differentiate with respect to float arrays, but argument 0 has a "
         "leaf of dtype i32");
+  // The argument first, as jax.grad checks its inputs before tracing f.
   CHECK(err("fn f(x) = sum(x)\nlet g = grad(f)(arange(3))") ==
+        "2:17: grad() can only differentiate with respect to float arrays, but argument 0 has a "
+        "leaf of dtype i32");
+  CHECK(err("fn f(x) = i32(sum(x))\nlet g = grad(f)(arange(3.0))") ==
         "2:9: grad() needs a function that returns an f32 scalar, but it returns i32[]");
   CHECK(err("fn f(x) = sum(x * x)\nlet g = grad(f)(arange(3.0))") == "OK");
   CHECK(err("let g = grad(3)") == "1:14: grad() needs a function, not a static int");

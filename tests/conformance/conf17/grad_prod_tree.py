@@ -1,0 +1,15 @@
+# JAX twin of tests/golden/grad_prod_tree.spmd (run from this folder).
+import sys; sys.path.insert(0, 'probes')
+from common import *
+k = jr.key(3)
+for n in [2, 3, 5, 7, 8, 13, 33]: P(jax.grad(jnp.prod)(jr.uniform(k, [n], minval=0.5, maxval=1.5)))
+m = jr.uniform(k, [3, 5, 2], minval=0.5, maxval=1.5)
+P(jax.grad(lambda v: jnp.sum(jnp.prod(v, axis=1)))(m))
+P(jax.grad(lambda v: jnp.sum(jnp.prod(v, axis=(0, 2))))(m))
+P(jax.grad(jnp.prod)(jnp.array([2.0])), jax.grad(jnp.prod)(jnp.float32(-0.0)), jax.grad(lambda v: jnp.sum(jnp.prod(v, axis=0)))(-jnp.ones([1, 3])))
+P(jax.grad(jnp.prod)(jnp.array([0.0, -1.0, -0.0])), jax.grad(jnp.prod)(jnp.array([np.inf, 0.0, 2.0])))
+u = jr.uniform(jr.key(5), [6], minval=0.5, maxval=1.5)
+P(jax.grad(lambda v: jnp.sum(jax.grad(jnp.prod)(v)))(u))
+P(jax.grad(lambda v: jnp.sum(jax.grad(jnp.prod)(v)))(jnp.array([0.5, -1.5, 2.0, 0.0, 3.0])))
+P(jax.grad(lambda v: jnp.sum(jax.vmap(jnp.prod)(v)))(u.reshape(2, 3)))
+P(jax.grad(lambda v: jnp.sum(jax.pmap(lambda r: jnp.prod(r) * jax.lax.psum(jnp.prod(r), 'i'), axis_name='i')(v)))(jr.uniform(jr.key(6), [8, 5])))

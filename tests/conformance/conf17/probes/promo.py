@@ -1,0 +1,13 @@
+from common import *
+i = jnp.array([1, -2, 3], jnp.int32); u = jnp.array([1, 2, 3], jnp.uint32); f = jnp.array([0.5, 1.5, -2.5], jnp.float32); b = jnp.array([True, False, True])
+P(i + 1.5, u + 1.5, b + 1.5, i * 2, u * 2, b * 2, b + b, i + u, i + f, u + f, b + i, b + u, b + f)
+P(i / 2, u / 2, b / 2, i / i, u / u, i // 2.0, u % 2.0, b // 1, i ** 0.5, u ** 2.0)
+P(jnp.where(b, i, u), jnp.where(b, 1, u), jnp.where(b, 1.5, i), jnp.where(b, b, 0), jnp.where(b, f, 2), jnp.maximum(b, 1), jnp.maximum(u, 1.5), jnp.minimum(i, u))
+P(jnp.sum(b), jnp.sum(u), jnp.prod(u), jnp.mean(u), jnp.max(u), jnp.mean(i), jnp.sum(i) / 2, jnp.sum(b) * 1.5, jnp.mean(b))
+P(jnp.clip(u, 1, 2), jnp.clip(b, 0, 1), jnp.clip(i, 0.5, 1.5), jnp.clip(i, u, 2))
+P(jnp.concatenate([i, u]), jnp.concatenate([b, i]), jnp.concatenate([u, f]), jnp.stack([b, b]), jnp.concatenate([i, jnp.array([1.5])]), jnp.concatenate([b, jnp.array([2])]))
+P(jnp.float32(1) + jnp.int32(2), jnp.int32(3) * 1.5, jnp.uint32(3) - 5, jnp.int32(-1) + jnp.uint32(1), 2 ** i, 2.0 ** i, i ** 2, u ** 3)
+P(i == 1.0, u > -1, b == 1, f == i, i != u, b < 0.5, u >= i)
+P(~b, ~u, ~i, b & (i > 0), i | 1, u ^ 3, i & u, b | True)
+P(jnp.abs(u), jnp.abs(b), jnp.sign(u), jnp.exp(i), jnp.sqrt(u), jnp.tanh(b), jnp.floor(i), jnp.ceil(u), jnp.round(i), jax.nn.relu(i), jax.nn.relu(u))
+P(jax.nn.one_hot(i, 4), jax.nn.one_hot(u, 3), jax.nn.one_hot(jnp.array([0, 5, -1]), 4), jnp.eye(2, dtype=jnp.uint32), jnp.zeros([2], jnp.uint32) + 1, jnp.full([2], jnp.uint32(7)) * 1.5)
