@@ -183,7 +183,8 @@ def gen_mlp(p):
             p.nvar += 1
             p.stmt("var %s = %s\nfor step in 0..%d {\n  %s = tree_map(fn (w, g) = w - %r * g, %s, "
                    "grad(loss)(%s, %s, %s))\n}" % (q, params, steps, q, lr, q, q, x, t),
-                   "%s = %s\nfor step in range(%d):\n    %s = jax.tree.map(lambda w, g: w - %r * g, "
+                   "%s = %s\nfor step in range(%d):\n"
+                   "    %s = jax.tree.map(lambda w, g: w - %r * g, "
                    "%s, jax.grad(loss)(%s, %s, %s))" % (q, params, steps, q, lr, q, q, x, t))
         p.show("loss(%s, %s, %s)" % (q, x, t), "loss(%s, %s, %s)" % (q, x, t))
         if rng.random() < 0.5:
@@ -206,7 +207,8 @@ def gen_mlp(p):
         show_tree(p, g, np_)
         if rng.random() < 0.5:
             lv = p.bind("pmap i (x in %s, t in %s) { pmean(loss(%s, x, t), i) }" % (xs, ts, params),
-                        "jax.pmap(lambda x, t: jax.lax.pmean(loss(%s, x, t), 'i'), axis_name='i')(%s, %s)"
+                        "jax.pmap(lambda x, t: jax.lax.pmean(loss(%s, x, t), 'i'), "
+                        "axis_name='i')(%s, %s)"
                         % (params, xs, ts))
             p.show(lv, lv)
         g0 = p.bind("tree_map(fn (u) = u[0], %s)" % g, "jax.tree.map(lambda u: u[0], %s)" % g)
@@ -262,8 +264,10 @@ def _norm_def(p, nd):
         s.append("  let v = mean(x * x, axis=%s, keepdims=true) - m * m" % axs_s)
         j.append("    v = jnp.mean(x * x, axis=%s, keepdims=True) - m * m" % axs)
     else:
-        s.append("  let c = x - m\n  let v = sum(c * c, axis=%s, keepdims=true) / %s" % (axs_s, "(size(x) / size(m))"))
-        j.append("    c = x - m\n    v = jnp.sum(c * c, axis=%s, keepdims=True) / (x.size / m.size)" % axs)
+        s.append("  let c = x - m\n  let v = sum(c * c, axis=%s, keepdims=true)"
+                 " / (size(x) / size(m))" % axs_s)
+        j.append("    c = x - m\n    v = jnp.sum(c * c, axis=%s, keepdims=True)"
+                 " / (x.size / m.size)" % axs)
     if rng.random() < 0.5:
         s.append("  (x - m) / sqrt(v + %r)" % eps)
         j.append("    return (x - m) / jnp.sqrt(v + %r)" % eps)
@@ -286,7 +290,8 @@ def gen_norm(p):
         eps = rng.choice([1e-5, 1e-3])
         g, be = data(p, [d]), data(p, [d], 0.1)
         if rng.random() < 0.5:
-            body_s = ("let m = pmean(mean(x, axis=0), i)\n  let v = pmean(mean((x - m) ** 2, axis=0), i)\n"
+            body_s = ("let m = pmean(mean(x, axis=0), i)\n"
+                      "  let v = pmean(mean((x - m) ** 2, axis=0), i)\n"
                       "  (x - m) / sqrt(v + %r) * %s + %s" % (eps, g, be))
             body_j = ("lambda x: (lambda m: (lambda v: (x - m) / jnp.sqrt(v + %r) * %s + %s)"
                       "(jax.lax.pmean(jnp.mean((x - m) ** 2, axis=0), 'i')))"
@@ -322,13 +327,15 @@ def gen_norm(p):
                 s, j = st[0] % (x, axs), st[1] % (x, axj)
             else:
                 s = st[0] % (x, x, axs, axs)
-                j = "jnp.mean((%s - jnp.mean(%s, axis=%s, keepdims=True)) ** 2, axis=%s)" % (x, x, axj, axj)
+                j = "jnp.mean((%s - jnp.mean(%s, axis=%s, keepdims=True)) ** 2, axis=%s)" % (
+                    x, x, axj, axj)
             p.show(s, j)
         return
     if mode in ("pmap", "vmap"):  # layernorm of each device's (or example's) block
         n = rng.choice([1, 2, 3, 5, 8]) if mode == "pmap" else _dim(rng, 1, 12)
         xs = data(p, [n] + shape, sc)
-        head, hj = ("pmap i", "jax.pmap(%s, axis_name='i')") if mode == "pmap" else ("vmap", "jax.vmap(%s)")
+        head, hj = (("pmap i", "jax.pmap(%s, axis_name='i')") if mode == "pmap"
+                    else ("vmap", "jax.vmap(%s)"))
         r = p.bind("%s (x in %s) { norm(x) }" % (head, xs), (hj % "norm") + "(%s)" % xs)
         p.show(r, r)
         return
@@ -368,21 +375,25 @@ def gen_attn(p):
                "def softmax(z):\n    return jax.nn.softmax(z, axis=-1)")
     else:
         p.stmt("fn softmax(z) = exp(z - logsumexp(z, axis=-1, keepdims=true))",
-               "def softmax(z):\n    return jnp.exp(z - jax.scipy.special.logsumexp(z, axis=-1, keepdims=True))")
+               "def softmax(z):\n    return jnp.exp(z - jax.scipy.special.logsumexp("
+               "z, axis=-1, keepdims=True))")
     tq, d = _dim(rng), _dim(rng)
     tk = tq if rng.random() < 0.7 else _dim(rng)
     dv = d if rng.random() < 0.6 else _dim(rng)
     causal = tq == tk and rng.random() < 0.3
     scale = rng.randrange(3)
     sc_s, sc_j = [("/ sqrt(%d.0)" % d, "/ jnp.sqrt(%d.0)" % d),
-                  ("* %r" % float(np.float32(1 / np.sqrt(d))), "* %r" % float(np.float32(1 / np.sqrt(d)))),
+                  ("* %r" % float(np.float32(1 / np.sqrt(d))),
+                   "* %r" % float(np.float32(1 / np.sqrt(d)))),
                   ("/ sqrt(f32(len(transpose(q))))", "/ jnp.sqrt(jnp.float32(q.shape[-1]))")][scale]
     s = ["fn attn(q, k, v) {", "  let s = q @ transpose(k) %s" % sc_s]
     j = ["def attn(q, k, v):", "    s = q @ k.T %s" % sc_j]
     if causal:
-        s.append("  let s2 = where(reshape(arange(%d), [%d, 1]) >= reshape(arange(%d), [1, %d]), s, -1e9)"
+        s.append("  let s2 = where(reshape(arange(%d), [%d, 1]) >= "
+                 "reshape(arange(%d), [1, %d]), s, -1e9)"
                  % (tq, tq, tq, tq))
-        j.append("    s2 = jnp.where(jnp.arange(%d)[:, None] >= jnp.arange(%d)[None, :], s, -1e9)" % (tq, tq))
+        j.append("    s2 = jnp.where(jnp.arange(%d)[:, None] >= jnp.arange(%d)[None, :], s, -1e9)"
+                 % (tq, tq))
         s.append("  softmax(s2) @ v")
         j.append("    return softmax(s2) @ v")
     else:
@@ -427,7 +438,8 @@ def gen_attn(p):
         q, k, v = data(p, [tq, d], sc), data(p, [tk, d], sc), data(p, [tk, dv])
         w = data(p, [tq, dv])
         an = rng.choice([0, 1, 2])
-        r = p.bind("grad(fn (a, b, c) = sum(attn(a, b, c) * %s), argnums=%d)(%s, %s, %s)" % (w, an, q, k, v),
+        r = p.bind("grad(fn (a, b, c) = sum(attn(a, b, c) * %s), argnums=%d)(%s, %s, %s)"
+                   % (w, an, q, k, v),
                    "jax.grad(lambda a, b, c: jnp.sum(attn(a, b, c) * %s), argnums=%d)(%s, %s, %s)"
                    % (w, an, q, k, v))
     p.show(r, r)
