@@ -333,6 +333,14 @@ def make_program(seed, only=None):
         rng = random.Random(seed * 1000 + attempt)
         cands = [c for c in CLASSES if only is None or c[0] in only]
         new = [c for c in CLASSES16 if only is None or c[0] in only]
+        new17 = [c for c in CLASSES17 if only is None or c[0] in only]
+        # The classes of gen17.py by a third draw, as gen16's below: a seed that does not
+        # draw one of them gives the program it gave before they existed.
+        w_17 = sum(c[1] for c in new17)
+        w_all = sum(c[1] for c in cands + new) + w_17
+        if new17 and (not cands + new or random.Random(seed * 1000 + attempt + 11 * 10**12)
+                      .random() < w_17 / w_all):
+            cands, new = new17, []
         # The classes of gen16.py are drawn by a second generator, so that a seed whose
         # draw does not pick one of them gives the program it gave before they existed.
         w_old, w_new = sum(c[1] for c in cands), sum(c[1] for c in new)
@@ -362,3 +370,7 @@ CLASSES += [
 from gen16 import gen_typedfn, gen_shard2, gen_nestmap  # noqa: E402
 
 CLASSES16 = [("typedfn", 6, gen_typedfn), ("shard2", 6, gen_shard2), ("nestmap", 6, gen_nestmap)]
+
+from gen17 import gen_mlp, gen_norm, gen_attn  # noqa: E402
+
+CLASSES17 = [("mlp", 6, gen_mlp), ("norm", 5, gen_norm), ("attn", 5, gen_attn)]
