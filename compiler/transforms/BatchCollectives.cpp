@@ -56,11 +56,9 @@ AxisSplit splitAxes(const Batcher &bt, const Param &p) {
   return r;
 }
 
-const char *axisKey(Op op) {
-  return op == Op::Psum || op == Op::Pmax || op == Op::Pmin ? "axes" : "axis_name";
-}
-
-AxisSplit splitOf(const Batcher &bt, const Eqn &e) { return splitAxes(bt, e.param(axisKey(e.op))); }
+/// The axes of a collective other than psum, pmax and pmin (those read theirs as
+/// ReduceAxes, Note [Positional axes of a reduction]).
+AxisSplit splitOf(const Batcher &bt, const Eqn &e) { return splitAxes(bt, e.param("axis_name")); }
 
 /// Over other axes only: the collective itself, on the batch at 0 with `shiftKeys`
 /// moved past the batch dimension.
