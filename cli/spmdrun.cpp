@@ -8,6 +8,7 @@
 
 #include "BufferPool.h"
 #include "Runtime.h"
+#include "Settings.h"
 #include "Trace.h"
 #include "mpi/Mpi.h"
 #include "transforms/Pipeline.h"
@@ -28,45 +29,17 @@
 
 using namespace spmd;
 
-// Note [Settings in the environment]
-// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-// The runtime reads a few settings from the environment, each where it is used and once:
-// SPMD_MEMORY_LIMIT (bytes, BufferPool.h), SPMD_SUM_HOST (avx512 or avx2, XlaSum.cpp),
-// SPMD_BLIS_ARCH (skx, zen3 or haswell, CpuGemm.cpp), SPMD_CPU_FIBERS, SPMD_NCCL,
-// SPMD_MPI_ALL_GROUPS, SPMD_MPI_STAGE (0 or 1). A value those readers do not understand
-// used to be taken as unset in silence (SPMD_MEMORY_LIMIT=12abc ran with no cap), so
-// main() checks them all first and refuses a malformed one as the command line refuses a
-// malformed option: a message naming the variable and the value, exit 2. An empty value
-// is unset, as for SPMDRUN_CACHE_DIR (`VAR= spmdrun ...` is how a shell clears one for
-// one command).
+// See Note [Settings in the environment] (runtime/settings/Settings.h): every setting is
+// checked here, before anything reads it, and a malformed one is refused with exit 2.
 static bool checkEnvironment() {
-  struct Setting {
-    const char *name;
-    std::vector<std::string> values;  ///< empty: a number of bytes
-    const char *want;
-  };
-  static const Setting settings[] = {
-      {"SPMD_MEMORY_LIMIT", {}, "a whole number of bytes, such as 300000000"},
-      {"SPMD_SUM_HOST", {"avx512", "avx2"}, "avx512 or avx2"},
-      {"SPMD_BLIS_ARCH", {"skx", "zen3", "haswell"}, "skx, zen3 or haswell"},
-      {"SPMD_CPU_FIBERS", {"0", "1"}, "0 or 1"},
-      {"SPMD_NCCL", {"0", "1"}, "0 or 1"},
-      {"SPMD_MPI_ALL_GROUPS", {"0", "1"}, "0 or 1"},
-      {"SPMD_MPI_STAGE", {"0", "1"}, "0 or 1"},
-  };
-  for (const Setting &s : settings) {
+  for (const settings::Setting &s : settings::kSettings) {
     const char *v = std::getenv(s.name);
-    if (!v || !*v) continue;
-    int64_t bytes = 0;
-    bool ok = s.values.empty() ? rt::BufferPool::parseHeldLimit(v, bytes)
-                               : std::find(s.values.begin(), s.values.end(), v) != s.values.end();
-    if (!ok) {
-      std::string shown(v);
-      if (shown.size() > 40) shown = shown.substr(0, 40) + "...";
-      std::cerr << "spmdrun: " << s.name << "='" << shown << "' in the environment: expected "
-                << s.want << "\n";
-      return false;
-    }
+    if (!v || !*v || settings::accepts(s, v)) continue;
+    std::string shown(v);
+    if (shown.size() > 40) shown = shown.substr(0, 40) + "...";
+    std::cerr << "spmdrun: " << s.name << "='" << shown << "' in the environment: expected "
+              << settings::wanted(s) << "\n";
+    return false;
   }
   return true;
 }

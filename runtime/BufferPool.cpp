@@ -1,5 +1,6 @@
 // ===- BufferPool.cpp - a caching allocator for host and CPU-device buffers ---===//
 #include "BufferPool.h"
+#include "Settings.h"
 #include "Trace.h"
 
 #include <algorithm>
@@ -161,26 +162,11 @@ BufferPool::Memory BufferPool::systemMemory() {
   return m;
 }
 
-bool BufferPool::parseHeldLimit(const char *text, int64_t &bytes) {
-  bytes = -1;
-  if (!text || !*text) return true;
-  // Digits only: strtoll would take " 12", "+12" and "-1", and stop at "12abc" or "1e9".
-  int64_t v = 0;
-  for (const char *c = text; *c; ++c) {
-    if (*c < '0' || *c > '9') return false;
-    if (v > (INT64_MAX - (*c - '0')) / 10) return false;
-    v = v * 10 + (*c - '0');
-  }
-  bytes = v;
-  return true;
-}
-
 int64_t BufferPool::heldLimit() {
   static const int64_t limit = [] {
     // The driver refused a malformed value before anything ran (exit 2); a library user
     // that did not check gets no cap, as with none set.
-    int64_t v = -1;
-    return parseHeldLimit(std::getenv("SPMD_MEMORY_LIMIT"), v) ? v : int64_t(-1);
+    return settings::bytes(settings::Id::MemoryLimit);
   }();
   return limit;
 }

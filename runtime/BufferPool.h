@@ -151,10 +151,6 @@ public:
   static Memory systemMemory();
   /// SPMD_MEMORY_LIMIT from the environment (bytes held at once); -1 when not set.
   static int64_t heldLimit();
-  /// Parses a value of SPMD_MEMORY_LIMIT: a whole number of bytes, digits only, at most
-  /// INT64_MAX. Null or empty is no limit (`bytes` = -1). False for anything else
-  /// ("12abc", "-1", "1e9", " 12"), which the driver refuses (exit 2).
-  static bool parseHeldLimit(const char *text, int64_t &bytes);
   /// For a failed request of `bytes`: what there is, as ", more than the 3.1 GiB
   /// available (15.5 GiB of memory and swap)", or "" when not known; under
   /// SPMD_MEMORY_LIMIT, what `pool` has left.

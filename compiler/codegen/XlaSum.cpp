@@ -110,6 +110,7 @@
 // vectorises otherwise ([28, 18] sum(x * y), [20, 4] mean((x - y) ** 2), [21, 8] over its
 // last axis) and sum(x * y + c) of 2-D and 3-D whole arrays.
 #include "codegen/XlaSum.h"
+#include "Settings.h"
 
 #include "codegen/XlaSumGroups.h"
 
@@ -125,7 +126,7 @@ using namespace xlasum;
 
 const char *const *xlasum::vfTable() {
   static const char *const *t = [] {
-    if (const char *v = std::getenv("SPMD_SUM_HOST")) {
+    if (const char *v = settings::value(settings::Id::SumHost)) {
       if (std::strcmp(v, "avx512") == 0) return kVfAvx512;
       if (std::strcmp(v, "avx2") == 0) return kVfAvx2;
     }

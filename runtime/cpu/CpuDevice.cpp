@@ -6,6 +6,7 @@
 #include "cpu/Spin.h"
 #include "Denormals.h"
 #include "Trace.h"
+#include "Settings.h"
 
 #include <algorithm>
 #include <csetjmp>
@@ -122,10 +123,7 @@ std::atomic<int> fiberSetting{-1};
 bool CpuDevice::fibersEnabled() {
   int set = fiberSetting.load(std::memory_order_relaxed);
   if (set >= 0) return set != 0;
-  static const bool env = [] {
-    const char *v = std::getenv("SPMD_CPU_FIBERS");
-    return !(v && std::strcmp(v, "0") == 0);
-  }();
+  static const bool env = settings::flag(settings::Id::CpuFibers);
   return env;
 }
 

@@ -56,6 +56,7 @@
 #include "Device.h"
 #include "cpu/Reduce.h"
 #include "spmdrt.h"
+#include "Settings.h"
 
 #include "blis.h"
 
@@ -194,7 +195,7 @@ bool hasAvx512() {
 bool hasAvx2Fma() { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
 
 arch_t configuration() {
-  if (const char *want = std::getenv("SPMD_BLIS_ARCH"))
+  if (const char *want = spmd::settings::value(spmd::settings::Id::BlisArch))
     for (arch_t id : {BLIS_ARCH_SKX, BLIS_ARCH_ZEN3, BLIS_ARCH_HASWELL})
       if (std::strcmp(want, bli_arch_string(id)) == 0 &&
           (id == BLIS_ARCH_SKX ? hasAvx512() : hasAvx2Fma()) && bli_gks_lookup_nat_cntx(id))

@@ -10,6 +10,7 @@
 #include "mpi/Mpi.h"
 #include "mpi/MpiBackend.h"
 #include "nccl/NcclApi.h"
+#include "Settings.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -361,8 +362,7 @@ private:
       if (!all[r].ncclOk && missing.empty())
         missing = r == mpi::rank() ? why : "NCCL did not load on rank " + std::to_string(r);
     }
-    const char *env = std::getenv("SPMD_NCCL");
-    path_ = nccl::chooseCrossPath(gpus, missing, env && std::string(env) == "0");
+    path_ = nccl::chooseCrossPath(gpus, missing, !settings::flag(settings::Id::Nccl));
   }
 
   /// The world communicator: rank 0's unique id, broadcast with MPI.

@@ -1,6 +1,7 @@
 // ===- MpiBackend.cpp - the devices of every rank of an mpirun job -------------===//
 #include "mpi/MpiBackend.h"
 
+#include "Settings.h"
 #include "Trace.h"
 #include "cpu/CpuDevice.h"
 #include "mpi/Mpi.h"
@@ -385,9 +386,8 @@ private:
 }  // namespace
 
 std::unique_ptr<Backend> makeMpiBackend(int perRank) {
-  const char *stage = std::getenv("SPMD_MPI_STAGE");
   GpuParts parts;
-  if (stage && std::string(stage) == "1")
+  if (settings::flag(settings::Id::MpiStage))
     parts.link = std::make_unique<CpuStagingLink>(int64_t(mpi::rank()) * perRank, perRank);
   return std::make_unique<MpiBackend>(perRank, std::move(parts));
 }

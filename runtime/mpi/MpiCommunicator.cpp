@@ -1,6 +1,7 @@
 // ===- MpiCommunicator.cpp - collectives between devices of several processes -===//
 #include "mpi/MpiCommunicator.h"
 
+#include "Settings.h"
 #include "Trace.h"
 #include "cpu/Reduce.h"
 
@@ -85,8 +86,7 @@ MpiCommunicator::MeshState MpiCommunicator::makeMeshState(const Mesh &mesh) {
   a.Comm_group(a.world, &world);
   // SPMD_MPI_ALL_GROUPS=1 (for tests): every group of more than one member takes the
   // cross-process path, even inside one process, so that `mpirun -np 1` exercises it.
-  const char *all = std::getenv("SPMD_MPI_ALL_GROUPS");
-  size_t minRanks = all && std::string(all) == "1" ? 1 : 2;
+  size_t minRanks = settings::flag(settings::Id::MpiAllGroups) ? 1 : 2;
   // Every rank walks the groups in the same order and joins the communicators of those it
   // has members in: MPI_Comm_create_group is collective over the group's ranks only, and
   // a common order keeps those calls from waiting on each other in a cycle.

@@ -124,7 +124,7 @@ out=$("$bin" --devices cpu:2 --arg m=1 "$tmp/argn.spmd" 2>/dev/null)
 printf 'if arg("big", false) { print(arg("n", 3)) } else { print(0) }\nfn f() { arg(name="k", default=1) }\n' > "$tmp/argbranch.spmd"
 expectMsg 0 "0" "$bin" --devices cpu:2 --arg n=5 --arg k=2 "$tmp/argbranch.spmd"
 expectMsg 0 "5" "$bin" --devices cpu:2 --arg n=5 --arg k=2 --arg big=true "$tmp/argbranch.spmd"
-# Settings in the environment (Note [Settings in the environment] in cli/spmdrun.cpp): a
+# Settings in the environment (Note [Settings in the environment], runtime/settings/Settings.h): a
 # malformed value is misuse, named with its value, never taken as unset in silence; an
 # empty value is unset.
 for v in 12abc abc -1 1e99 99999999999999999999 " 12" +5; do
