@@ -10,7 +10,8 @@
 # With `split`, the same checks run the GPU's device programs and kernels on CPU devices
 # (--devices cpu:N --split-kernels) instead, which needs no GPU (CTest: split_kernels).
 # CHECK_EXTRA_COUNTS (default "2 3") are the device counts run besides 1 and 8 for programs
-# with collectives; ./x sanitize sets it empty (tests/tests.cmake) to keep CI's time.
+# with collectives; ./x sanitize sets it empty and CHECK_CYCLE=1 (tests/tests.cmake, below)
+# to keep CI's time.
 set -u
 bin=$(realpath "$1"); src=$(realpath "$2"); mode=${3:-cuda}
 py=${PYTHON:-/usr/bin/python3}
@@ -51,9 +52,14 @@ for f in "$src"/tests/spec/*.spmd "$src"/tests/golden/*.spmd "$src"/examples/*.s
   if grep -q '^# not split: ' "$f"; then echo "SKIP $(basename "$f"): $(sed -n 's/^# not split: //p' "$f" | head -1)"; continue; fi
   programs+=("$f")
 done
+# CHECK_CYCLE=1 (./x sanitize): each program on one of 1 and 8 devices, in turn, so both
+# counts' code paths still run under ASan over the whole list, at half the runs.
+i=0
 for f in "${programs[@]}"; do
   name=$(basename "$(dirname "$f")")/$(basename "$f" .spmd)
-  for n in 1 8; do run "$name" "$f" $n; done
+  counts="1 8"; [ "${CHECK_CYCLE-}" = 1 ] && { [ $((i % 2)) -eq 0 ] && counts=8 || counts=1; }
+  i=$((i + 1))
+  for n in $counts; do run "$name" "$f" $n; done
   if grep -qE 'psum|pmean|pmax|pmin|ppermute|all_gather|all_to_all|psum_scatter|axis_index' "$f"; then
     for n in ${CHECK_EXTRA_COUNTS-2 3}; do run "$name" "$f" $n; done
   fi
