@@ -383,14 +383,16 @@ void dotPairsNT(LlvmEmitter &L, Value *A, Value *Bt, Value *C, int64_t M, int64_
 // one chain where B stays unpacked (13x37x29, 12x40x20). An odd K's last product under
 // pairs is a tail tile too: rounded, then added (dotPairs without lastFma). Applied to
 // `a @ b` (per batch) as on an AVX2 host and to `a @ b.T` (grad's dA, a kernel's folded
-// `q @ transpose(k)`; B packed, batch 1); the other products (`a.T @ b`, XLA's DotThunk
+// `q @ transpose(k)`, and per batch a vmap's; B packed), both in YNNPACK's tiles (Note
+// [YNNPACK's tiles]); the other products (`a.T @ b`, XLA's DotThunk
 // below 8 in every dimension) keep Note [Dot]'s order there, one chain for K <= 256 (no
 // difference found in the goldens). Measured against jax.jit on this project's Zen 5
 // host (tests/conformance/dot17/nn_model.py): `a @ b` 59 / 59 random shapes (K <= 300,
 // M, N <= 40), 68 / 68 (K <= 64, M, N <= 12), 45 / 50 (K <= 600, M, N <= 300: the 5
-// others K > 256 with N >= 60, where YNNPACK splits k, as on AVX2); `a @ b.T` 40 / 40
-// (K <= 200, M, N <= 60); [3, M, K] @ [3, K, N] 28 / 28. One chain alone (spmdrun's
-// order here before): 83 of those 245.
+// others K > 256 with N >= 60, where YNNPACK slices k: matched in dot18, Note [YNNPACK's
+// tiles]); `a @ b.T` 40 / 40 (K <= 200, M, N <= 60); [3, M, K] @ [3, K, N] 28 / 28. One
+// chain alone (spmdrun's order here before): 83 of those 245.
+
 // Note [YNNPACK's tiles]: YNNPACK does not run one kernel over the whole product. slinky
 // cuts it into tiles (ynnpack/subgraph/dot.cc, choose_split_factors: split_n from min(N,
 // block_n), split_m from min(M, 16), doubled, split_m up to 4 split_n, until the tile's
@@ -410,15 +412,15 @@ void dotPairsNT(LlvmEmitter &L, Value *A, Value *Bt, Value *C, int64_t M, int64_
 // rules are the ones that fit (the newer slice pairs and quads at K > 512, which JAX does
 // not). So 48x415x221 is one chain in slices of 256 over its first 128 columns and of 352
 // over the other 93, 184x559x60 (B packed, block_n 64) in slices of 512, an MLP's
-// 100x784x512 too; and a narrow last tile can pick another kernel (18x1414x513: its last
-// column an avx kernel, unfused). ynnPlan says, per band of rows and of columns (all
+// 100x784x512 too; and a narrow last tile can pick another kernel (18x734x260: its last
+// 4 columns an avx kernel, unfused). ynnPlan says, per band of rows and of columns (all
 // tiles but the last in each direction have the same extent), which order and slices;
 // products with one order and no slices are summed as before, the others by
 // spmd_cpu_gemm_tiles (Note [GEMM in tiles] in runtime/cpu/CpuGemm.cpp), whatever their
-// size (a tile plan needs K > 256 or tiles of 64 columns and more, so products of BLIS's
-// size). Measured against jax.jit on this project's AVX-512 host (Zen 4; tests/
-// conformance/dot18/nn_model.py; dot18 README has the figures): the shapes dot17 left
-// (K > 256, wide N) match, and none that matched is lost. Only on AVX-512 hosts: on an
+// size, and so are `a @ b.T` products in an unfused kernel. Measured against jax.jit on
+// this project's AVX-512 host (Zen 4; tests/conformance/dot18/nn_model.py and shapes.py,
+// figures in tests/conformance/dot18/README.md): the shapes dot17 left (K > 256, wide N)
+// match, and none that matched is lost. Only on AVX-512 hosts: on an
 // AVX2 host the same rules predict slices where conf12 measured one chain (8x3000x512),
 // so the AVX2 model keeps the whole product (not checked: no AVX2 host this round).
 enum class YnnOrder { Chain, Pairs, Quads, Unfused };
