@@ -636,11 +636,26 @@ static bool xlaOneChain(Target target, DType d, int64_t K) {
 }
 
 /// Whether an f32 product on the host is YNNPACK's on an AVX-512 host, where the kernel
-/// its cost model picks fixes the order (Note [YNNPACK on AVX-512]); as xlaOneChain, up
-/// to SPMD_GEMM_MAX_CHAIN of k.
+/// its cost model picks fixes the order (Note [YNNPACK on AVX-512]); beyond
+/// SPMD_GEMM_MAX_CHAIN of k only as ynnPlanFits says.
 static bool ynnAvx512(Target target, DType d, int64_t K) {
-  return target == Target::Host && d == DType::F32 && K > 0 && K <= SPMD_GEMM_MAX_CHAIN &&
+  return target == Target::Host && d == DType::F32 && K > 0 &&
          std::string_view(xlasum::vfTableName()) == "avx512";
+}
+
+/// Whether spmd_cpu_gemm_tiles can sum `plan` for a product of depth K: every chain that
+/// BLIS folds is at most SPMD_GEMM_MAX_CHAIN long (its contexts' KC), so beyond that K
+/// only plans that slice k finely enough (Note [YNNPACK's tiles]: measured bit for bit at
+/// 8x5000x64, 30x6000x100, 16x9000x40, 64x5000x8, `a @ b.T` 100x5000x20).
+static bool ynnPlanFits(const YnnPlan &plan, int64_t K) {
+  if (K <= SPMD_GEMM_MAX_CHAIN) return true;
+  for (auto &r : plan.tile)
+    for (const YnnTile &t : r) {
+      const int64_t tk = t.order == YnnOrder::Pairs ? 2 : t.order == YnnOrder::Quads ? 4 : 1;
+      if (t.order != YnnOrder::Unfused && (t.slice == 0 || t.slice / tk > SPMD_GEMM_MAX_CHAIN))
+        return false;
+    }
+  return true;
 }
 
 void LlvmEmitter::emitDot(const ir::Eqn &e) {
@@ -732,11 +747,13 @@ void LlvmEmitter::emitDot(const ir::Eqn &e) {
   const int64_t nb = g.batchDims;
   bool rhsSwapped = int64_t(rp.size()) == nb + 2 && rp[nb] == nb + 1 && rp[nb + 1] == nb;
   for (int64_t i = 0; i < nb && rhsSwapped; ++i) rhsSwapped = rp[i] == i;
-  if (avx512 && M > 1 && N > 1 && std::max({M, N, K}) >= 8 && isId(lp) &&
-      (rhsSwapped || (B == 1 && foldedT))) {
+  const bool nt = avx512 && M > 1 && N > 1 && std::max({M, N, K}) >= 8 && isId(lp) &&
+                 (rhsSwapped || (B == 1 && foldedT));
+  const YnnPlan ntPlan = nt ? ynnPlan(M, N, K, true, true, true) : YnnPlan{};
+  if (nt && ynnPlanFits(ntPlan, K)) {
     // YNNPACK's kernel for `a @ b.T` (per batch) on an AVX-512 host, B packed (Note
     // [YNNPACK on AVX-512]).
-    const YnnPlan plan = ynnPlan(M, N, K, true, true, true);
+    const YnnPlan &plan = ntPlan;
     const YnnOrder o = plan.order();
     ynnChain = plan.simple() && o == YnnOrder::Chain;
     Value *A = bufferOf(e.in[0]), *Bm = bufferOf(e.in[1]), *C = defBuffer(e.out[0]);
@@ -784,10 +801,13 @@ void LlvmEmitter::emitDot(const ir::Eqn &e) {
   const bool swappedOut = fs->kernel && fs->transposedDot.count(e.out[0].id);
   const bool foldedLhs = fs->kernel && lp == id2 && !e.in[0].isLit &&
                          fs->transposed2d.count(e.in[0].var.id);
-  if ((xlaOneChain(target, d, K) || avx512) && M > 1 && N > 1 && std::max({M, N, K}) >= 8 &&
-      isId(lp) && isId(rp) && !foldedT && !foldedLhs && !swappedOut) {
-    // On an AVX-512 host with YNNPACK's tiles (Note [YNNPACK's tiles]).
-    const YnnPlan plan = ynnPlan(M, N, K, avx512, false, avx512);
+  const bool nn = (xlaOneChain(target, d, K) || avx512) && M > 1 && N > 1 &&
+                  std::max({M, N, K}) >= 8 && isId(lp) && isId(rp) && !foldedT && !foldedLhs &&
+                  !swappedOut;
+  // On an AVX-512 host with YNNPACK's tiles (Note [YNNPACK's tiles]).
+  const YnnPlan nnPlan = nn ? ynnPlan(M, N, K, avx512, false, avx512) : YnnPlan{};
+  if (nn && ynnPlanFits(nnPlan, K)) {
+    const YnnPlan &plan = nnPlan;
     const YnnOrder o = plan.order();
     if (!plan.simple() || (avx512 && o == YnnOrder::Unfused && blas)) {
       emitTiles(plan, bufferOf(e.in[0]), false, bufferOf(e.in[1]), false, defBuffer(e.out[0]));
