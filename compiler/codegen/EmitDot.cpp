@@ -417,10 +417,12 @@ void dotPairsNT(LlvmEmitter &L, Value *A, Value *Bt, Value *C, int64_t M, int64_
 // tiles but the last in each direction have the same extent), which order and slices;
 // products with one order and no slices are summed as before, the others by
 // spmd_cpu_gemm_tiles (Note [GEMM in tiles] in runtime/cpu/CpuGemm.cpp), whatever their
-// size, and so are `a @ b.T` products in an unfused kernel. Measured against jax.jit on
-// this project's AVX-512 host (Zen 4; tests/conformance/dot18/nn_model.py and shapes.py,
-// figures in tests/conformance/dot18/README.md): the shapes dot17 left (K > 256, wide N)
-// match, and none that matched is lost. Only on AVX-512 hosts: on an
+// size, and so are `a @ b.T` products in an unfused kernel; beyond SPMD_GEMM_MAX_CHAIN of
+// k too where the plan's slices are short enough for BLIS's contexts (ynnPlanFits: the
+// rules hold there, no split of k before the kernels at K = 9000). Measured against
+// jax.jit on this project's AVX-512 host (Zen 4; tests/conformance/dot18/nn_model.py and
+// shapes.py, figures in tests/conformance/dot18/README.md): the shapes dot17 left (K >
+// 256, wide N) match, and none that matched is lost. Only on AVX-512 hosts: on an
 // AVX2 host the same rules predict slices where conf12 measured one chain (8x3000x512),
 // so the AVX2 model keeps the whole product (not checked: no AVX2 host this round).
 enum class YnnOrder { Chain, Pairs, Quads, Unfused };
