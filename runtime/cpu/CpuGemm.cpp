@@ -435,7 +435,7 @@ void unfused(int64_t m, int64_t n, int64_t k, const T *a, inc_t rsa, inc_t csa, 
     }
 }
 
-// Note [GEMM in tiles]: SPMD_GEMM_TILES's rectangle (Note [YNNPACK's tiles] in
+// Note [GEMM in tiles]: spmd_cpu_gemm_tiles's rectangle (Note [YNNPACK's tiles] in
 // compiler/codegen/EmitDot.cpp) is summed as YNNPACK's kernel sums its tiles: k below k1 =
 // k - k mod tile_k in slices of `slice` (one slice when 0), each slice a product of its own
 // in the order (one chain, pairs, quads, or unfused, from +0), the slices added to the
@@ -444,7 +444,8 @@ void unfused(int64_t m, int64_t n, int64_t k, const T *a, inc_t rsa, inc_t csa, 
 // each later slice's accumulators to C (C_in) after the slice; this is that, rectangle by
 // rectangle instead of tile by tile (a tile's sums do not depend on its neighbours). The
 // one chains use the context that makes -0 +0 (as the loop nest's +0 + p), so that a
-// slice's -0 and +0 add alike. The rectangle is summed into the thread's buffer 1 (its
+// slice's -0 and +0 add alike (YNNPACK stores its first slice as it is: a sum that is -0
+// there is +0 here, as on every other path of spmd_cpu_gemm). The rectangle is summed into the thread's buffer 1 (its
 // slices in buffer 2), then copied into C, whose rows are n_c apart.
 template <typename T>
 void tileRect(int64_t m, int64_t n, int64_t k, int32_t order, int64_t slice, T *a, inc_t rsa,
