@@ -566,6 +566,11 @@ YnnPlan ynnPlan(int64_t M, int64_t N, int64_t K, bool avx512, bool bTransposed, 
                 ns[2] = {plan.colsFull ? sn : N % sn, N % sn ? N % sn : sn};
   for (int r = 0; r < 2; ++r)
     for (int c = 0; c < 2; ++c) plan.tile[r][c] = kind(ms[r], ns[c]);
+  // Bands of the same kinds are one (fewer, larger rectangles for spmd_cpu_gemm_tiles).
+  if (plan.tile[0][0] == plan.tile[1][0] && plan.tile[0][1] == plan.tile[1][1])
+    plan.rowsFull = M;
+  if (plan.tile[0][0] == plan.tile[0][1] && plan.tile[1][0] == plan.tile[1][1])
+    plan.colsFull = N;
   return plan;
 }
 

@@ -445,15 +445,16 @@ void unfused(int64_t m, int64_t n, int64_t k, const T *a, inc_t rsa, inc_t csa, 
 // rectangle instead of tile by tile (a tile's sums do not depend on its neighbours). The
 // one chains use the context that makes -0 +0 (as the loop nest's +0 + p), so that a
 // slice's -0 and +0 add alike (YNNPACK stores its first slice as it is: a sum that is -0
-// there is +0 here, as on every other path of spmd_cpu_gemm). The rectangle is summed into the thread's buffer 1 (its
-// slices in buffer 2), then copied into C, whose rows are n_c apart.
+// there is +0 here, as on every other path of spmd_cpu_gemm). A rectangle as wide as C
+// (rows nc apart) is summed in C, another in the thread's buffer 1 and then copied into
+// C; the later slices go to buffer 2.
 template <typename T>
 void tileRect(int64_t m, int64_t n, int64_t k, int32_t order, int64_t slice, T *a, inc_t rsa,
               inc_t csa, T *b, inc_t rsb, inc_t csb, T *c, int64_t nc) {
   if (m == 0 || n == 0) return;
   const int64_t tk = order == SPMD_GEMM_PAIRS ? 2 : order == SPMD_GEMM_QUADS ? 4 : 1;
   const int64_t mn = m * n, k1 = k - k % tk, step = slice > 0 ? slice : k1;
-  T *acc = static_cast<T *>(threadBuffer(int64_t(sizeof(T)) * mn, 1));
+  T *acc = n == nc ? c : static_cast<T *>(threadBuffer(int64_t(sizeof(T)) * mn, 1));
   T *part = static_cast<T *>(threadBuffer(int64_t(sizeof(T)) * mn, 2));
   bool first = true;
   auto sum = [&](int64_t k0, int64_t len) {
@@ -471,7 +472,8 @@ void tileRect(int64_t m, int64_t n, int64_t k, int32_t order, int64_t slice, T *
   };
   for (int64_t k0 = 0; k0 < k1; k0 += step) sum(k0, std::min(step, k1 - k0));
   if (k1 < k) sum(k1, k - k1);
-  for (int64_t i = 0; i < m; ++i) std::memcpy(c + i * nc, acc + i * n, sizeof(T) * size_t(n));
+  if (acc != c)
+    for (int64_t i = 0; i < m; ++i) std::memcpy(c + i * nc, acc + i * n, sizeof(T) * size_t(n));
 }
 
 /// spmd_cpu_gemm_tiles per batch: the four rectangles of `plan`.
