@@ -763,12 +763,12 @@ void LlvmEmitter::emitDot(const ir::Eqn &e) {
     const YnnPlan &plan = ntPlan;
     const YnnOrder o = plan.order();
     ynnChain = plan.simple() && o == YnnOrder::Chain;
-    Value *A = bufferOf(e.in[0]), *Bm = bufferOf(e.in[1]), *C = defBuffer(e.out[0]);
     if (!plan.simple() || o == YnnOrder::Unfused) {
-      emitTiles(plan, A, false, Bm, !foldedT, C);
+      emitTiles(plan, bufferOf(e.in[0]), false, bufferOf(e.in[1]), !foldedT, defBuffer(e.out[0]));
       return;
     }
     if (o == YnnOrder::Pairs || o == YnnOrder::Quads) {
+      Value *A = bufferOf(e.in[0]), *Bm = bufferOf(e.in[1]), *C = defBuffer(e.out[0]);
       if (blas)
         b.CreateCall(rt("spmd_cpu_gemm"),
                      {c32(dtypeCode(d)), c64(B), c64(M), c64(N), c64(K),
