@@ -378,25 +378,83 @@ void dotPairsNT(LlvmEmitter &L, Value *A, Value *Bt, Value *C, int64_t M, int64_
 //     permutes); the last K mod 4 products (the kernel run again on a zero-padded tile,
 //     ynnpack/subgraph/dot.cc) rounded, summed the same way with +0 lanes, and that sum
 //     added to the rest (dotQuads; BLIS's SPMD_GEMM_QUADS, Note [GEMM in quads]).
-// The same cost model and packing rule pick among all of them (ynnOrderNN with avx512);
+// The same cost model and packing rule pick among all of them (ynnPlan with avx512);
 // the cheap loads of tile_k 4 make quads the common choice (62x64x20, 1000x1200x1000),
 // one chain where B stays unpacked (13x37x29, 12x40x20). An odd K's last product under
 // pairs is a tail tile too: rounded, then added (dotPairs without lastFma). Applied to
 // `a @ b` (per batch) as on an AVX2 host and to `a @ b.T` (grad's dA, a kernel's folded
-// `q @ transpose(k)`; B packed, batch 1); the other products (`a.T @ b`, XLA's DotThunk
+// `q @ transpose(k)`, and per batch a vmap's; B packed), both in YNNPACK's tiles (Note
+// [YNNPACK's tiles]); the other products (`a.T @ b`, XLA's DotThunk
 // below 8 in every dimension) keep Note [Dot]'s order there, one chain for K <= 256 (no
 // difference found in the goldens). Measured against jax.jit on this project's Zen 5
 // host (tests/conformance/dot17/nn_model.py): `a @ b` 59 / 59 random shapes (K <= 300,
 // M, N <= 40), 68 / 68 (K <= 64, M, N <= 12), 45 / 50 (K <= 600, M, N <= 300: the 5
-// others K > 256 with N >= 60, where YNNPACK splits k, as on AVX2); `a @ b.T` 40 / 40
-// (K <= 200, M, N <= 60); [3, M, K] @ [3, K, N] 28 / 28. One chain alone (spmdrun's
-// order here before): 83 of those 245.
+// others K > 256 with N >= 60, where YNNPACK slices k: matched in dot18, Note [YNNPACK's
+// tiles]); `a @ b.T` 40 / 40 (K <= 200, M, N <= 60); [3, M, K] @ [3, K, N] 28 / 28. One
+// chain alone (spmdrun's order here before): 83 of those 245.
+
+// Note [YNNPACK's tiles]: YNNPACK does not run one kernel over the whole product. slinky
+// cuts it into tiles (ynnpack/subgraph/dot.cc, choose_split_factors: split_n from min(N,
+// block_n), split_m from min(M, 16), doubled, split_m up to 4 split_n, until the tile's
+// area reaches min(M, 64) min(N, 64) and its cost (split_m + split_n) min(K, 1024) or
+// its area 65536), and for each tile make_dot_impl picks the kernel again for the tile's
+// m and n, among those B's layout allows, then schedule_dot (ynnpack/kernels/dot/
+// schedule.cc) slices k for its 128 KiB "L2": slices of block_k * (131072 / (block_n *
+// 4 * block_k)) when that is below K, block_n B's packed block (define_pack_b: the first
+// kernel's block_n times the blocks of K rows that fit in 128 KiB, at most N rounded up
+// to tile_n) or, B unpacked, the tile's n. The kernel adds each slice's sums to C after
+// the slice (C_in), so each slice is summed from 0 in the kernel's order and added; the
+// K mod tile_k tail comes last (Note [YNNPACK on AVX-512]). Unpacked, block_n for the
+// split is max(16, the unpacked kernel's block_n). The XNNPACK read (75db3c0) is newer
+// than jaxlib 0.10.2's: before 4728d1536e (2026-08-10) the packing block was aligned to
+// the first kernel's block_n, not the largest, and min_area had no floor of 256; jaxlib
+// 0.10.2 still has the scalar kernel dot_fp32_1x128x1 that commit changed, and the older
+// rules are the ones that fit (the newer slice pairs and quads at K > 512, which JAX does
+// not). So 48x415x221 is one chain in slices of 256 over its first 128 columns and of 352
+// over the other 93, 184x559x60 (B packed, block_n 64) in slices of 512, an MLP's
+// 100x784x512 too; and a narrow last tile can pick another kernel (18x734x260: its last
+// 4 columns an avx kernel, unfused). ynnPlan says, per band of rows and of columns (all
+// tiles but the last in each direction have the same extent), which order and slices;
+// products with one order and no slices are summed as before, the others by
+// spmd_cpu_gemm_tiles (Note [GEMM in tiles] in runtime/cpu/CpuGemm.cpp), whatever their
+// size, and so are `a @ b.T` products in an unfused kernel; beyond SPMD_GEMM_MAX_CHAIN of
+// k too where the plan's slices are short enough for BLIS's contexts (ynnPlanFits: the
+// rules hold there, no split of k before the kernels at K = 9000). Measured against
+// jax.jit on this project's AVX-512 host (Zen 4; tests/conformance/dot18/nn_model.py and
+// shapes.py, figures in tests/conformance/dot18/README.md): the shapes dot17 left (K >
+// 256, wide N) match, and none that matched is lost. Only on AVX-512 hosts: on an
+// AVX2 host the same rules predict slices where conf12 measured one chain (8x3000x512),
+// so the AVX2 model keeps the whole product (not checked: no AVX2 host this round).
 enum class YnnOrder { Chain, Pairs, Quads, Unfused };
 
-/// YNNPACK's order for `a @ b` (or, with bTransposed, `a @ b.T`: B always packed) of M x K
-/// x N on an AVX2 + FMA host or, with avx512, an AVX-512 one (Note [YNNPACK kernel choice],
-/// Note [YNNPACK on AVX-512]).
-YnnOrder ynnOrderNN(int64_t M, int64_t N, int64_t K, bool avx512, bool bTransposed = false) {
+/// One kind of tile of YNNPACK's schedule (Note [YNNPACK's tiles]): the order of the kernel
+/// that sums it, and the length of the slices of k summed apart and added (0: one slice).
+struct YnnTile {
+  YnnOrder order;
+  int64_t slice;
+  bool operator==(const YnnTile &o) const { return order == o.order && slice == o.slice; }
+};
+
+/// YNNPACK's schedule of one product (per batch): rows [0, rowsFull) are tiles of the same
+/// height, [rowsFull, M) one shorter tile, columns likewise at colsFull; tile[r][c] is the
+/// kind of the tiles in row band r (0 full, 1 the last) and column band c. A band that is
+/// empty (rowsFull = 0 or M) holds a copy of the other.
+struct YnnPlan {
+  int64_t rowsFull, colsFull;
+  YnnTile tile[2][2];
+  /// One order and one slice for the whole product: what the emitters below sum.
+  bool simple() const {
+    return tile[0][0] == tile[0][1] && tile[0][0] == tile[1][0] && tile[0][0] == tile[1][1] &&
+           tile[0][0].slice == 0;
+  }
+  YnnOrder order() const { return tile[0][0].order; }
+};
+
+/// YNNPACK's schedule of `a @ b` (or, with bTransposed, `a @ b.T`: B always packed) of M x
+/// K x N on an AVX2 + FMA host or, with avx512, an AVX-512 one (Note [YNNPACK kernel
+/// choice], Note [YNNPACK on AVX-512]); with `tiles`, slinky's tiles and k slices (Note
+/// [YNNPACK's tiles]), else the whole product in the kernel chosen for its M and N.
+YnnPlan ynnPlan(int64_t M, int64_t N, int64_t K, bool avx512, bool bTransposed, bool tiles) {
   struct Kernel {
     int bm, bn, bk, tn, tk;
     bool unalignedB;
@@ -456,9 +514,64 @@ YnnOrder ynnOrderNN(int64_t M, int64_t N, int64_t K, bool avx512, bool bTranspos
                     unpacked.cost > first.cost * 2.0f ||
                     (M + unpacked.k->bm - 1) / unpacked.k->bm > 10;
   const int tn = first.k->tn;
-  const Pick run = pack ? best(M, N, K, first.k->tk, (N + tn - 1) / tn * tn, false)
-                        : best(M, N, K, 1, N, true);
-  return run.k->order;
+  YnnPlan plan;
+  if (!tiles) {
+    const Pick run = pack ? best(M, N, K, first.k->tk, (N + tn - 1) / tn * tn, false)
+                          : best(M, N, K, 1, N, true);
+    plan.rowsFull = M, plan.colsFull = N;
+    for (auto &r : plan.tile)
+      for (YnnTile &t : r) t = {run.k->order, 0};
+    return plan;
+  }
+  // B's layout: packed in blocks of blockN columns (define_pack_b: the first kernel's
+  // block_n times the blocks of K rows that fit in 128 KiB, at most N rounded up to its
+  // tile_n), else as it is, tiles of n read a cache line at a time (block_n_unpacked).
+  constexpr int64_t kL2 = 128 * 1024, kL2Floats = kL2 / 4;
+  const int tk = pack ? first.k->tk : 1;
+  int64_t blockN, kSplit;
+  if (pack) {
+    const int64_t align = first.k->bn;
+    blockN = align * std::max<int64_t>(1, kL2Floats / (align * K));
+    blockN = std::max<int64_t>(tn, std::min((N + tn - 1) / tn * tn, blockN));
+    kSplit = (K + tk - 1) / tk * tk;
+  } else {
+    blockN = std::max(16, unpacked.k->bn);
+    kSplit = K;
+  }
+  // choose_split_factors: a tile of sn columns and sm rows, doubled from min(N, blockN)
+  // and min(M, 16) (sm up to 4 sn) until its area reaches min(M, 64) min(N, 64) and its
+  // cost (sm + sn) min(k, 1024) reaches 65536 or its area 65536.
+  int64_t sn = std::min(N, blockN), sm = std::min<int64_t>(M, 16);
+  const int64_t kc = std::min<int64_t>(kSplit, 1024);
+  const int64_t minArea = std::min<int64_t>(M, 64) * std::min<int64_t>(N, 64);
+  while (!(sn * sm >= minArea && ((sm + sn) * kc >= 65536 || sm * sn >= 65536))) {
+    if ((4 * sn <= sm || sm >= M) && sn < N)
+      sn *= 2;
+    else if ((sm <= 4 * sn || sn >= N) && sm < M)
+      sm *= 2;
+    else
+      break;
+  }
+  // Per tile, the kernel is chosen again for the tile's m and n among those B's layout
+  // allows, and schedule_dot slices k so that blockN (packed) or the tile's n columns of
+  // each slice of B take 128 KiB.
+  const int64_t k1 = K - K % tk;
+  auto kind = [&](int64_t m, int64_t n) -> YnnTile {
+    const Pick p = pack ? best(m, n, k1, tk, blockN, false) : best(m, n, k1, 1, n, true);
+    const int64_t bk = p.k->bk, blocks = kL2 / ((pack ? blockN : n) * 4 * bk);
+    return {p.k->order, blocks && k1 > bk * blocks ? bk * blocks : 0};
+  };
+  plan.rowsFull = M - M % sm, plan.colsFull = N - N % sn;
+  const int64_t ms[2] = {plan.rowsFull ? sm : M % sm, M % sm ? M % sm : sm},
+                ns[2] = {plan.colsFull ? sn : N % sn, N % sn ? N % sn : sn};
+  for (int r = 0; r < 2; ++r)
+    for (int c = 0; c < 2; ++c) plan.tile[r][c] = kind(ms[r], ns[c]);
+  // Bands of the same kinds are one (fewer, larger rectangles for spmd_cpu_gemm_tiles).
+  if (plan.tile[0][0] == plan.tile[1][0] && plan.tile[0][1] == plan.tile[1][1])
+    plan.rowsFull = M;
+  if (plan.tile[0][0] == plan.tile[0][1] && plan.tile[1][0] == plan.tile[1][1])
+    plan.colsFull = N;
+  return plan;
 }
 
 /// C[b] = A[b] B[b] (A [M, K], B [K, N], row-major, per batch) with each product rounded
@@ -530,11 +643,26 @@ static bool xlaOneChain(Target target, DType d, int64_t K) {
 }
 
 /// Whether an f32 product on the host is YNNPACK's on an AVX-512 host, where the kernel
-/// its cost model picks fixes the order (Note [YNNPACK on AVX-512]); as xlaOneChain, up
-/// to SPMD_GEMM_MAX_CHAIN of k.
+/// its cost model picks fixes the order (Note [YNNPACK on AVX-512]); beyond
+/// SPMD_GEMM_MAX_CHAIN of k only as ynnPlanFits says.
 static bool ynnAvx512(Target target, DType d, int64_t K) {
-  return target == Target::Host && d == DType::F32 && K > 0 && K <= SPMD_GEMM_MAX_CHAIN &&
+  return target == Target::Host && d == DType::F32 && K > 0 &&
          std::string_view(xlasum::vfTableName()) == "avx512";
+}
+
+/// Whether spmd_cpu_gemm_tiles can sum `plan` for a product of depth K: every chain that
+/// BLIS folds is at most SPMD_GEMM_MAX_CHAIN long (its contexts' KC), so beyond that K
+/// only plans that slice k finely enough (Note [YNNPACK's tiles]: measured bit for bit at
+/// 8x5000x64, 30x6000x100, 16x9000x40, 64x5000x8, `a @ b.T` 100x5000x20).
+static bool ynnPlanFits(const YnnPlan &plan, int64_t K) {
+  if (K <= SPMD_GEMM_MAX_CHAIN) return true;
+  for (auto &r : plan.tile)
+    for (const YnnTile &t : r) {
+      const int64_t tk = t.order == YnnOrder::Pairs ? 2 : t.order == YnnOrder::Quads ? 4 : 1;
+      if (t.order != YnnOrder::Unfused && (t.slice == 0 || t.slice / tk > SPMD_GEMM_MAX_CHAIN))
+        return false;
+    }
+  return true;
 }
 
 void LlvmEmitter::emitDot(const ir::Eqn &e) {
@@ -598,24 +726,66 @@ void LlvmEmitter::emitDot(const ir::Eqn &e) {
                  fs->transposed2d.count(e.in[1].var.id);
   const bool blas = target == Target::Host && fl && N > 1 && M * N * K >= kBlasMinWork;
   bool ynnChain = false;  // YNNPACK's kernel sums all of k in one FMA chain
-  if (avx512 && B == 1 && M > 1 && N > 1 && std::max({M, N, K}) >= 8 && lp == id2 &&
-      (rp == swap2 || foldedT)) {
-    // YNNPACK's kernel for `a @ b.T` on an AVX-512 host, B packed (Note [YNNPACK on
-    // AVX-512]).
-    const YnnOrder o = ynnOrderNN(M, N, K, true, true);
-    ynnChain = o == YnnOrder::Chain;
+  auto isId = [](const std::vector<int64_t> &p) {
+    for (size_t k = 0; k < p.size(); ++k)
+      if (p[k] != int64_t(k)) return false;
+    return true;
+  };
+  // A product YNNPACK sums in tiles of more than one kind, or in slices of k (Note
+  // [YNNPACK's tiles]): spmd_cpu_gemm_tiles, whatever its size.
+  auto emitTiles = [&](const YnnPlan &plan, Value *A, bool ta, Value *Bm, bool tb, Value *C) {
+    auto code = [](YnnOrder o) -> int64_t {
+      switch (o) {
+      case YnnOrder::Chain: return SPMD_GEMM_ONE_CHAIN;
+      case YnnOrder::Pairs: return SPMD_GEMM_PAIRS;
+      case YnnOrder::Quads: return SPMD_GEMM_QUADS;
+      case YnnOrder::Unfused: return SPMD_GEMM_UNFUSED;
+      }
+      return SPMD_GEMM_ONE_CHAIN;
+    };
+    std::vector<int64_t> desc{plan.rowsFull, plan.colsFull};
+    for (auto &r : plan.tile)
+      for (const YnnTile &t : r) desc.push_back(code(t.order)), desc.push_back(t.slice);
+    b.CreateCall(rt("spmd_cpu_gemm_tiles"), {c32(dtypeCode(d)), c64(B), c64(M), c64(N),
+                                             c64(K), constI64s(desc), A, c32(ta), Bm, c32(tb),
+                                             C});
+  };
+  // rhs [batch..., N, K]: the batch dimensions first, then its two others swapped.
+  const int64_t nb = g.batchDims;
+  bool rhsSwapped = int64_t(rp.size()) == nb + 2 && rp[nb] == nb + 1 && rp[nb + 1] == nb;
+  for (int64_t i = 0; i < nb && rhsSwapped; ++i) rhsSwapped = rp[i] == i;
+  const bool nt = avx512 && M > 1 && N > 1 && std::max({M, N, K}) >= 8 && isId(lp) &&
+                 (rhsSwapped || (B == 1 && foldedT));
+  const YnnPlan ntPlan = nt ? ynnPlan(M, N, K, true, true, true) : YnnPlan{};
+  if (nt && ynnPlanFits(ntPlan, K)) {
+    // YNNPACK's kernel for `a @ b.T` (per batch) on an AVX-512 host, B packed (Note
+    // [YNNPACK on AVX-512]).
+    const YnnPlan &plan = ntPlan;
+    const YnnOrder o = plan.order();
+    ynnChain = plan.simple() && o == YnnOrder::Chain;
+    if (!plan.simple() || o == YnnOrder::Unfused) {
+      emitTiles(plan, bufferOf(e.in[0]), false, bufferOf(e.in[1]), !foldedT, defBuffer(e.out[0]));
+      return;
+    }
     if (o == YnnOrder::Pairs || o == YnnOrder::Quads) {
       Value *A = bufferOf(e.in[0]), *Bm = bufferOf(e.in[1]), *C = defBuffer(e.out[0]);
       if (blas)
         b.CreateCall(rt("spmd_cpu_gemm"),
-                     {c32(dtypeCode(d)), c64(1), c64(M), c64(N), c64(K),
+                     {c32(dtypeCode(d)), c64(B), c64(M), c64(N), c64(K),
                       c32(o == YnnOrder::Quads ? SPMD_GEMM_QUADS : SPMD_GEMM_PAIRS), A, c32(0),
                       Bm, c32(foldedT ? 0 : 1), C});
-      else if (o == YnnOrder::Pairs)
-        dotPairsNT(*this, A, Bm, C, M, N, K, foldedT);
       else
-        dotQuads(*this, A, Bm, C,
-                 DotStrides{K, 1, foldedT ? N : 1, foldedT ? 1 : K, N, 1}, M, N, K);
+        loop(B, [&](Value *bi) {
+          Type *f = b.getFloatTy();
+          Value *Ai = b.CreateInBoundsGEP(f, A, b.CreateMul(bi, c64(M * K))),
+                *Bi = b.CreateInBoundsGEP(f, Bm, b.CreateMul(bi, c64(K * N))),
+                *Ci = b.CreateInBoundsGEP(f, C, b.CreateMul(bi, c64(M * N)));
+          if (o == YnnOrder::Pairs)
+            dotPairsNT(*this, Ai, Bi, Ci, M, N, K, foldedT);
+          else
+            dotQuads(*this, Ai, Bi, Ci,
+                     DotStrides{K, 1, foldedT ? N : 1, foldedT ? 1 : K, N, 1}, M, N, K);
+        });
       return;
     }
   }
@@ -635,17 +805,21 @@ void LlvmEmitter::emitDot(const ir::Eqn &e) {
   // `a @ b` (both operands row-major, batched or not) in the kernel YNNPACK picks (Note
   // [YNNPACK kernel choice]): pairs or products rounded where its cost model says so, else
   // one chain (below). Not a product whose lhs or result transpose XLA folds into it.
-  auto isId = [](const std::vector<int64_t> &p) {
-    for (size_t k = 0; k < p.size(); ++k)
-      if (p[k] != int64_t(k)) return false;
-    return true;
-  };
   const bool swappedOut = fs->kernel && fs->transposedDot.count(e.out[0].id);
   const bool foldedLhs = fs->kernel && lp == id2 && !e.in[0].isLit &&
                          fs->transposed2d.count(e.in[0].var.id);
-  if ((xlaOneChain(target, d, K) || avx512) && M > 1 && N > 1 && std::max({M, N, K}) >= 8 &&
-      isId(lp) && isId(rp) && !foldedT && !foldedLhs && !swappedOut) {
-    const YnnOrder o = ynnOrderNN(M, N, K, avx512);
+  const bool nn = (xlaOneChain(target, d, K) || avx512) && M > 1 && N > 1 &&
+                  std::max({M, N, K}) >= 8 && isId(lp) && isId(rp) && !foldedT && !foldedLhs &&
+                  !swappedOut;
+  // On an AVX-512 host with YNNPACK's tiles (Note [YNNPACK's tiles]).
+  const YnnPlan nnPlan = nn ? ynnPlan(M, N, K, avx512, false, avx512) : YnnPlan{};
+  if (nn && ynnPlanFits(nnPlan, K)) {
+    const YnnPlan &plan = nnPlan;
+    const YnnOrder o = plan.order();
+    if (!plan.simple() || (avx512 && o == YnnOrder::Unfused && blas)) {
+      emitTiles(plan, bufferOf(e.in[0]), false, bufferOf(e.in[1]), false, defBuffer(e.out[0]));
+      return;
+    }
     ynnChain = o == YnnOrder::Chain;
     if (o == YnnOrder::Pairs || o == YnnOrder::Quads || (o == YnnOrder::Unfused && !blas)) {
       Value *A = bufferOf(e.in[0]), *Bm = bufferOf(e.in[1]), *C = defBuffer(e.out[0]);
@@ -670,7 +844,8 @@ void LlvmEmitter::emitDot(const ir::Eqn &e) {
         });
       return;
     }
-    // An unfused kernel's product of BLIS's size stays in BLIS, one chain (not matched).
+    // An unfused kernel's product of BLIS's size on an AVX2 host stays in BLIS, one chain
+    // (not matched).
   }
   // A smaller `a @ b` (all of M, N, K below 8; XLA's DotThunk): the rows and columns of
   // `a.T @ b`'s tails, Note [YNNPACK kernel choice], over the one chain summed below.

@@ -91,7 +91,9 @@ typedef struct spmd_kernel_error {
  *              and added;
  *   QUADS      (f32) four chains from +0, over k = 0, 1, 2, 3 (mod 4) below k - k mod 4,
  *              added as (c0 + c1) + (c2 + c3); the last k mod 4 products then rounded,
- *              summed as (p0 + p1) + p2 and that added (YNNPACK's AVX-512 tile_k 4).
+ *              summed as (p0 + p1) + p2 and that added (YNNPACK's AVX-512 tile_k 4);
+ *   UNFUSED    (f32, spmd_cpu_gemm_tiles only) each product rounded, then added, in k
+ *              order from +0 (YNNPACK's avx and sse2 kernels).
  * SPMD_GEMM_MAX_CHAIN is YNNPACK's: the longest k it sums without splitting (Note [XLA dot
  * order]), and so the longest one chain that spmd_cpu_gemm is asked for. */
 #define SPMD_GEMM_MAX_CHAIN 4096
@@ -99,7 +101,8 @@ typedef enum spmd_gemm_order {
   SPMD_GEMM_SLICES = 0,
   SPMD_GEMM_ONE_CHAIN = 1,
   SPMD_GEMM_PAIRS = 2,
-  SPMD_GEMM_QUADS = 3
+  SPMD_GEMM_QUADS = 3,
+  SPMD_GEMM_UNFUSED = 4
 } spmd_gemm_order;
 
 /* ---- a hint before the run: its first host buffers --------------------------------- */

@@ -60,6 +60,7 @@
 
 #include "blis.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -316,16 +317,18 @@ cntx_t *context(int64_t k, int32_t order) {
   return order == SPMD_GEMM_ONE_CHAIN && k > 256 ? &c.oneSlice : &c.slices;
 }
 
-/// The calling thread's buffer of at least `bytes`, from gemmWorkspace, kept between
-/// calls and grown without clearing (Note [GEMM workspace]) (the process ends when
-/// there is no memory for it: workspaceOrExit).
-void *threadBuffer(int64_t bytes) {
+/// The calling thread's buffer number `slot` (0: pairs' and quads' chains; 1 and 2: a
+/// tile and a slice of it, Note [GEMM in tiles]) of at least `bytes`, from gemmWorkspace,
+/// kept between calls and grown without clearing (Note [GEMM workspace]) (the process
+/// ends when there is no memory for it: workspaceOrExit).
+void *threadBuffer(int64_t bytes, int slot = 0) {
   struct Buffer {
     void *p = nullptr;
     int64_t size = 0;
     ~Buffer() { gemmWorkspace().free(p); }
   };
-  thread_local Buffer buf;
+  thread_local Buffer bufs[3];
+  Buffer &buf = bufs[slot];
   if (buf.size < bytes) {
     gemmWorkspace().free(buf.p);
     buf.p = workspaceOrExit(bytes);
@@ -415,6 +418,88 @@ void quads(int64_t m, int64_t n, int64_t k, T *a, inc_t rsa, inc_t csa, T *b, in
   }
 }
 
+/// C (m x n, row stride n) = A B with each product rounded, then added, in k order from
+/// +0 (SPMD_GEMM_UNFUSED: YNNPACK's kernels without FMA). The product goes through a
+/// volatile, so that no compiler contracts it into an FMA. Rare (a narrow tile of a
+/// product): plain loops.
+template <typename T>
+void unfused(int64_t m, int64_t n, int64_t k, const T *a, inc_t rsa, inc_t csa, const T *b,
+             inc_t rsb, inc_t csb, T *c) {
+  std::memset(c, 0, sizeof(T) * size_t(m * n));
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t l = 0; l < k; ++l) {
+      const T x = a[i * rsa + l * csa];
+      for (int64_t j = 0; j < n; ++j) {
+        volatile T p = x * b[l * rsb + j * csb];
+        c[i * n + j] = c[i * n + j] + p;
+      }
+    }
+}
+
+// Note [GEMM in tiles]: spmd_cpu_gemm_tiles's rectangle (Note [YNNPACK's tiles] in
+// compiler/codegen/EmitDot.cpp) is summed as YNNPACK's kernel sums its tiles: k below k1 =
+// k - k mod tile_k in slices of `slice` (one slice when 0), each slice a product of its own
+// in the order (one chain, pairs, quads, or unfused, from +0), the slices added to the
+// first in k order, each sum rounded once; then the last k mod tile_k products (pairs()
+// or quads() over them alone: their zero-padded tile) added the same way. The kernel adds
+// each later slice's accumulators to C (C_in) after the slice; this is that, rectangle by
+// rectangle instead of tile by tile (a tile's sums do not depend on its neighbours). The
+// one chains use the context that makes -0 +0 (as the loop nest's +0 + p), so that a
+// slice's -0 and +0 add alike (YNNPACK stores its first slice as it is: a sum that is -0
+// there is +0 here, as on every other path of spmd_cpu_gemm). A rectangle as wide as C
+// (rows nc apart) is summed in C, another in the thread's buffer 1 and then copied into
+// C; the later slices go to buffer 2.
+template <typename T>
+void tileRect(int64_t m, int64_t n, int64_t k, int32_t order, int64_t slice, T *a, inc_t rsa,
+              inc_t csa, T *b, inc_t rsb, inc_t csb, T *c, int64_t nc) {
+  if (m == 0 || n == 0) return;
+  const int64_t tk = order == SPMD_GEMM_PAIRS ? 2 : order == SPMD_GEMM_QUADS ? 4 : 1;
+  const int64_t mn = m * n, k1 = k - k % tk, step = slice > 0 ? slice : k1;
+  T *acc = n == nc ? c : static_cast<T *>(threadBuffer(int64_t(sizeof(T)) * mn, 1));
+  T *part = static_cast<T *>(threadBuffer(int64_t(sizeof(T)) * mn, 2));
+  bool first = true;
+  auto sum = [&](int64_t k0, int64_t len) {
+    T *out = first ? acc : part, *ak = a + k0 * csa, *bk = b + k0 * rsb;
+    if (order == SPMD_GEMM_PAIRS)
+      pairs(m, n, len, ak, rsa, csa, bk, rsb, csb, out, context(len, order));
+    else if (order == SPMD_GEMM_QUADS)
+      quads(m, n, len, ak, rsa, csa, bk, rsb, csb, out, context(len, order));
+    else if (order == SPMD_GEMM_UNFUSED)
+      unfused(m, n, len, ak, rsa, csa, bk, rsb, csb, out);
+    else
+      blis(m, n, len, ak, rsa, csa, bk, rsb, csb, out, context(len, SPMD_GEMM_ONE_CHAIN));
+    if (!first) addRounded(acc, part, mn);
+    first = false;
+  };
+  for (int64_t k0 = 0; k0 < k1; k0 += step) sum(k0, std::min(step, k1 - k0));
+  if (k1 < k) sum(k1, k - k1);
+  if (acc != c)
+    for (int64_t i = 0; i < m; ++i) std::memcpy(c + i * nc, acc + i * n, sizeof(T) * size_t(n));
+}
+
+/// spmd_cpu_gemm_tiles per batch: the four rectangles of `plan`.
+template <typename T>
+void tiles(int64_t batch, int64_t m, int64_t n, int64_t k, const int64_t *plan, const T *a,
+           bool ta, const T *b, bool tb, T *c) {
+  if (k == 0) {
+    std::memset(c, 0, sizeof(T) * size_t(batch * m * n));
+    return;
+  }
+  const inc_t rsa = ta ? 1 : k, csa = ta ? m : 1, rsb = tb ? 1 : n, csb = tb ? k : 1;
+  const int64_t rows[3] = {0, plan[0], m}, cols[3] = {0, plan[1], n};
+  for (int64_t i = 0; i < batch; ++i) {
+    T *ai = const_cast<T *>(a) + i * m * k, *bi = const_cast<T *>(b) + i * k * n,
+      *ci = c + i * m * n;
+    for (int r = 0; r < 2; ++r)
+      for (int q = 0; q < 2; ++q) {
+        const int64_t *t = plan + 2 + 2 * (2 * r + q);
+        const int64_t i0 = rows[r], j0 = cols[q];
+        tileRect(rows[r + 1] - i0, cols[q + 1] - j0, k, int32_t(t[0]), t[1], ai + i0 * rsa,
+                 rsa, csa, bi + j0 * csb, rsb, csb, ci + i0 * n + j0, n);
+      }
+  }
+}
+
 template <typename T>
 void gemm(int64_t batch, int64_t m, int64_t n, int64_t k, int32_t order, const T *a, bool ta,
           const T *b, bool tb, T *c) {
@@ -466,4 +551,16 @@ extern "C" void spmd_cpu_gemm(int32_t dtype, int64_t batch, int64_t m, int64_t n
   else
     gemm(batch, m, n, k, order, static_cast<const float *>(a), ta != 0,
          static_cast<const float *>(b), tb != 0, static_cast<float *>(c));
+}
+
+extern "C" void spmd_cpu_gemm_tiles(int32_t dtype, int64_t batch, int64_t m, int64_t n, int64_t k,
+                                    const int64_t *plan, const void *a, int32_t ta,
+                                    const void *b, int32_t tb, void *c) {
+  if (batch * m * n == 0) return;
+  if (dtype != int32_t(spmd::rt::DType::F32)) {
+    std::fprintf(stderr, "internal error: spmd_cpu_gemm_tiles of dtype %d\n", int(dtype));
+    std::abort();
+  }
+  tiles(batch, m, n, k, plan, static_cast<const float *>(a), ta != 0,
+        static_cast<const float *>(b), tb != 0, static_cast<float *>(c));
 }

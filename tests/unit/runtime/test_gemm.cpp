@@ -230,6 +230,105 @@ TEST_CASE("spmd_cpu_gemm in quads gives dotQuads' bits", "[gemm]") {
     }
 }
 
+namespace {
+
+/// One output of Note [GEMM in tiles]'s order, written out per element: k below k1 = k - k
+/// mod tile_k in slices of `slice` (0: one), each from +0 in `order`, the slices added in
+/// k order; then the last k mod tile_k products, rounded, in lanes of their own (the
+/// others +0), summed as the order sums its lanes, and added.
+float tileElement(int32_t order, int64_t slice, int64_t k, const float *a, const float *b,
+                  int64_t bstride) {
+  const int tk = order == SPMD_GEMM_PAIRS ? 2 : order == SPMD_GEMM_QUADS ? 4 : 1;
+  const int64_t k1 = k - k % tk, step = slice ? slice : k1;
+  auto lanesSum = [&](float *l) {
+    return tk == 4 ? (l[0] + l[1]) + (l[2] + l[3]) : tk == 2 ? l[0] + l[1] : l[0];
+  };
+  float c = 0;
+  bool first = true;
+  auto add = [&](float s) {
+    c = first ? s : c + s;
+    first = false;
+  };
+  for (int64_t k0 = 0; k0 < k1; k0 += step) {
+    float lane[4] = {0, 0, 0, 0};
+    for (int64_t l = k0; l < std::min(k1, k0 + step); ++l) {
+      if (order == SPMD_GEMM_UNFUSED) {
+        volatile float p = a[l] * b[l * bstride];
+        lane[0] = lane[0] + p;
+      } else {
+        lane[(l - k0) % tk] = std::fma(a[l], b[l * bstride], lane[(l - k0) % tk]);
+      }
+    }
+    add(lanesSum(lane));
+  }
+  if (k1 < k) {
+    volatile float p[4] = {0, 0, 0, 0};
+    for (int64_t l = k1; l < k; ++l) p[l - k1] = a[l] * b[l * bstride];
+    float l4[4] = {p[0], p[1], p[2], p[3]};
+    add(lanesSum(l4));
+  }
+  return c;
+}
+
+}  // namespace
+
+// Note [GEMM in tiles]: four rectangles, each in its order and slices of k (YNNPACK's
+// tiles, Note [YNNPACK's tiles] in EmitDot.cpp), per batch; B as [K, N] or stored [N, K].
+TEST_CASE("spmd_cpu_gemm_tiles sums each rectangle in its order and slices", "[gemm]") {
+  struct Case {
+    int64_t m, n, k;
+    std::vector<int64_t> plan;
+  };
+  const std::vector<Case> cases = {
+      // 48x415x221 on an AVX-512 host: one chain, k in slices of 256 in the first 128
+      // columns, of 352 in the rest.
+      {48, 221, 415, {0, 128, 1, 256, 1, 352, 1, 256, 1, 352}},
+      // Every order, slices with a k tail (k mod 4 = 3), rectangles of every size.
+      {37, 29, 303, {32, 16, 3, 64, 2, 100, 4, 0, 1, 128}},
+      {37, 29, 303, {32, 16, 1, 7, 3, 0, 2, 0, 3, 300}},
+      // k below tile_k: the tail alone.
+      {9, 5, 3, {4, 4, 3, 0, 2, 0, 3, 4, 2, 2}},
+  };
+  for (const Case &t : cases)
+    for (bool tb : {false, true}) {
+      const int64_t batch = 2, m = t.m, n = t.n, k = t.k;
+      INFO("m " << m << " n " << n << " k " << k << " tb " << tb);
+      std::mt19937 rng(static_cast<unsigned>(m * 7 + k));
+      std::normal_distribution<double> normal;
+      std::vector<float> a(size_t(batch * m * k)), b(size_t(batch * k * n)),
+          c(size_t(batch * m * n), 12345.0f);
+      for (float &x : a) x = float(normal(rng));
+      for (float &x : b) x = float(normal(rng));
+      spmd_cpu_gemm_tiles(kF32, batch, m, n, k, t.plan.data(), a.data(), 0, b.data(), tb,
+                          c.data());
+      std::vector<float> want(c.size());
+      std::vector<float> col(static_cast<size_t>(k));
+      for (int64_t q = 0; q < batch; ++q)
+        for (int64_t i = 0; i < m; ++i)
+          for (int64_t j = 0; j < n; ++j) {
+            const int r = i < t.plan[0] ? 0 : 1, s = j < t.plan[1] ? 0 : 1;
+            const int64_t *kind = t.plan.data() + 2 + 2 * (2 * r + s);
+            const float *bq = b.data() + q * k * n;
+            for (int64_t l = 0; l < k; ++l) col[size_t(l)] = tb ? bq[j * k + l] : bq[l * n + j];
+            want[size_t((q * m + i) * n + j)] = tileElement(
+                int32_t(kind[0]), kind[1], k, a.data() + (q * m + i) * k, col.data(), 1);
+          }
+      CHECK(sameBits(c, want));
+    }
+  // The slices matter: 48x415x221 in one chain is other bits.
+  const int64_t m = 48, n = 221, k = 415;
+  std::vector<int64_t> sliced = cases[0].plan, one = {0, 128, 1, 0, 1, 0, 1, 0, 1, 0};
+  std::mt19937 rng(3);
+  std::normal_distribution<double> normal;
+  std::vector<float> a(size_t(m * k)), b(size_t(k * n)), c1(size_t(m * n)), c2(size_t(m * n));
+  for (float &x : a) x = float(normal(rng));
+  for (float &x : b) x = float(normal(rng));
+  spmd_cpu_gemm_tiles(kF32, 1, m, n, k, sliced.data(), a.data(), 0, b.data(), 0, c1.data());
+  spmd_cpu_gemm_tiles(kF32, 1, m, n, k, one.data(), a.data(), 0, b.data(), 0, c2.data());
+  CHECK_FALSE(sameBits(c1, c2));
+  CHECK(sameBits(c2, loopNest<float>(m, n, k, k, a, false, b, false)));
+}
+
 // Note [GEMM workspace]: BLIS's packing blocks and the pairs' second chain come from
 // gemmWorkspace(), the latter grown without clearing.
 // Note [BLIS on newer CPUs]: BLIS 0.9 calls a CPU it does not know (AMD family 26)
