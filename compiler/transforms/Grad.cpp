@@ -344,7 +344,8 @@ std::vector<bool> activeOutputs(const Jaxpr &j, const std::vector<bool> &inActiv
 // ---- splitting ----------------------------------------------------------------------------
 
 Split splitVjp(Module &m, const Jaxpr &body, const std::vector<bool> &inActive,
-               const std::vector<bool> &outCt, SrcRange loc, bool hoist) {
+               const std::vector<bool> &outCt, SrcRange loc, bool hoist,
+               const Seeds *seeds) {
   internal_assert(inActive.size() == body.invars.size() && outCt.size() == body.outvars.size(),
                   "splitVjp: flag counts");
   Split s;
@@ -424,6 +425,9 @@ Split splitVjp(Module &m, const Jaxpr &body, const std::vector<bool> &inActive,
     auto it = alias.find(id);
     return it == alias.end() ? id : it->second;
   };
+  if (seeds)  // before the equations' aliases, which may lead to these invars
+    for (size_t k = 0; k < body.invars.size(); ++k)
+      if (seeds->shares[k] >= 0) alias[s.fwd.invars[k].id] = target(s.fwd.invars[seeds->shares[k]].id);
   std::vector<bool> aliased(tape.size(), false);
   for (size_t t = 0; t < tape.size(); ++t) {
     const Eqn &e = s.fwd.eqns[tape[t].index];
@@ -432,6 +436,16 @@ Split splitVjp(Module &m, const Jaxpr &body, const std::vector<bool> &inActive,
     alias[e.out[0].id] = target(e.in[size_t(k)].var.id);
     aliased[t] = true;
   }
+  // Seeds start their invar's total, before the outputs' cotangents reach it; their
+  // bwd invars follow the outputs' (Note [Cotangents into a cond] in GradRegions.cpp).
+  std::vector<Var> seedVars;
+  if (seeds)
+    for (size_t k = 0; k < body.invars.size(); ++k) {
+      if (!seeds->seed[k]) continue;
+      internal_assert(inActive[k], "splitVjp: a seeded invar must be active");
+      seedVars.push_back(m.newVar(body.invars[k].type));
+      ct.emplace(s.fwd.invars[k].id, seedVars.back());
+    }
   for (size_t k = 0; k < body.outvars.size(); ++k) {
     if (!outCt[k]) continue;
     Var v = m.newVar(body.outvars[k].type());
@@ -439,6 +453,7 @@ Split splitVjp(Module &m, const Jaxpr &body, const std::vector<bool> &inActive,
     if (isActive(active, body.outvars[k]))
       accumulate(bb, ct, target(s.fwd.outvars[k].var.id), v);
   }
+  s.bwd.invars.insert(s.bwd.invars.end(), seedVars.begin(), seedVars.end());
   for (size_t t = tape.size(); t-- > 0;) {
     if (aliased[t]) continue;
     const Eqn &e = s.fwd.eqns[tape[t].index];
@@ -452,6 +467,14 @@ Split splitVjp(Module &m, const Jaxpr &body, const std::vector<bool> &inActive,
     if (!any) continue;
     bb.setLoc(e.loc);
     RuleCtx c{bb, e, std::move(cts), tape[t].need, tape[t].tape.get(), loc};
+    std::unordered_map<int, int> firstOf;  // total -> its first input (aliases share one)
+    for (size_t k = 0; k < e.in.size(); ++k) {
+      int at = tape[t].need[k] ? firstOf.emplace(target(e.in[k].var.id), int(k)).first->second : -1;
+      bool first = at == int(k);
+      auto it = first ? ct.find(target(e.in[k].var.id)) : ct.end();
+      c.prior.push_back(it == ct.end() ? Ct() : Ct(it->second));
+      c.shares.push_back(first ? -1 : at);
+    }
     auto rule = vjpRule(e.op);
     internal_assert(rule, std::string("no VJP rule for ") + name(e.op));
     size_t first = s.bwd.eqns.size();
@@ -464,14 +487,18 @@ Split splitVjp(Module &m, const Jaxpr &body, const std::vector<bool> &inActive,
       internal_assert(inCts[k]->type() == e.in[k].type(), std::string("VJP rule of ") + name(e.op) +
                                                               " gave " + inCts[k]->type().str() +
                                                               " for " + e.in[k].type().str());
-      accumulate(bb, ct, target(e.in[k].var.id), *inCts[k]);
+      if (k < c.replaces.size() && c.replaces[k])
+        ct[target(e.in[k].var.id)] = *inCts[k];
+      else
+        accumulate(bb, ct, target(e.in[k].var.id), *inCts[k]);
     }
     for (auto &[k, v] : c.extra)
       if (tape[t].need[k]) accumulate(bb, ct, target(e.in[k].var.id), v);
   }
   for (size_t k = 0; k < body.invars.size(); ++k) {
     if (!inActive[k]) continue;
-    auto it = ct.find(s.fwd.invars[k].id);
+    bool shared = seeds && seeds->shares[k] >= 0;
+    auto it = shared ? ct.end() : ct.find(s.fwd.invars[k].id);
     s.bwd.outvars.push_back(it == ct.end() ? zeros(bb, body.invars[k].type) : it->second);
   }
   if (hoist) hoistPrimalOnly(s, spans);
