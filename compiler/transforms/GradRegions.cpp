@@ -209,8 +209,11 @@ std::vector<Ct> pmapVjp(RuleCtx &c) {
   for (size_t k = 0; k < e.in.size(); ++k) {
     if (!s.inActive[k]) continue;
     Atom ct = outs[j++];
-    // A captured input's cotangent: the sum over replicas of the stacked per-replica ones.
-    if (!inAxes[k]) ct = c.b.reduce(Op::ReduceSum, ct, {0});
+    // A captured input's cotangent: the sum over replicas of the stacked per-replica ones
+    // (over a nest's replicas at once: Note [Replica sums of a nest] in Grad.cpp).
+    if (!inAxes[k])
+      ct = c.b.emit1(Op::ReduceSum, {ct},
+                     {{"axes", Param::ints({0})}, {"_replica_sum", Param::of(int64_t(1))}});
     r[k] = ct;
   }
   return r;
