@@ -80,13 +80,29 @@ ValueP AstLowering::index(ValueP base, const IndexExpr &e) {
     userError(e.base->loc, "a " + describe(*base) + " cannot be indexed");
   Atom x = base->atom;
   ir::Type t = x.type();
-  if (int(e.items.size()) > t.rank())
-    userError(e.items[t.rank()].loc, "too many indices for an array of type " + t.str());
+  // Note [None in an index]: `x[:, None]` adds an axis of length 1 where the None stands,
+  // as NumPy's newaxis: its position in the result counts the slices and Nones before it
+  // (an integer index leaves no axis). `None` is not a name of the language otherwise;
+  // bound by a let, it is that value.
+  std::vector<const IndexItem *> items;
+  std::vector<int64_t> newAxes;
+  int64_t outDims = 0;
+  for (auto &it : e.items) {
+    if (!it.isSlice && it.index->kind == ExprKind::Name &&
+        static_cast<const NameExpr &>(*it.index).name == "None" && !scope->lookup("None")) {
+      newAxes.push_back(outDims++);
+      continue;
+    }
+    items.push_back(&it);
+    outDims += it.isSlice;
+  }
+  if (int(items.size()) > t.rank())
+    userError(items[t.rank()]->loc, "too many indices for an array of type " + t.str());
   std::vector<int64_t> start(t.rank(), 0), limit = t.shape, stride(t.rank(), 1), revDims;
   std::vector<bool> dropped(t.rank(), false);
   std::vector<std::pair<int, Atom>> dynamic;
-  for (size_t d = 0; d < e.items.size(); ++d) {
-    const IndexItem &it = e.items[d];
+  for (size_t d = 0; d < items.size(); ++d) {
+    const IndexItem &it = *items[d];
     int64_t n = t.shape[d];
     if (!it.isSlice) {
       ValueP iv = expr(*it.index);
@@ -173,6 +189,7 @@ ValueP AstLowering::index(ValueP base, const IndexExpr &e) {
   ir::Shape cur = x.type().shape;
   for (int d = 0; d < t.rank(); ++d)
     if (!dropped[d]) out.push_back(cur[d]);
+  for (int64_t a : newAxes) out.insert(out.begin() + a, 1);
   if (out != cur)
     x = emit1(Op::Reshape, {x}, {{"new_sizes", Param::ints(out)}, {"dimensions", Param::none()}});
   return Value::array(x, base->weak);

@@ -36,8 +36,19 @@ struct Split {
 /// floating point); `outCt[k]`: output k receives a cotangent. `hoist`: the rules'
 /// primal-only equations move to the forward jaxpr, after their equation, as JAX's
 /// linearization computes them (Note [Primal-only equations] in Grad.cpp).
+/// How a cond's backward branch starts its invars' totals (Note [Cotangents into a cond]
+/// in GradRegions.cpp).
+struct Seeds {
+  /// Active invars whose cotangent starts from a value the caller passes: a bwd invar
+  /// after the output cotangents, before the body's own contributions are added to it.
+  std::vector<bool> seed;
+  /// For each invar, an earlier invar whose total it shares (its own output is then
+  /// zeros, to be ignored), or -1.
+  std::vector<int> shares;
+};
 Split splitVjp(ir::Module &m, const ir::Jaxpr &body, const std::vector<bool> &inActive,
-               const std::vector<bool> &outCt, SrcRange loc, bool hoist = true);
+               const std::vector<bool> &outCt, SrcRange loc, bool hoist = true,
+               const Seeds *seeds = nullptr);
 
 /// Which outputs of `j` depend on a floating-point invar marked in `inActive`.
 std::vector<bool> activeOutputs(const ir::Jaxpr &j, const std::vector<bool> &inActive);
@@ -72,6 +83,9 @@ struct RegionTape {
   int numOrigOuts = 0;         ///< the original equation's outputs come first
   /// Forward values a plain rule reuses (reduce_prod: its product tree's halves).
   std::vector<ir::Atom> atoms;
+  /// cond: the original branches, split again by the backward half with the cotangents
+  /// its operands already have (Note [Cotangents into a cond] in GradRegions.cpp).
+  std::vector<ir::Jaxpr> bodies;
 };
 
 /// Everything a VJP rule sees. The rule emits into `b` (the backward jaxpr) and may read
@@ -92,6 +106,15 @@ struct RuleCtx {
   /// one term per input, and transposing the sum meets the last term first. Such a rule
   /// also emits its last input's cotangent first (Note [Primal-only equations]).
   bool lastFirst = false;
+  /// The cotangent each needed input has so far, from the equations after this one; for
+  /// inputs that share a total (the same var, or aliases: Note [Tangent aliases] in
+  /// Grad.cpp), at the first of them only.
+  std::vector<Ct> prior = {};
+  /// For each needed input, the first input whose total it shares, or -1.
+  std::vector<int> shares = {};
+  /// Inputs whose returned cotangent already includes `prior`: it replaces the total
+  /// instead of being added to it (Note [Cotangents into a cond] in GradRegions.cpp).
+  std::vector<bool> replaces = {};
 };
 
 /// A rule returns a cotangent per input of the equation (nullopt: none).

@@ -14,7 +14,9 @@
 //    (dynamic_update_slice at i); the backward loop runs i from trip_count-1 down to 0, reading
 //    them back with dynamic_slice, carrying the carries' cotangents and accumulating the consts'.
 //  - cond: both branches are split; the forward cond returns the residuals of both
-//    branches (zeros for the branch not taken), the backward cond picks the same branch.
+//    branches (zeros for the branch not taken); the backward cond picks the same branch
+//    and starts from the cotangents its operands already have (Note [Cotangents into a
+//    cond]).
 #include "transforms/GradInternal.h"
 
 #include <algorithm>
@@ -157,6 +159,8 @@ std::vector<Var> condForward(Builder &fb, const Eqn &e, const std::vector<Atom> 
         nb.outvars.push_back(other == br ? fo[nOut + j] : zeros(b, resTypes[other][j]));
   }
   auto outs = fb.emit(Op::Cond, ins, e.params, std::move(branches));
+  t.bodies.push_back(cloneJaxpr(m, e.regions[0]));
+  t.bodies.push_back(cloneJaxpr(m, e.regions[1]));
   t.splits.push_back(std::move(s[0]));
   t.splits.push_back(std::move(s[1]));
   return outs;
@@ -205,8 +209,11 @@ std::vector<Ct> pmapVjp(RuleCtx &c) {
   for (size_t k = 0; k < e.in.size(); ++k) {
     if (!s.inActive[k]) continue;
     Atom ct = outs[j++];
-    // A captured input's cotangent: the sum over replicas of the stacked per-replica ones.
-    if (!inAxes[k]) ct = c.b.reduce(Op::ReduceSum, ct, {0});
+    // A captured input's cotangent: the sum over replicas of the stacked per-replica ones
+    // (over a nest's replicas at once: Note [Replica sums of a nest] in Grad.cpp).
+    if (!inAxes[k])
+      ct = c.b.emit1(Op::ReduceSum, {ct},
+                     {{"axes", Param::ints({0})}, {"_replica_sum", Param::of(int64_t(1))}});
     r[k] = ct;
   }
   return r;
@@ -289,21 +296,65 @@ std::vector<Ct> forLoopVjp(RuleCtx &c) {
   return r;
 }
 
+// Note [Cotangents into a cond]
+// A run-time `if` at host level is JAX's Python `if` (Note [Eager division] in
+// sema/LowerArith.cpp: host code is eager JAX), and jax.grad differentiates the taken
+// branch as if it were written in place: an operand's cotangent is one running total,
+// the uses after the `if` first, then the branch's own uses, last first, each added to
+// the total in turn. A backward cond that returned the branch's contributions summed on
+// their own, to be added to the total outside, groups them the other way:
+// t + (c1 + c2), not (t + c1) + c2. So condVjp passes each active operand's cotangent so
+// far (RuleCtx::prior) into the backward cond, the branches' backward jaxprs start that
+// operand's total from it (splitVjp's `seed`), and the total the cond returns replaces
+// the one outside (RuleCtx::replaces). Which operands have a total is known only when
+// the sweep reaches the cond, so condVjp splits the original branches again with those
+// seeds (the residuals are the same: seeds are cotangents, never primal values).
+// Operands that share one total outside (one var passed twice, or `a = v + c` and v: Note
+// [Tangent aliases] in Grad.cpp) share it inside too (Seeds::shares), as in the Python
+// `if`, where the branch adds to that one total; the first of them carries it. Measured (conf18): `grad(fn (v) =
+// sum(grad(f)(v)))(u)` for `f(v) = if sum(v) > 3.0 { sum(sin(v) * v) * v[0] } else {
+// sum(v) }` differed from JAX's Python `if` in 3 of 7 elements, and 6 second-order
+// prints of 8 (golden grad2_cond_seed) in 4; all agree now. JAX's `lax.cond` differs
+// from both: eager JAX runs it as one jitted computation (jit_cond), whose branches XLA
+// fuses and contracts (a multiply_add_fusion in the last digits); spmdrun's host code is
+// eager, so its `if` follows the Python `if` (conf18's README).
 std::vector<Ct> condVjp(RuleCtx &c) {
   Module &m = c.b.module();
   const Split *s = &c.tape->splits.at(0);
   const Eqn &e = c.e;
-  size_t nOut = size_t(c.tape->numOrigOuts);
+  size_t nOut = size_t(c.tape->numOrigOuts), nIn = e.in.size() - 1;
   std::vector<int> used;  // operands either backward branch reads
   for (int br = 0; br < 2; ++br)
     used.insert(used.end(), s[br].resInvars.begin(), s[br].resInvars.end());
   std::sort(used.begin(), used.end());
   used.erase(std::unique(used.begin(), used.end()), used.end());
 
+  // Note [Cotangents into a cond]: operands that already have a cotangent start the
+  // branches' totals from it (an operand passed twice: at its first place).
+  Seeds sd{std::vector<bool>(nIn, false), std::vector<int>(nIn, -1)};
+  bool any = false;
+  for (size_t r = 0; r < nIn; ++r) {
+    sd.seed[r] = s[0].inActive[r] && c.prior.at(1 + r);
+    if (c.shares.at(1 + r) > 0) sd.shares[r] = c.shares[1 + r] - 1;
+    any |= sd.seed[r] || sd.shares[r] >= 0;
+  }
+  std::vector<Split> reSplit;
+  if (any)
+    for (int br = 0; br < 2; ++br) {
+      reSplit.push_back(splitVjp(m, c.tape->bodies.at(br), s[br].inActive, s[br].outCt, c.loc,
+                                 true, &sd));
+      internal_assert(reSplit[br].resInvars == s[br].resInvars &&
+                          reSplit[br].numResOut == s[br].numResOut,
+                      "cond VJP: the seeded split reads other residuals");
+    }
+
   std::vector<Atom> ins{e.in[0]};
   for (size_t k = 0; k < nOut; ++k)
     if (s[0].outCt[k]) ins.push_back(materialize(c.b, c.cts[k], e.out[k].type));
   size_t nCt = ins.size() - 1;
+  for (size_t r = 0; r < nIn; ++r)
+    if (sd.seed[r]) ins.push_back(*c.prior[1 + r]);
+  size_t nSeed = ins.size() - 1 - nCt;
   for (int u : used) ins.push_back(e.in[1 + u]);
   for (size_t j = nOut; j < e.out.size(); ++j) ins.push_back(e.out[j]);
 
@@ -313,18 +364,25 @@ std::vector<Ct> condVjp(RuleCtx &c) {
     for (size_t k = 1; k < ins.size(); ++k) nb.invars.push_back(m.newVar(ins[k].type()));
     Builder b(m, nb);
     b.setLoc(e.loc);
-    std::vector<Atom> args(nb.invars.begin(), nb.invars.begin() + nCt);
+    std::vector<Atom> args(nb.invars.begin(), nb.invars.begin() + nCt + nSeed);
+    size_t base = nCt + nSeed, res = base + used.size();
     for (int r : s[br].resInvars)
-      args.push_back(nb.invars[nCt + (std::find(used.begin(), used.end(), r) - used.begin())]);
-    size_t off = nCt + used.size() + (br == 1 ? s[0].numResOut : 0);
+      args.push_back(nb.invars[base + (std::find(used.begin(), used.end(), r) - used.begin())]);
+    size_t off = res + (br == 1 ? s[0].numResOut : 0);
     for (int j = 0; j < s[br].numResOut; ++j) args.push_back(nb.invars[off + j]);
-    nb.outvars = inlineJaxpr(b, s[br].bwd, args);
+    nb.outvars = inlineJaxpr(b, reSplit.empty() ? s[br].bwd : reSplit[br].bwd, args);
   }
   auto outs = c.b.emit(Op::Cond, ins, e.params, std::move(branches));
   std::vector<Ct> r(e.in.size());
+  c.replaces.assign(e.in.size(), false);
   size_t o = 0;
   for (size_t k = 1; k < e.in.size(); ++k)
-    if (s[0].inActive[k - 1]) r[k] = outs[o++];
+    if (s[0].inActive[k - 1]) {
+      Atom ct = outs[o++];
+      if (sd.shares[k - 1] >= 0) continue;  // in the total of the input it shares
+      r[k] = ct;
+      c.replaces[k] = sd.seed[k - 1];
+    }
   return r;
 }
 

@@ -1,0 +1,30 @@
+from common import *
+k = jr.key(2024)
+P(jr.key_data(jr.split(k, 1)), jr.key_data(jr.split(k, 3)), jr.key_data(jr.split(k, 7))[6])
+kk = k
+for t in range(5): kk = jr.fold_in(kk, t * 1000)
+P(jr.key_data(kk))
+P(jr.key_data(jr.fold_in(jr.fold_in(jr.key(0), 2147483647), 0)), jr.key_data(jr.fold_in(jr.key(1), jnp.uint32(4294967295))))
+P(jr.randint(jr.key(1), [8], -5, 5), jr.randint(jr.key(2), [6], -2147483648, 2147483647))
+P(jr.randint(jr.key(3), [5], 7, 8), jr.randint(jr.key(4), [4], 10, 3), jr.randint(jr.key(5), [6], -100, -90))
+P(jr.randint(jr.key(6), [3, 4], 0, 1000000000), jr.randint(jr.key(7), [5], -1000000000, 1000000000))
+P(jr.bernoulli(jr.key(8), 0.0, [6]), jr.bernoulli(jr.key(8), 1.0, [6]), jr.bernoulli(jr.key(9), jnp.array([0.1, 0.5, 0.9])))
+P(jr.bernoulli(jr.key(10), 0.5, [2, 3]), jr.bernoulli(jr.key(11), -0.5, [3]), jr.bernoulli(jr.key(11), 2.0, [3]))
+P(jr.uniform(jr.key(12), [2, 3]), jr.uniform(jr.key(13), [], minval=-3.0, maxval=-1.0), jr.uniform(jr.key(14), [4], minval=5.0, maxval=5.0))
+print(jr.uniform(jr.key(15), [3, 0]).shape, T(jr.uniform(jr.key(15), [0])), T(jr.normal(jr.key(16), [2, 2, 2])))
+P(jr.normal(jr.key(17), []), jr.normal(jr.key(18), [1]), jr.uniform(jr.key(19), [3], minval=2.0, maxval=1.0))
+ks = jr.split(jr.key(20), 4)
+P(jax.vmap(lambda q: jr.uniform(q, [2]))(ks), jax.vmap(lambda q: jr.randint(q, [3], 0, 6))(ks))
+P(jax.pmap(lambda q: jr.normal(q, [2]))(jr.split(jr.key(21), 8)))
+r = jr.uniform(jr.key(22), [6])
+P(jax.vmap(lambda x: jnp.sum((r < x).astype(jnp.int32)))(r))
+walk = 0.0
+wk = jr.key(23)
+for s in range(6):
+    sp = jr.split(wk, 2)
+    wk = sp[0]
+    walk = walk + jr.normal(sp[1], [])
+P(walk, jr.key_data(wk))
+P(jnp.mean(jr.normal(jr.key(24), [1000])), jnp.mean(jr.uniform(jr.key(25), [1000])), jnp.sum(jr.bernoulli(jr.key(26), 0.25, [1000])))
+P(jr.randint(jr.key(27), [4], 0, 2147483647), jr.uniform(jr.key(28), [2], minval=-1e30, maxval=1e30))
+P(jr.key_data(jax.vmap(lambda j: jr.fold_in(jr.key(29), j))(jnp.arange(3))))
