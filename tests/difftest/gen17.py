@@ -10,7 +10,9 @@ from gen import fmt_float
 
 # Matmuls over up to 40 terms, tanh/exp/log, gradients through them and pmean: the
 # summation order of a dot (XLA's Eigen kernel against spmdrun's) moves the last bits.
-TOL_ML = (2e-5, 5e-6)
+# Was (2e-5, 5e-6); difftest17 reran 150 programs and none needed more than TOL_TRANS,
+# so difftest18 cut it to that (tests/conformance/difftest18/README.md has the figures).
+TOL_ML = (4e-6, 1e-6)
 
 
 def _dim(rng, lo=1, hi=40):
