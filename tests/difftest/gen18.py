@@ -351,3 +351,84 @@ def gen_nestodd(p):
     p.show("h(%s)" % xx, "h(%s)" % xx)
     if rng.random() < 0.6:
         p.show("grad(fn (x) = sum(h(x)))(%s)" % xx, "jax.grad(lambda x: jnp.sum(h(x)))(%s)" % xx)
+
+
+# ---------------------------------------------------------------------------------------
+# halo: rule30.spmd's shape: a `var` board split over n devices, a loop whose body is a
+# pmap calling an axis-parametric step[i](s) that exchanges halo cells by ppermute (a ring
+# from a static comprehension, or open ends where the edge replicas receive zeros), a rule
+# on the padded board, and render or print of the board inside the loop.
+
+RULES = [  # (spmd, JAX) of the new cells from l, c, r (bool)
+    ("l ^ (c | r)", "l ^ (c | r)"),  # rule 30
+    ("l ^ r", "l ^ r"),  # rule 90
+    ("(c | r) & ~(l & c & r)", "(c | r) & ~(l & c & r)"),  # rule 110
+    ("(l & c) | (~l & r)", "(l & c) | (~l & r)"),  # rule 184-like
+]
+
+
+def gen_halo(p):
+    rng = p.rng
+    n = rng.choice([1, 2, 3, 4, 5, 8, 8])
+    w = rng.randint(1, 6)
+    steps = rng.randint(0, 6)
+    ring = rng.random() < 0.7
+    heat = rng.random() < 0.35
+    if n == 8 and rng.random() < 0.5:
+        p.stmt("let n = device_count()", "n = 8")
+    else:
+        p.stmt("let n = %d" % n, "n = %d" % n)
+    if ring:
+        p.stmt("let to_right = [(j, (j + 1) % n) for j in 0..n]\n"
+               "let to_left = [((j + 1) % n, j) for j in 0..n]",
+               "to_right = [(j, (j + 1) % n) for j in range(n)]\n"
+               "to_left = [((j + 1) % n, j) for j in range(n)]")
+    else:
+        p.stmt("let to_right = [(j, j + 1) for j in 0..n - 1]\n"
+               "let to_left = [(j + 1, j) for j in 0..n - 1]",
+               "to_right = [(j, j + 1) for j in range(n - 1)]\n"
+               "to_left = [(j + 1, j) for j in range(n - 1)]")
+    if heat:
+        p.loosen(*TOL_ARITH)
+        a = rng.choice([0.25, 0.1, 0.5])
+        upd_s = ("fn update(b) = b[1:-1] + %r * (b[:-2] - 2.0 * b[1:-1] + b[2:])" % a)
+        upd_j = ("def update(b):\n    return b[1:-1] + %r * (b[:-2] - 2.0 * b[1:-1] + b[2:])" % a)
+        init = new_array(p, dt="f32", shape=[n * w], special=0.0)
+        init_s, init_j = "reshape(%s, [n, -1])" % init, "%s.reshape(n, -1)" % init
+        show_s, show_j = "board", "board"
+    else:
+        rule = rng.choice(RULES)
+        upd_s = "fn update(b) {\n  let l = b[:-2]\n  let c = b[1:-1]\n  let r = b[2:]\n  %s\n}" % rule[0]
+        upd_j = ("def update(b):\n    l, c, r = b[:-2], b[1:-1], b[2:]\n    return %s" % rule[1])
+        if rng.random() < 0.5:
+            pos = rng.randrange(n * w)
+            init_s = "reshape(set(zeros([%d], bool), %d, true), [n, -1])" % (n * w, pos)
+            init_j = "jnp.zeros([%d], bool).at[%d].set(True).reshape(n, -1)" % (n * w, pos)
+        else:
+            init = new_array(p, dt="bool", shape=[n * w])
+            init_s, init_j = "reshape(%s, [n, -1])" % init, "%s.reshape(n, -1)" % init
+        on, off = rng.choice([("*", " "), ("#", "."), ("1", "0")])
+        show_s = 'render(board, "%s", "%s")' % (on, off)
+        show_j = '"".join("%s" if v else "%s" for v in np.asarray(board).ravel())' % (on, off)
+    p.stmt(upd_s, upd_j)
+    p.stmt("fn step[i](s) {\n"
+           "  let from_left = ppermute(s[-1:], i, to_right)\n"
+           "  let from_right = ppermute(s[:1], i, to_left)\n"
+           "  update(concat([from_left, s, from_right]))\n}",
+           "def step(s):\n"
+           "    from_left = jax.lax.ppermute(s[-1:], 'i', to_right)\n"
+           "    from_right = jax.lax.ppermute(s[:1], 'i', to_left)\n"
+           "    return update(jnp.concatenate([from_left, s, from_right]))\n"
+           "pstep = jax.pmap(step, axis_name='i')")
+    p.stmt("var board = %s" % init_s, "board = %s" % init_j)
+    every = rng.choice([1, 1, 2])
+    s = "\n".join(["print(%s)" % show_s, "for t in 0..%d {" % steps,
+                   "  board = pmap i (s in board) { step[i](s) }",
+                   ("  print(%s)" % show_s) if every == 1 else
+                   "  if t %% 2 == 1 { print(t, %s) }" % show_s, "}"])
+    j = "\n".join(["P(%s)" % show_j, "for t in range(%d):" % steps,
+                   "    board = pstep(board)",
+                   ("    P(%s)" % show_j) if every == 1 else
+                   "    if t %% 2 == 1: P(t, %s)" % show_j])
+    block(p, s, j)
+    p.show("board", "board")
