@@ -24,7 +24,7 @@ from gen17 import TOL_ML, _dim, data, labels, show_tree, _mlp_def
 NORMAL_TOL = (1e-6, 1e-7)
 
 
-def block(p, s, jx):
+def block(p, s, jx, nomin=True):
     """A statement that prints (a loop): its output, captured from the JAX side, is one
     print of the program."""
     buf = io.StringIO()
@@ -38,7 +38,8 @@ def block(p, s, jx):
     text = buf.getvalue()
     p.out.write(text)
     p.prints.append(text)
-    p.nomin = True
+    if nomin:
+        p.nomin = True
 
 
 def _ind(src, n=1):
@@ -432,3 +433,70 @@ def gen_halo(p):
                    "    if t %% 2 == 1: P(t, %s)" % show_j])
     block(p, s, j)
     p.show("board", "board")
+
+
+# ---------------------------------------------------------------------------------------
+# poolmap: pool_map.spmd and vmap_vs_pmap.spmd: a function of one input evaluated over many
+# inputs, split over n devices by `reshape(inputs, [n, -1])`, vmapped on each device and
+# flattened by ravel; the same by a plain vmap; a function of two arrays vmapped and pmapped
+# over stacked inputs.
+
+FUNCS = [("sum(sin(x * arange(1.0, %d.0, 1.0)))", "jnp.sum(jnp.sin(x * jnp.arange(1.0, %d.0, 1.0)))"),
+         ("sum(cos(x * arange(1.0, %d.0, 1.0)) / arange(1.0, %d.0, 1.0))",
+          "jnp.sum(jnp.cos(x * jnp.arange(1.0, %d.0, 1.0)) / jnp.arange(1.0, %d.0, 1.0))"),
+         ("sum(tanh(x - arange(%d) * 0.25))", "jnp.sum(jnp.tanh(x - jnp.arange(%d) * 0.25))"),
+         ("max(exp(-x * arange(0.0, %d.0, 1.0)))", "jnp.max(jnp.exp(-x * jnp.arange(0.0, %d.0, 1.0)))")]
+
+
+def gen_poolmap(p):
+    rng = p.rng
+    p.loosen(*TOL_TRANS)
+    if rng.random() < 0.3:  # vmap_vs_pmap: f(x, y) of matrices, stacked inputs
+        m = rng.randint(1, 8)
+        a, b, c = rng.randint(1, 4), rng.randint(1, 5), rng.randint(1, 5)
+        f = rng.choice([("tanh(dot(x, y))", "jnp.tanh(jnp.dot(x, y))"),
+                        ("x @ y + 1.0", "x @ y + 1.0"), ("sum(x) * y", "jnp.sum(x) * y")])
+        p.stmt("fn f(x, y) = %s" % f[0], "def f(x, y):\n    return %s" % f[1])
+        ones = rng.random() < 0.3
+        if ones:
+            xs = p.bind("ones([%d, %d, %d])" % (m, a, b), "jnp.ones((%d, %d, %d))" % (m, a, b))
+            ys = p.bind("ones([%d, %d, %d])" % (m, b, c), "jnp.ones((%d, %d, %d))" % (m, b, c))
+        else:
+            xs = data(p, [m, a, b])
+            ys = data(p, [m, b, c])
+        va = p.bind("vmap (x in %s, y in %s) { f(x, y) }" % (xs, ys), "jax.vmap(f)(%s, %s)" % (xs, ys))
+        pa = p.bind("pmap i (x in %s, y in %s) { f(x, y) }" % (xs, ys),
+                    "jax.pmap(f, axis_name='i')(%s, %s)" % (xs, ys))
+        block(p, "print(shape(%s), shape(%s))" % (va, pa), "P(%s.shape, %s.shape)" % (va, pa),
+              nomin=False)
+        p.show("%s[0]" % va, "%s[0]" % va)
+        p.show(pa, pa)
+        return
+    n = rng.choice([1, 2, 4, 5, 8, 8])
+    if n == 8 and rng.random() < 0.5:
+        p.stmt("let n = device_count()", "n = 8")
+    else:
+        p.stmt("let n = %d" % n, "n = %d" % n)
+    k = rng.choice([3, 10, 33, 101])
+    fs, fj = rng.choice(FUNCS)
+    fs, fj = fs.replace("%d", str(k)), fj.replace("%d", str(k))
+    p.stmt("fn function(x) = %s" % fs, "def function(x):\n    return %s" % fj)
+    per = rng.choice([1, 2, 3, 7, 25, 125])
+    if rng.random() < 0.5:
+        lo, hi = rng.choice([(0.0, 1.0), (-1.0, 1.0), (0.0, 0.5)])
+        inp = p.bind("linspace(%r, %r, %d)" % (lo, hi, n * per),
+                     "jnp.linspace(%r, %r, %d, dtype=jnp.float32)" % (lo, hi, n * per))
+        # linspace's last ulp (README, open findings), times the frequencies up to k
+        p.loosen(*TOL_ML)
+    else:
+        inp = data(p, [n * per], 0.5)
+    out = p.bind("ravel(pmap i (chunk in reshape(%s, [n, -1])) { vmap (x in chunk) { function(x) } })"
+                 % inp,
+                 "jax.pmap(lambda chunk: jax.vmap(function)(chunk), axis_name='i')("
+                 "%s.reshape(n, -1)).ravel()" % inp)
+    p.show("shape(%s)" % out, "%s.shape" % out, probe=False)
+    p.show("%s[:3]" % out, "%s[:3]" % out)
+    ref = p.bind("vmap (x in %s) { function(x) }" % inp, "jax.vmap(function)(%s)" % inp)
+    p.show(ref, ref)
+    if rng.random() < 0.5:
+        p.show("max(abs(%s - %s))" % (out, ref), "jnp.max(jnp.abs(%s - %s))" % (out, ref))

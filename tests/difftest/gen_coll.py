@@ -382,7 +382,7 @@ from gen17 import gen_mlp, gen_norm, gen_attn  # noqa: E402
 
 CLASSES17 = [("mlp", 6, gen_mlp), ("norm", 5, gen_norm), ("attn", 5, gen_attn)]
 
-from gen18 import gen_train, gen_keyloop, gen_nestodd, gen_halo  # noqa: E402
+from gen18 import gen_train, gen_keyloop, gen_nestodd, gen_halo, gen_poolmap  # noqa: E402
 
 CLASSES18 = [("train", 6, gen_train), ("keyloop", 5, gen_keyloop), ("nestodd", 5, gen_nestodd),
-              ("halo", 4, gen_halo)]
+              ("halo", 4, gen_halo), ("poolmap", 4, gen_poolmap)]
