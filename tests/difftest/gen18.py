@@ -19,6 +19,7 @@ import numpy as np
 from gen import Reject, new_array
 from gen_cases import TOL_ARITH, TOL_TRANS
 from gen_more import pydef
+from gen_coll import collective
 from gen17 import TOL_ML, _dim, data, labels, show_tree, _mlp_def
 
 NORMAL_TOL = (1e-6, 1e-7)
@@ -303,7 +304,15 @@ def gen_nestodd(p):
     x = new_array(p, dt="f32", shape=[r, c] + rest, special=0.0)
     if rng.random() < 0.7:
         nt = rng.randint(1, 3)
-        es = [_coll(rng, "v", r, c) for _ in range(nt)]
+        es = []
+        for _ in range(nt):
+            try:  # gen_coll's collectives (ppermute, all_to_all, psum_scatter, ...)
+                if rng.random() < 0.4:
+                    es.append(collective(p, "v", [("rows", r), ("cols", c)], [r, c], rest, "f32"))
+                    continue
+            except Reject:
+                pass
+            es.append(_coll(rng, "v", r, c))
         if rng.random() < 0.3:
             es.append(("v * 2.0", "v * 2.0"))
         if len(es) == 1:
