@@ -15,7 +15,7 @@ import sys
 
 from compare import run_spmd, same_output
 
-LADDER = [("arith", (1e-6, 1.2e-38)), ("trans", (4e-6, 1e-6)), ("ml17", (2e-5, 5e-6)),
+LADDER = [("arith", (1e-6, 1.2e-38)), ("2e-6", (2e-6, 5e-7)), ("trans", (4e-6, 1e-6)), ("ml17", (2e-5, 5e-6)),
           ("1e-4", (1e-4, 1e-5))]
 
 
