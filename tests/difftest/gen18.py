@@ -508,4 +508,7 @@ def gen_poolmap(p):
     ref = p.bind("vmap (x in %s) { function(x) }" % inp, "jax.vmap(function)(%s)" % inp)
     p.show(ref, ref)
     if rng.random() < 0.5:
-        p.show("max(abs(%s - %s))" % (out, ref), "jnp.max(jnp.abs(%s - %s))" % (out, ref))
+        # Relative: JAX's pmap and vmap may round exp differently by an ulp (poolmap
+        # p1811554: 131072.0 at outputs near 1e12, where spmdrun's two are the same).
+        p.show("max(abs(%s - %s) / (abs(%s) + 1.0))" % (out, ref, ref),
+               "jnp.max(jnp.abs(%s - %s) / (jnp.abs(%s) + 1.0))" % (out, ref, ref))
