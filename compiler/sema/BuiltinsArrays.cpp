@@ -84,6 +84,14 @@ void addArrayBuiltins(Table &m) {
                  // Weakly typed as its value without a dtype, as jnp.full.
                  return Value::array(L.broadcast(v, s), weak && !a.has(2));
                }};
+  // Note [arange's signed zero]
+  // jnp.arange with static bounds is NumPy's start + i * step, so element 0 is
+  // start + 0 * step: with start = 0.0 and a negative step that is 0.0 + -0.0 = +0.0, and
+  // with start = -0.0 and a positive step -0.0 + 0.0 = +0.0 (only start = -0.0 with a
+  // negative step keeps -0.0). Leaving the add of a zero start out gave -0.0 for
+  // arange(0.0, -1.0, -0.5) (difftest18, builtin p1800656). In floats x + (+0.0) is not
+  // the identity (it turns -0 into +0); x + (-0.0) is, and so is x + 0.0 where x is never
+  // -0 (i * step with step > 0). Golden arange_signed_zero.
   m["arange"] = {
       {"start", "stop", "step", "dtype"}, 1, [](AstLowering &L, Bound &a, auto &, SrcRange loc) {
         const Value *vs[3] = {a[0].value.get(), a.has(1) ? a[1].value.get() : nullptr,
@@ -135,7 +143,10 @@ void addArrayBuiltins(Table &m) {
                            {"dimension", Param::of(0)},
                            {"sharding", Param::none()}});
         if (step != 1) io = L.emit1(Op::Mul, {io, L.b().lit(d, step)});
-        if (start != 0) io = L.emit1(Op::Add, {io, L.b().lit(d, start)});
+        // start + i * step, as jnp.arange computes it (NumPy's fill): the add is left out
+        // only where it is the identity. Note [arange's signed zero].
+        bool addIsIdentity = start == 0 && (!ir::isFloat(d) || std::signbit(start) || step > 0);
+        if (!addIsIdentity) io = L.emit1(Op::Add, {io, L.b().lit(d, start)});
         return Value::array(io);
       }};
   m["linspace"] = {

@@ -146,6 +146,8 @@ class Prog:
         py = JAX_PRELUDE + "\n".join(self.jax) + "\n"
         meta = {"class": self.cls, "expected": self.out.getvalue(), "tol": self.tol,
                 "devices": self.devices, "prints": self.prints}
+        if getattr(self, "nomin", False):  # prints inside a loop (gen18.block)
+            meta["nomin"] = True
         return spmd, py, meta
 
 

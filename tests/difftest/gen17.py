@@ -10,7 +10,9 @@ from gen import fmt_float
 
 # Matmuls over up to 40 terms, tanh/exp/log, gradients through them and pmean: the
 # summation order of a dot (XLA's Eigen kernel against spmdrun's) moves the last bits.
-TOL_ML = (2e-5, 5e-6)
+# Was (2e-5, 5e-6); difftest17 reran 150 programs and none needed more than TOL_TRANS,
+# so difftest18 cut it to that (tests/conformance/difftest18/README.md has the figures).
+TOL_ML = (4e-6, 1e-6)
 
 
 def _dim(rng, lo=1, hi=40):
@@ -434,6 +436,14 @@ def gen_attn(p):
               % (wq, tq, hh, d, wk, tq, hh, d, wv, tq, hh, d))
         r = p.bind("pmap i (x in %s) { %s }" % (xs, sp),
                    "jax.pmap(lambda x: %s, axis_name='i')(%s)" % (jp, xs))
+        # Norm-wise, not element-wise: q, k and v are dots over dm = heads * d terms (up
+        # to 160) of data scaled up to 3, so an output near 0 (a cancellation in the
+        # softmax-weighted sum of v's rows, |v| up to ~15) carries an absolute error of the
+        # order of eps times the largest outputs, in JAX as in spmdrun (difftest18: both
+        # 1.5e-5 from a float64 reference, 3e-6 apart). An atol of 1e-6 times the largest
+        # |output| (the error measured was at most 2.5e-7 times it).
+        mag = np.asarray(p.val(r))
+        p.loosen(TOL_ML[0], max(TOL_ML[1], 1e-6 * float(np.max(np.abs(mag))) if mag.size else 0.0))
     else:
         q, k, v = data(p, [tq, d], sc), data(p, [tk, d], sc), data(p, [tk, dv])
         w = data(p, [tq, dv])

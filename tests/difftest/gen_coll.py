@@ -334,6 +334,13 @@ def make_program(seed, only=None):
         cands = [c for c in CLASSES if only is None or c[0] in only]
         new = [c for c in CLASSES16 if only is None or c[0] in only]
         new17 = [c for c in CLASSES17 if only is None or c[0] in only]
+        new18 = [c for c in CLASSES18 if only is None or c[0] in only]
+        # The classes of gen18.py by a fourth draw, before the others, so that a seed
+        # that does not draw one of them gives the program it gave before they existed.
+        w_18 = sum(c[1] for c in new18)
+        if new18 and (not cands + new + new17 or random.Random(seed * 1000 + attempt + 13 * 10**12)
+                      .random() < w_18 / (w_18 + sum(c[1] for c in cands + new + new17))):
+            cands, new, new17 = new18, [], []
         # The classes of gen17.py by a third draw, as gen16's below: a seed that does not
         # draw one of them gives the program it gave before they existed.
         w_17 = sum(c[1] for c in new17)
@@ -374,3 +381,8 @@ CLASSES16 = [("typedfn", 6, gen_typedfn), ("shard2", 6, gen_shard2), ("nestmap",
 from gen17 import gen_mlp, gen_norm, gen_attn  # noqa: E402
 
 CLASSES17 = [("mlp", 6, gen_mlp), ("norm", 5, gen_norm), ("attn", 5, gen_attn)]
+
+from gen18 import gen_train, gen_keyloop, gen_nestodd, gen_halo, gen_poolmap  # noqa: E402
+
+CLASSES18 = [("train", 6, gen_train), ("keyloop", 5, gen_keyloop), ("nestodd", 5, gen_nestodd),
+              ("halo", 4, gen_halo), ("poolmap", 4, gen_poolmap)]
