@@ -525,6 +525,14 @@ Split splitVjp(Module &m, const Jaxpr &body, const std::vector<bool> &inActive,
 void flattenReplicaSums(Jaxpr &j) {
   for (auto &e : j.eqns)
     for (auto &r : e.regions) flattenReplicaSums(r);
+  // How many times `body`'s equations and outputs read var `id`.
+  auto reads = [](const Jaxpr &body, int id) {
+    int n = 0;
+    for (auto &be : body.eqns)
+      for (auto &a : be.in) n += !a.isLit && a.var.id == id;
+    for (auto &a : body.outvars) n += !a.isLit && a.var.id == id;
+    return n;
+  };
   std::unordered_map<int, int> uses;
   for (auto &e : j.eqns)
     for (auto &a : e.in)
@@ -549,21 +557,11 @@ void flattenReplicaSums(Jaxpr &j) {
     // The body's output o: the replica sum of an inner pmap's output, read nowhere else.
     int inner = body.outvars[o].var.id;
     Eqn *sum = nullptr;
-    int bodyUses = 0;
-    for (auto &be : body.eqns)
-      for (auto &a : be.in) bodyUses += !a.isLit && a.var.id == inner;
-    for (auto &a : body.outvars) bodyUses += !a.isLit && a.var.id == inner;
     for (auto &be : body.eqns)
       if (be.out.size() == 1 && be.out[0].id == inner) sum = &be;
-    if (!sum || bodyUses != 1 || sum->op != Op::ReduceSum || !sum->has("_replica_sum") ||
-        sum->in[0].isLit)
+    if (!sum || reads(body, inner) != 1 || sum->op != Op::ReduceSum ||
+        !sum->has("_replica_sum") || sum->in[0].isLit || reads(body, sum->in[0].var.id) != 1)
       continue;
-    int stacked = sum->in[0].var.id;
-    int stackedUses = 0;
-    for (auto &be : body.eqns)
-      for (auto &a : be.in) stackedUses += !a.isLit && a.var.id == stacked;
-    for (auto &a : body.outvars) stackedUses += !a.isLit && a.var.id == stacked;
-    if (stackedUses != 1) continue;
     std::vector<int64_t> inAxes = sum->intsParam("axes");
     body.outvars[o] = sum->in[0];
     Type t = sum->in[0].type();
